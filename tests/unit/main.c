@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/* CUnit runner: runs every suite registered with UNIT_SUITE(). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <CUnit/Basic.h>
+#include "unit.h"
+
+#define MAX_SUITES 64
+
+static struct {
+	const char *name;
+	CU_TestInfo *tests;
+} suites[MAX_SUITES];
+static int nsuites;
+
+void unit_add_suite(const char *name, CU_TestInfo *tests)
+{
+	if (nsuites == MAX_SUITES) {
+		fprintf(stderr, "unit: too many suites\n");
+		abort();
+	}
+	suites[nsuites].name = name;
+	suites[nsuites].tests = tests;
+	nsuites++;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned failed;
+	int i;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	for (i = 0; i < nsuites; i++) {
+		CU_SuiteInfo info[2] = {
+			{ (char *)suites[i].name, NULL, NULL, NULL, NULL,
+			  suites[i].tests },
+			CU_SUITE_INFO_NULL,
+		};
+		/* An argument selects suites by name. */
+		if (argc > 1 && strcmp(argv[1], suites[i].name))
+			continue;
+		if (CU_register_suites(info) != CUE_SUCCESS) {
+			fprintf(stderr, "unit: %s\n", CU_get_error_msg());
+			return 2;
+		}
+	}
+	CU_basic_set_mode(CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	if (CU_get_number_of_tests_run() == 0)
+		failed = 1;
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
