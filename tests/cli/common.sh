@@ -1,0 +1,268 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers sourced by every tests/cli/NNN-name/test.sh.
+#
+# Environment (set by run.sh, or by hand to run one test alone):
+#   COMPSIZE  absolute path of the compsize under test
+#   ORACLE    reference binary, compsize 1.5 (default /usr/sbin/compsize)
+#   TIMEOUT   seconds allowed per compsize invocation (default 60)
+#   VERBOSE   1: print every oracle result (to check what a case covers)
+#
+# A test builds its case on images made by setup_fs, then calls compare (our
+# output must equal the oracle's byte for byte: stdout, stderr and exit code,
+# with and without -b) or expect_ours (deliberate improvements).  Failures are
+# counted, not fatal, so one run shows every difference; any command of the
+# test itself that fails aborts the test (set -e).  The EXIT trap unmounts
+# everything below the test's temporary directory, deepest first, and removes
+# it, whatever happened.
+
+set -eE -o pipefail
+export LC_ALL=C
+
+: "${COMPSIZE:?COMPSIZE must be set to the compsize under test}"
+: "${ORACLE:=/usr/sbin/compsize}"
+: "${TIMEOUT:=60}"
+
+FAILURES=0
+CHECKS=0
+IMAGE_SIZE=${IMAGE_SIZE:-512M}
+
+TESTDIR=$(mktemp -d /tmp/compsize-cli.XXXXXX)
+OUT=$TESTDIR/out
+mkdir -p "$OUT"
+
+# Mount points below $TESTDIR that are still mounted, deepest (latest) first.
+_mounts_below_testdir()
+{
+	# /proc/self/mountinfo lists mounts in mount order; field 5 is the mount
+	# point with space, tab, newline and backslash octal-escaped.
+	awk -v d="$TESTDIR/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo |
+		tac | while IFS= read -r m; do printf '%b\n' "$m"; done
+}
+
+_cleanup()
+{
+	local rc=$? m tries
+
+	trap - EXIT ERR
+	set +e
+	cd /
+	for tries in 1 2 3; do
+		while IFS= read -r m; do
+			[ -n "$m" ] || continue
+			umount "$m" 2>/dev/null ||
+				{ [ "$tries" = 3 ] && umount -l "$m"; }
+		done < <(_mounts_below_testdir)
+		[ -z "$(_mounts_below_testdir)" ] && break
+		sleep 0.2
+	done
+	if [ -n "$(_mounts_below_testdir)" ]; then
+		echo "cleanup: still mounted below $TESTDIR:" >&2
+		_mounts_below_testdir >&2
+		rc=1
+	fi
+	# Never descend into something we failed to unmount.
+	rm -rf --one-file-system "$TESTDIR"
+	if [ "$rc" = 0 ] && [ "$FAILURES" != 0 ]; then
+		rc=1
+	fi
+	if [ "$rc" = 0 ] && [ "$CHECKS" = 0 ]; then
+		echo "no check was run" >&2
+		rc=1
+	fi
+	exit "$rc"
+}
+trap _cleanup EXIT
+trap 'echo "test aborted: line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+fail()
+{
+	echo "FAIL: $*" >&2
+	FAILURES=$((FAILURES + 1))
+}
+
+# setup_fs [MOUNT_OPTIONS [MKFS_OPTIONS...]]
+# Create a fresh btrfs image, loop-mount it, cd into it and export MNT.
+# Each call makes a new filesystem: MNT, MNT2, ... are kept in FS_MNTS.
+FS_COUNT=0
+FS_MNTS=()
+setup_fs()
+{
+	local opts=${1:-}
+	shift || true
+	local n=$FS_COUNT img mnt
+
+	FS_COUNT=$((FS_COUNT + 1))
+	img=$TESTDIR/img$n
+	mnt=$TESTDIR/mnt$n
+	truncate -s "$IMAGE_SIZE" "$img"
+	mkfs.btrfs -q -f "$@" "$img" >/dev/null
+	mkdir -p "$mnt"
+	mount -o "loop${opts:+,$opts}" "$img" "$mnt"
+	FS_MNTS+=("$mnt")
+	MNT=$mnt
+	export MNT
+	cd "$MNT"
+}
+
+# remount_fs OPTIONS: change mount options of $MNT (compression only
+# affects new writes).
+remount_fs()
+{
+	sync
+	mount -o "remount,$1" "$MNT"
+}
+
+# tmpfs_at DIR: mount a small tmpfs on DIR (created if needed).
+tmpfs_at()
+{
+	mkdir -p "$1"
+	mount -t tmpfs -o size=4m compsize-cli-tmpfs "$1"
+}
+
+# run_prog LABEL BINARY ARGS...: run BINARY as "compsize" (so getopt's and
+# our messages name the same program) and keep stdout, stderr and exit code
+# in $OUT/LABEL.{out,err,rc}.
+run_prog()
+{
+	local label=$1 bin=$2 rc=0
+	shift 2
+	timeout "$TIMEOUT" bash -c 'exec -a compsize "$0" "$@"' "$bin" "$@" \
+		>"$OUT/$label.out" 2>"$OUT/$label.err" </dev/null || rc=$?
+	echo "$rc" >"$OUT/$label.rc"
+}
+
+# Render one run as a single text, for diffing.
+_render()
+{
+	echo "--- stdout"
+	cat "$OUT/$1.out"
+	echo "--- stderr"
+	cat "$OUT/$1.err"
+	echo "--- exit code: $(cat "$OUT/$1.rc")"
+}
+
+_quote_args()
+{
+	local a s=""
+	for a in "$@"; do
+		s+=" $(printf '%q' "$a")"
+	done
+	echo "${s# }"
+}
+
+# compare_once ARGS...: oracle and ours must agree on stdout, stderr and
+# exit code.
+compare_once()
+{
+	CHECKS=$((CHECKS + 1))
+	sync
+	run_prog oracle "$ORACLE" "$@"
+	run_prog ours "$COMPSIZE" "$@"
+	if [ "${VERBOSE:-0}" = 1 ]; then
+		echo "### compsize $(_quote_args "$@")   (in $PWD)"
+		_render oracle
+	fi >&2
+	if ! cmp -s <(_render oracle) <(_render ours); then
+		fail "compsize $(_quote_args "$@")   (in $PWD)"
+		diff -u --label "oracle (compsize 1.5)" --label ours \
+			<(_render oracle) <(_render ours) >&2 || true
+	fi
+}
+
+# compare ARGS...: compare_once ARGS, then again with -b.
+compare()
+{
+	compare_once "$@"
+	compare_once -b "$@"
+}
+
+# compare_x ARGS...: compare with and without -x (and -b).
+compare_x()
+{
+	compare "$@"
+	compare -x "$@"
+}
+
+# expect_ours EXPECTED_RC STDERR_REGEX ARGS...
+# For deliberate improvements: run ours only; the exit code must be
+# EXPECTED_RC and stderr must have a line matching the extended regex
+# STDERR_REGEX (an empty STDERR_REGEX means stderr must be empty).
+# Output stays in $OUT/ours.* for further checks (ours_stdout_is...).
+expect_ours()
+{
+	local want_rc=$1 re=$2 rc
+	shift 2
+	CHECKS=$((CHECKS + 1))
+	sync
+	run_prog ours "$COMPSIZE" "$@"
+	rc=$(cat "$OUT/ours.rc")
+	if [ "$rc" != "$want_rc" ]; then
+		fail "compsize $(_quote_args "$@"): exit code $rc, expected $want_rc"
+		_render ours >&2
+		return 0
+	fi
+	if [ -z "$re" ]; then
+		if [ -s "$OUT/ours.err" ]; then
+			fail "compsize $(_quote_args "$@"): stderr should be empty"
+			_render ours >&2
+		fi
+	elif ! grep -Eq -- "$re" "$OUT/ours.err"; then
+		fail "compsize $(_quote_args "$@"): stderr does not match /$re/"
+		_render ours >&2
+	fi
+}
+
+# ours_stderr_is TEXT: the last expect_ours run's stderr is exactly TEXT
+# (a trailing newline is added).
+ours_stderr_is()
+{
+	CHECKS=$((CHECKS + 1))
+	if ! cmp -s <(printf '%s\n' "$1") "$OUT/ours.err"; then
+		fail "stderr of ours is not exactly the expected text"
+		diff -u --label expected --label ours \
+			<(printf '%s\n' "$1") "$OUT/ours.err" >&2 || true
+	fi
+}
+
+# ours_stdout_is TEXT: the last expect_ours run's stdout is exactly TEXT
+# (a trailing newline is added unless TEXT is empty).
+ours_stdout_is()
+{
+	CHECKS=$((CHECKS + 1))
+	if ! cmp -s <(printf '%s' "$1${1:+$'\n'}") "$OUT/ours.out"; then
+		fail "stdout of ours is not exactly the expected text"
+		diff -u --label expected --label ours \
+			<(printf '%s' "$1${1:+$'\n'}") "$OUT/ours.out" >&2 || true
+	fi
+}
+
+# ours_stdout_matches_oracle ARGS...: the last expect_ours run's stdout equals
+# the oracle's stdout for ARGS (which may differ from ours' arguments).
+ours_stdout_matches_oracle()
+{
+	CHECKS=$((CHECKS + 1))
+	cp "$OUT/ours.out" "$OUT/ours-kept.out"
+	run_prog oracle "$ORACLE" "$@"
+	if ! cmp -s "$OUT/oracle.out" "$OUT/ours-kept.out"; then
+		fail "stdout of ours differs from oracle's stdout for: compsize $(_quote_args "$@")"
+		diff -u --label "oracle $(_quote_args "$@")" --label ours \
+			"$OUT/oracle.out" "$OUT/ours-kept.out" >&2 || true
+	fi
+}
+
+# Data generators (deterministic enough; the oracle sees the same bytes).
+# text_data BYTES: highly compressible text.
+text_data()
+{
+	yes "compsize cli test: the quick brown fox jumps over the lazy dog" |
+		head -c "$1" || true
+}
+
+# random_data BYTES: incompressible data.
+random_data()
+{
+	head -c "$1" /dev/urandom
+}
