@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Process exit codes; listed in man/compsize.8, EXIT STATUS. */
+#ifndef COMPSIZE_EXITCODE_H
+#define COMPSIZE_EXITCODE_H
+
+enum cs_exit {
+	CS_EXIT_OK = 0,		/* report printed, every path read */
+	CS_EXIT_ERROR = 1,	/* nothing to report, or some path failed */
+	CS_EXIT_USAGE = 2,	/* bad option or argument; nothing was read */
+	CS_EXIT_FATAL = 3,	/* out of memory or another internal failure */
+	CS_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM; no report */
+};
+
+#endif

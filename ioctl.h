@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The slice of the btrfs ioctl ABI and on-disk format that compsize reads.
+ *
+ * The ioctl numbers and argument structs come from the kernel's uapi
+ * <linux/btrfs.h>.  Items returned by TREE_SEARCH_V2 are raw on-disk bytes,
+ * always little-endian and unaligned, so they are decoded by offset here
+ * instead of through packed structs.  The search headers that precede them
+ * are filled by the kernel in CPU byte order.
+ */
+#ifndef COMPSIZE_IOCTL_H
+#define COMPSIZE_IOCTL_H
+
+#include <stdint.h>
+#include <string.h>
+#include <endian.h>
+#include <linux/btrfs.h>
+#include <linux/btrfs_tree.h>
+
+#ifndef BTRFS_SUPER_MAGIC
+#define BTRFS_SUPER_MAGIC 0x9123683E
+#endif
+
+/* struct btrfs_ioctl_search_header: transid, objectid, offset, type, len */
+#define SEARCH_HEADER_SIZE		32
+
+/* struct btrfs_file_extent_item, little-endian on disk */
+#define FE_RAM_BYTES			8
+#define FE_COMPRESSION			16
+#define FE_TYPE				20
+#define FE_DISK_BYTENR			21
+#define FE_DISK_NUM_BYTES		29
+#define FE_OFFSET			37
+#define FE_NUM_BYTES			45
+#define FE_REG_SIZE			53
+/* An inline extent's data starts where disk_bytenr would be. */
+#define FE_INLINE_HEADER_SIZE		FE_DISK_BYTENR
+
+/* The largest tree block btrfs allows; no item can be larger. */
+#define BTRFS_MAX_NODESIZE		65536
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+#endif

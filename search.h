@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * BTRFS_IOC_TREE_SEARCH_V2: a reusable result buffer and an iterator over
+ * the items the kernel returns, repeating the ioctl until the key range is
+ * exhausted.
+ */
+#ifndef COMPSIZE_SEARCH_H
+#define COMPSIZE_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ioctl.h"
+
+struct search_item {
+	uint64_t transid;
+	uint64_t objectid;
+	uint64_t offset;
+	uint32_t type;
+	uint32_t len;
+	const uint8_t *data;	/* len bytes of the on-disk item */
+};
+
+struct search_ctx;
+
+/* A search buffer of buf_size bytes (rounded up to hold any one item).
+ * Returns NULL when out of memory. */
+struct search_ctx *search_create(size_t buf_size);
+void search_free(struct search_ctx *ctx);
+
+/* Called for each item in key order; a non-zero return stops the search and
+ * becomes search_run()'s return value. */
+typedef int (*search_cb)(const struct search_item *item, void *arg);
+
+/*
+ * Search the tree of the subvolume fd is in (key->tree_id 0) or the tree
+ * key->tree_id, for items between the key's min and max, calling cb for
+ * each.  nodesize is the filesystem's tree block size, used to know when a
+ * batch that did not fill the buffer was the last one.
+ * Returns 0, the callback's non-zero value, -errno from the ioctl, or
+ * -EUCLEAN if the kernel returned a malformed buffer.
+ */
+int search_run(struct search_ctx *ctx, int fd,
+	       const struct btrfs_ioctl_search_key *key, uint32_t nodesize,
+	       search_cb cb, void *arg);
+
+/* The same search for all EXTENT_DATA items of inode ino. */
+int search_file_extents(struct search_ctx *ctx, int fd, uint64_t ino,
+			uint32_t nodesize, search_cb cb, void *arg);
+
+/*
+ * Decode the item at *pos in a buffer of used bytes filled by the kernel and
+ * advance *pos past it.  Returns 1 with *item filled, 0 at the end of the
+ * buffer, -EUCLEAN if the buffer ends inside a header or an item.
+ */
+int search_buf_next(const uint8_t *buf, size_t used, size_t *pos,
+		    struct search_item *item);
+
+/* Raise a key to just past (objectid, type, offset); returns 0, or 1 when
+ * that key was the last possible one. */
+int search_key_advance(struct btrfs_ioctl_search_key *key, uint64_t objectid,
+		       uint32_t type, uint64_t offset);
+
+#endif

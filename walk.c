@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Path recursion: openat/fdopendir with an explicit stack. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "walk.h"
+
+struct frame {
+	DIR *dir;
+	dev_t dev;
+	size_t path_len;	/* the directory's own path length */
+};
+
+struct walker {
+	const struct walk_opts *opts;
+	const struct walk_ops *ops;
+	void *arg;
+	char *path;
+	size_t path_cap;
+	struct frame *stack;
+	size_t depth, stack_cap;
+};
+
+/* Opening must not change anything: no atime update (O_NOATIME, refused
+ * for files we don't own unless root), no controlling tty, no blocking on
+ * a fifo. */
+static int open_entry(int dirfd, const char *name)
+{
+	int flags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+	int fd = openat(dirfd, name, flags | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, flags);
+	return fd;
+}
+
+/* Entries that vanish or can't be opened for reasons that say nothing
+ * about the data are left out silently, as compsize 1.5 does. */
+static int ignorable(int err)
+{
+	return err == ELOOP || err == ENXIO || err == ENODEV ||
+	       err == ENOMEDIUM || err == ENOENT;
+}
+
+static int set_path(struct walker *w, size_t at, const char *name)
+{
+	size_t len = strlen(name);
+	size_t need = at + len + 2;
+
+	if (need > w->path_cap) {
+		size_t cap = w->path_cap ? w->path_cap : 256;
+		char *p;
+
+		while (cap < need)
+			cap *= 2;
+		p = realloc(w->path, cap);
+		if (!p)
+			return -ENOMEM;
+		w->path = p;
+		w->path_cap = cap;
+	}
+	/* "dir/" + "f" gives "dir/f", like 1.5; "dir" + "f" gives "dir/f". */
+	if (at && w->path[at - 1] != '/')
+		w->path[at++] = '/';
+	memcpy(w->path + at, name, len + 1);
+	return 0;
+}
+
+static int push(struct walker *w, DIR *dir, dev_t dev)
+{
+	if (w->depth == w->stack_cap) {
+		size_t cap = w->stack_cap ? 2 * w->stack_cap : 32;
+		struct frame *s = realloc(w->stack, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		w->stack = s;
+		w->stack_cap = cap;
+	}
+	w->stack[w->depth].dir = dir;
+	w->stack[w->depth].dev = dev;
+	w->stack[w->depth].path_len = strlen(w->path);
+	w->depth++;
+	return 0;
+}
+
+/* Visit the entry named name in parent (AT_FDCWD and NULL for an
+ * argument; w->path already holds its path). */
+static int visit(struct walker *w, int dirfd, const char *name,
+		 const struct frame *parent)
+{
+	int top = parent == NULL;
+	struct stat st;
+	DIR *dir;
+	int fd, ret;
+
+	fd = open_entry(dirfd, name);
+	if (fd < 0) {
+		ret = errno;
+		/* A missing argument is the user's mistake, not a race. */
+		if (ignorable(ret) && !(top && ret == ENOENT))
+			return 0;
+		w->ops->error(w->arg, w->path, ret);
+		return 0;
+	}
+	if (fstat(fd, &st)) {
+		w->ops->error(w->arg, w->path, errno);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		goto out;
+	if (!top && w->opts->one_fs && st.st_dev != parent->dev)
+		goto out;
+	if (top || st.st_dev != parent->dev) {
+		ret = w->ops->enter_fs(w->arg, fd, w->path, &st, top);
+		if (ret < 0) {
+			close(fd);
+			return ret;
+		}
+		if (ret == WALK_SKIP)
+			goto out;
+	}
+	if (S_ISREG(st.st_mode)) {
+		ret = w->ops->file(w->arg, fd, w->path, &st);
+		close(fd);
+		return ret < 0 ? ret : 0;
+	}
+	dir = fdopendir(fd);
+	if (!dir) {
+		w->ops->error(w->arg, w->path, errno);
+		goto out;
+	}
+	ret = push(w, dir, st.st_dev);
+	if (ret)
+		closedir(dir);
+	return ret;
+out:
+	close(fd);
+	return 0;
+}
+
+/* Is this directory entry worth opening? */
+static int wanted(struct walker *w, DIR *dir, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_name[0] == '.' &&
+	    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+		return 0;
+	if (de->d_type == DT_DIR || de->d_type == DT_REG)
+		return 1;
+	if (de->d_type != DT_UNKNOWN)
+		return 0;
+	/* Don't open device nodes just to learn what they are. */
+	if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+		return 1;	/* let visit() report or ignore it */
+	(void)w;
+	return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
+}
+
+int walk_path(const char *path, const struct walk_opts *opts,
+	      const struct walk_ops *ops, void *arg)
+{
+	struct walker w = { .opts = opts, .ops = ops, .arg = arg };
+	struct dirent *de;
+	struct frame *top;
+	int ret;
+
+	ret = set_path(&w, 0, path);
+	if (ret)
+		goto out;
+	ret = ops->tick(arg);
+	if (ret)
+		goto out;
+	ret = visit(&w, AT_FDCWD, path, NULL);
+	while (!ret && w.depth) {
+		top = &w.stack[w.depth - 1];
+		errno = 0;
+		de = readdir(top->dir);
+		if (!de) {
+			if (errno) {
+				w.path[top->path_len] = '\0';
+				ops->error(arg, w.path, errno);
+			}
+			closedir(top->dir);
+			w.depth--;
+			continue;
+		}
+		if (!wanted(&w, top->dir, de))
+			continue;
+		ret = ops->tick(arg);
+		if (ret)
+			break;
+		ret = set_path(&w, top->path_len, de->d_name);
+		if (ret)
+			break;
+		ret = visit(&w, dirfd(top->dir), de->d_name, top);
+	}
+out:
+	while (w.depth)
+		closedir(w.stack[--w.depth].dir);
+	free(w.stack);
+	free(w.path);
+	return ret;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Path recursion with compsize 1.5's semantics: regular files and
+ * directories only, symlinks never followed, a file reached by two paths
+ * visited twice, -x stopping at any device change (nested subvolumes
+ * included).  Iterative, with openat() relative to the parent directory, so
+ * depth costs heap, not stack, and path length is unbounded.
+ */
+#ifndef COMPSIZE_WALK_H
+#define COMPSIZE_WALK_H
+
+#include <sys/stat.h>
+
+/* What enter_fs() decides about a directory tree or file on a new device. */
+enum walk_enter {
+	WALK_ENTER = 0,		/* go on */
+	WALK_SKIP = 1,		/* leave it out */
+};
+
+struct walk_ops {
+	/* A regular file open read-only on fd (closed by the walker).
+	 * Return 0 to go on, a negative errno to abort the whole walk. */
+	int (*file)(void *arg, int fd, const char *path, const struct stat *st);
+	/* Called for each argument and whenever the walk reaches a different
+	 * st_dev (a mount or a subvolume), before anything under it is read;
+	 * top is 1 for an argument.  Returns a walk_enter, or a negative
+	 * errno to abort the walk. */
+	int (*enter_fs)(void *arg, int fd, const char *path,
+			const struct stat *st, int top);
+	/* Called before each entry; non-zero aborts the walk with it. */
+	int (*tick)(void *arg);
+	/* A path that could not be read: err is a positive errno. */
+	void (*error)(void *arg, const char *path, int err);
+};
+
+struct walk_opts {
+	int one_fs;		/* -x: don't cross st_dev boundaries */
+};
+
+/*
+ * Walk path (a file or directory) calling ops for what is found.  Errors on
+ * single paths go to ops->error and the walk goes on; they are counted in
+ * the return value's absence: returns 0 when the walk finished (errors or
+ * not), the negative value of a callback that aborted it, or -ENOMEM.
+ */
+int walk_path(const char *path, const struct walk_opts *opts,
+	      const struct walk_ops *ops, void *arg);
+
+#endif
