@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The search-buffer iterator on hand-built kernel result buffers. */
+#include <errno.h>
+#include <string.h>
+#include "unit.h"
+#include "search.h"
+
+static size_t put_item(uint8_t *buf, size_t pos, uint64_t objectid,
+		       uint32_t type, uint64_t offset, const void *data,
+		       uint32_t len)
+{
+	struct btrfs_ioctl_search_header sh = {
+		.transid = 7, .objectid = objectid, .offset = offset,
+		.type = type, .len = len,
+	};
+
+	memcpy(buf + pos, &sh, sizeof(sh));
+	memcpy(buf + pos + sizeof(sh), data, len);
+	return pos + sizeof(sh) + len;
+}
+
+static void test_iterate(void)
+{
+	uint8_t buf[512], payload[53] = { 1, 2, 3 };
+	struct search_item it;
+	size_t used = 0, pos = 0;
+
+	CU_ASSERT_EQUAL(sizeof(struct btrfs_ioctl_search_header),
+			SEARCH_HEADER_SIZE);
+	used = put_item(buf, used, 257, BTRFS_EXTENT_DATA_KEY, 0, payload, 53);
+	/* odd length: the next header is unaligned */
+	used = put_item(buf, used, 257, BTRFS_EXTENT_DATA_KEY, 4096, payload,
+			31);
+	used = put_item(buf, used, 258, BTRFS_EXTENT_DATA_KEY, 1ull << 40,
+			payload, 0);
+
+	CU_ASSERT_EQUAL(search_buf_next(buf, used, &pos, &it), 1);
+	CU_ASSERT_EQUAL(it.objectid, 257);
+	CU_ASSERT_EQUAL(it.offset, 0);
+	CU_ASSERT_EQUAL(it.len, 53);
+	CU_ASSERT_EQUAL(it.transid, 7);
+	CU_ASSERT_EQUAL(it.data[2], 3);
+	CU_ASSERT_EQUAL(search_buf_next(buf, used, &pos, &it), 1);
+	CU_ASSERT_EQUAL(it.offset, 4096);
+	CU_ASSERT_EQUAL(it.len, 31);
+	CU_ASSERT_EQUAL(search_buf_next(buf, used, &pos, &it), 1);
+	CU_ASSERT_EQUAL(it.objectid, 258);
+	CU_ASSERT_EQUAL(it.offset, 1ull << 40);
+	CU_ASSERT_EQUAL(it.len, 0);
+	CU_ASSERT_EQUAL(search_buf_next(buf, used, &pos, &it), 0);
+	CU_ASSERT_EQUAL(pos, used);
+}
+
+static void test_truncated(void)
+{
+	uint8_t buf[256], payload[53] = { 0 };
+	struct search_item it;
+	size_t used, pos;
+
+	used = put_item(buf, 0, 257, BTRFS_EXTENT_DATA_KEY, 0, payload, 53);
+	/* the buffer ends inside the item */
+	pos = 0;
+	CU_ASSERT_EQUAL(search_buf_next(buf, used - 1, &pos, &it), -EUCLEAN);
+	/* ... inside the header */
+	pos = 0;
+	CU_ASSERT_EQUAL(search_buf_next(buf, 10, &pos, &it), -EUCLEAN);
+	/* a length that points past the end */
+	used = put_item(buf, 0, 257, BTRFS_EXTENT_DATA_KEY, 0, payload, 53);
+	((struct btrfs_ioctl_search_header *)buf)->len = 0xffffffffu;
+	pos = 0;
+	CU_ASSERT_EQUAL(search_buf_next(buf, used, &pos, &it), -EUCLEAN);
+}
+
+static void test_key_advance(void)
+{
+	struct btrfs_ioctl_search_key key = { 0 };
+
+	CU_ASSERT_EQUAL(search_key_advance(&key, 5, 108, 4096), 0);
+	CU_ASSERT_EQUAL(key.min_objectid, 5);
+	CU_ASSERT_EQUAL(key.min_type, 108);
+	CU_ASSERT_EQUAL(key.min_offset, 4097);
+	CU_ASSERT_EQUAL(search_key_advance(&key, 5, 108, UINT64_MAX), 0);
+	CU_ASSERT_EQUAL(key.min_type, 109);
+	CU_ASSERT_EQUAL(key.min_offset, 0);
+	CU_ASSERT_EQUAL(search_key_advance(&key, 5, 255, UINT64_MAX), 0);
+	CU_ASSERT_EQUAL(key.min_objectid, 6);
+	CU_ASSERT_EQUAL(key.min_type, 0);
+	CU_ASSERT_EQUAL(search_key_advance(&key, UINT64_MAX, 255, UINT64_MAX),
+			1);
+}
+
+static CU_TestInfo tests[] = {
+	{ "iterate", test_iterate },
+	{ "truncated buffers", test_truncated },
+	{ "key advance", test_key_advance },
+	CU_TEST_INFO_NULL,
+};
+UNIT_SUITE(search, tests)

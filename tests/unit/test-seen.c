@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The set of counted extents. */
+#include "unit.h"
+#include "seen.h"
+
+static void test_basic(void)
+{
+	struct seen_set *s = seen_create();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(seen_insert(s, 4096), 1);
+	CU_ASSERT_EQUAL(seen_insert(s, 4096), 0);
+	CU_ASSERT_EQUAL(seen_insert(s, 0), 1);
+	CU_ASSERT_EQUAL(seen_insert(s, 0), 0);
+	CU_ASSERT_EQUAL(seen_insert(s, UINT64_MAX), 1);
+	/* keys equal in their low 32 bits stay distinct */
+	CU_ASSERT_EQUAL(seen_insert(s, (1ull << 44) + 4096), 1);
+	CU_ASSERT_TRUE(seen_contains(s, 4096));
+	CU_ASSERT_TRUE(seen_contains(s, 0));
+	CU_ASSERT_FALSE(seen_contains(s, 8192));
+	CU_ASSERT_EQUAL(seen_count(s), 4);
+	seen_free(s);
+}
+
+/* A million extents: every key found after growth, none invented, and
+ * memory within 32 bytes per key. */
+static void test_million(void)
+{
+	struct seen_set *s = seen_create();
+	const uint64_t n = 1000000;
+	uint64_t i, dup = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	for (i = 1; i <= n; i++)
+		CU_ASSERT_EQUAL(seen_insert(s, i * 4096 * 3), 1);
+	for (i = 1; i <= n; i += 7)
+		dup += seen_insert(s, i * 4096 * 3);
+	CU_ASSERT_EQUAL(dup, 0);
+	CU_ASSERT_EQUAL(seen_count(s), n);
+	for (i = 1; i <= n; i += 13)
+		CU_ASSERT_TRUE(seen_contains(s, i * 4096 * 3));
+	CU_ASSERT_FALSE(seen_contains(s, 4096));
+	CU_ASSERT_FALSE(seen_contains(s, (n + 1) * 4096 * 3));
+	CU_ASSERT(seen_memory(s) <= 32 * n);
+	seen_free(s);
+}
+
+static CU_TestInfo tests[] = {
+	{ "basic", test_basic },
+	{ "a million extents", test_million },
+	CU_TEST_INFO_NULL,
+};
+UNIT_SUITE(seen, tests)
