@@ -57,8 +57,13 @@ int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st)
 	if (find_fs(ctx, st->st_dev))
 		return 1;
 	/* Unprivileged, unlike the searches. */
-	if (ioctl(fd, BTRFS_IOC_FS_INFO, &info))
+	if (ioctl(fd, BTRFS_IOC_FS_INFO, &info)) {
+		/* A snapshot shows a nested subvolume as an empty stand-in
+		 * directory without btrfs ioctls (new_simple_dir()). */
+		if (errno == ENOTTY && S_ISDIR(st->st_mode))
+			return 1;
 		return -errno;
+	}
 	fs = realloc(ctx->fs, (ctx->nfs + 1) * sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
