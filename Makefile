@@ -111,3 +111,13 @@ clean:
 	rm -f compsize *.o *.d tests/unit/*.o tests/unit/*.d tests/unit/run-unit
 
 .PHONY: all deps check check-unit check-cli demo bench install uninstall clean
+
+# estimate test driver: the estimate module alone, for tests/cli/estimate.
+EST_OBJS := estimate.o est-zstd.o est-lzo.o est-zlib.o est-heuristic.o
+tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(EST_OBJS)
+	$(E) "  LD      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(LDLIBS)
+clean: clean-est-driver
+clean-est-driver:
+	rm -f tests/cli/estimate/est-driver
+.PHONY: clean-est-driver

@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * estimate: btrfs write-path emulation for `compsize --estimate`.
+ *
+ * A file is cut the way writeback cuts it (fs/btrfs/inode.c): dirty ranges
+ * of at most 128 MiB per data run (btrfs_run_delalloc_range()), 512 KiB
+ * async chunks (run_delalloc_compressed()), pieces of at most 128 KiB
+ * (compress_file_range()). Each piece goes through the same codec, level,
+ * parameters and framing as the kernel's; the kernel's rules then decide
+ * what is stored compressed, raw or inline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
+#include "est-internal.h"
+
+#define EST_ZSTD_MIN	(-15)
+#define EST_ZSTD_MAX	15
+#define EST_ZLIB_MAX	9
+#define EST_DEFAULT_LEVEL 3
+
+struct est_worker {
+	size_t n;
+	const struct est_setting *s;	/* the owning ctx's copy */
+	uint32_t sectorsize;
+	void **ws;			/* one codec workspace per setting */
+	uint8_t *chunk;			/* one async chunk, sector padded */
+	uint8_t *out;			/* one compressed piece */
+	uint8_t *back;			/* one piece decompressed back */
+};
+
+struct est_ctx {
+	size_t n;
+	struct est_setting *s;
+	uint32_t sectorsize;
+	struct est_worker *w;
+	struct est_acct *acct;
+	uint64_t *input;
+	uint64_t files;
+};
+
+/* Per file and setting: the sticky BTRFS_INODE_NOCOMPRESS flag. */
+struct est_fstate {
+	bool nocompress;
+	bool raw;		/* whole current dirty range written raw */
+};
+
+/* ---- settings ---- */
+
+static int est_parse_int(const char *s, const char *end, int *v)
+{
+	char buf[16];
+	char *e;
+	long l;
+
+	if (end - s <= 0 || end - s >= (long)sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, end - s);
+	buf[end - s] = 0;
+	if (!(buf[0] == '-' || buf[0] == '+' || (buf[0] >= '0' && buf[0] <= '9')))
+		return -EINVAL;
+	errno = 0;
+	l = strtol(buf, &e, 10);
+	if (errno || *e || e == buf || l < INT_MIN || l > INT_MAX)
+		return -EINVAL;
+	*v = (int)l;
+	return 0;
+}
+
+struct est_list {
+	struct est_setting *v;
+	size_t n, cap;
+};
+
+static int est_list_add(struct est_list *l, enum est_alg alg, int level,
+			bool force)
+{
+	struct est_setting *nv;
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].alg == alg && l->v[i].level == level &&
+		    l->v[i].force == force)
+			return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+
+		nv = realloc(l->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n].alg = alg;
+	l->v[l->n].level = level;
+	l->v[l->n].force = force;
+	l->n++;
+	return 0;
+}
+
+/*
+ * The "all" sweep: lzo, the zlib levels people use, and zstd from the
+ * fastest negative level (kernel 6.15+) to the slowest the kernel offers.
+ */
+static const struct est_setting est_all[] = {
+	{ EST_LZO, 0, false },
+	{ EST_ZLIB, 1, false }, { EST_ZLIB, 3, false }, { EST_ZLIB, 9, false },
+	{ EST_ZSTD, -5, false }, { EST_ZSTD, 1, false }, { EST_ZSTD, 3, false },
+	{ EST_ZSTD, 9, false }, { EST_ZSTD, 15, false },
+};
+
+/* Parse one item [s, end); on -EINVAL *why says what is wrong. */
+static int est_parse_item(const char *s, const char *end, struct est_list *l,
+			  const char **why)
+{
+	const char *p, *colon, *dots;
+	enum est_alg alg;
+	bool force = false;
+	int lo, hi, min, max, v, ret;
+	size_t alen, i;
+
+	if (end - s >= 15 && !strncmp(s, "compress-force=", 15)) {
+		force = true;
+		s += 15;
+	} else if (end - s >= 9 && !strncmp(s, "compress=", 9)) {
+		s += 9;
+	}
+	if (s == end) {
+		*why = "empty item";
+		return -EINVAL;
+	}
+	if (end - s == 3 && !strncmp(s, "all", 3)) {
+		for (i = 0; i < sizeof(est_all) / sizeof(est_all[0]); i++) {
+			ret = est_list_add(l, est_all[i].alg, est_all[i].level,
+					   force);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	colon = memchr(s, ':', end - s);
+	alen = (colon ? colon : end) - s;
+	if (alen == 4 && !strncmp(s, "zstd", 4)) {
+		alg = EST_ZSTD;
+		min = EST_ZSTD_MIN;
+		max = EST_ZSTD_MAX;
+		*why = "zstd level must be -15..15";
+	} else if (alen == 4 && !strncmp(s, "zlib", 4)) {
+		alg = EST_ZLIB;
+		min = 0;
+		max = EST_ZLIB_MAX;
+		*why = "zlib level must be 1..9";
+	} else if (alen == 3 && !strncmp(s, "lzo", 3)) {
+		if (colon) {
+			*why = "lzo takes no level";
+			return -EINVAL;
+		}
+		return est_list_add(l, EST_LZO, 0, force);
+	} else {
+		*why = "unknown algorithm (zstd, lzo, zlib or all)";
+		return -EINVAL;
+	}
+	if (!colon)
+		return est_list_add(l, alg, EST_DEFAULT_LEVEL, force);
+	p = colon + 1;
+	dots = NULL;
+	for (const char *q = p; q + 1 < end; q++)
+		if (q[0] == '.' && q[1] == '.') {
+			dots = q;
+			break;
+		}
+	if (!dots) {
+		if (est_parse_int(p, end, &v) || v < min || v > max)
+			return -EINVAL;
+		/* btrfs_compress_set_level(): 0 is the default level */
+		return est_list_add(l, alg, v ? v : EST_DEFAULT_LEVEL, force);
+	}
+	if (est_parse_int(p, dots, &lo) || est_parse_int(dots + 2, end, &hi) ||
+	    lo < min || hi > max || lo > max || hi < min) {
+		return -EINVAL;
+	}
+	if (lo > hi) {
+		*why = "range must go from low to high";
+		return -EINVAL;
+	}
+	for (v = lo; v <= hi; v++) {
+		if (!v)
+			continue;	/* same as the default, listed anyway */
+		ret = est_list_add(l, alg, v, force);
+		if (ret)
+			return ret;
+	}
+	if (alg == EST_ZLIB && lo == 0 && hi == 0)
+		return est_list_add(l, alg, EST_DEFAULT_LEVEL, force);
+	return 0;
+}
+
+int est_parse_list(const char *list, struct est_setting **out, size_t *n,
+		   char *err, size_t errlen)
+{
+	struct est_list l = { 0 };
+	const char *s = list, *end, *why = "";
+	int ret = 0;
+
+	if (!list || !*list) {
+		snprintf(err, errlen, "invalid --estimate list: empty");
+		ret = -EINVAL;
+		goto out;
+	}
+	for (;;) {
+		end = strchr(s, ',');
+		if (!end)
+			end = s + strlen(s);
+		ret = est_parse_item(s, end, &l, &why);
+		if (ret == -EINVAL) {
+			snprintf(err, errlen, "invalid --estimate item '%.*s': %s",
+				 (int)(end - s), s, why);
+			goto out;
+		}
+		if (ret)
+			goto out;
+		if (!*end)
+			break;
+		s = end + 1;
+	}
+	*out = l.v;
+	*n = l.n;
+	l.v = NULL;
+out:
+	free(l.v);
+	return ret;
+}
+
+void est_setting_name(const struct est_setting *s, char *buf, size_t len)
+{
+	const char *opt = s->force ? "compress-force" : "compress";
+
+	switch (s->alg) {
+	case EST_LZO:
+		snprintf(buf, len, "%s=lzo", opt);
+		break;
+	case EST_ZLIB:
+		snprintf(buf, len, "%s=zlib:%d", opt, s->level);
+		break;
+	case EST_ZSTD:
+		snprintf(buf, len, "%s=zstd:%d", opt, s->level);
+		break;
+	default:
+		snprintf(buf, len, "%s=?", opt);
+		break;
+	}
+}
+
+/* ---- worker: everything one thread needs, no shared state ---- */
+
+const struct est_codec_ops *est_codec(enum est_alg alg)
+{
+	switch (alg) {
+	case EST_ZSTD:
+		return &est_zstd_ops;
+	case EST_LZO:
+		return &est_lzo_ops;
+	case EST_ZLIB:
+		return &est_zlib_ops;
+	}
+	return NULL;
+}
+
+void est_worker_free(struct est_worker *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	if (w->ws)
+		for (i = 0; i < w->n; i++)
+			if (w->ws[i])
+				est_codec(w->s[i].alg)->ws_free(w->ws[i]);
+	free(w->ws);
+	free(w->chunk);
+	free(w->out);
+	free(w->back);
+	free(w);
+}
+
+struct est_worker *est_worker_create(const struct est_setting *s, size_t n,
+				     uint32_t sectorsize)
+{
+	struct est_worker *w = calloc(1, sizeof(*w));
+	size_t i;
+
+	if (!w)
+		return NULL;
+	w->n = n;
+	w->s = s;
+	w->sectorsize = sectorsize;
+	w->ws = calloc(n ? n : 1, sizeof(*w->ws));
+	w->chunk = malloc(EST_CHUNK_SIZE + sectorsize);
+	w->out = malloc(EST_OUT_MAX);
+	w->back = malloc(EST_PIECE_MAX);
+	if (!w->ws || !w->chunk || !w->out || !w->back)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		const struct est_codec_ops *ops = est_codec(s[i].alg);
+
+		if (!ops)
+			goto fail;
+		w->ws[i] = ops->ws_create(s[i].level);
+		if (!w->ws[i])
+			goto fail;
+	}
+	return w;
+fail:
+	est_worker_free(w);
+	return NULL;
+}
+
+/* ---- the write path ---- */
+
+static uint64_t est_round_up(uint64_t v, uint32_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static uint64_t est_thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint32_t est_max_inline(uint32_t sectorsize)
+{
+	return EST_MAX_INLINE < sectorsize ? EST_MAX_INLINE : sectorsize;
+}
+
+/*
+ * cow_file_range() for [start, end) written raw, end sector aligned:
+ * inline if it is the whole file, starts at 0, is smaller than a sector
+ * and fits max_inline (can_cow_file_range_inline()); else raw extents.
+ */
+static void est_raw(const struct est_worker *w, uint64_t start, uint64_t end,
+		    uint64_t isize, struct est_acct *acct)
+{
+	if (start == 0 && isize < w->sectorsize &&
+	    isize <= est_max_inline(w->sectorsize) && end >= isize) {
+		acct->disk += isize;
+		acct->ram += isize;
+		return;
+	}
+	acct->disk += end - start;
+	acct->ram += end - start;
+}
+
+/*
+ * compress_file_range() for one async chunk [cs, ce) (ce sector aligned, at
+ * most 512 KiB) of a dirty range of a file of size isize. w->chunk holds
+ * the chunk's bytes, zero padded past EOF up to ce.
+ */
+static int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
+		     uint64_t cs, uint64_t ce, uint64_t isize,
+		     struct est_acct *acct)
+{
+	const struct est_setting *s = &w->s[i];
+	const struct est_codec_ops *ops = est_codec(s->alg);
+	const uint32_t ss = w->sectorsize;
+	uint64_t actual_end = isize < ce ? isize : ce;
+	uint64_t p = cs, t0;
+	long clen;
+	int ret;
+
+	if (fst->raw)
+		goto raw;
+	while (p < ce) {
+		const uint8_t *in = w->chunk + (p - cs);
+		uint64_t len, in_r, out_r;
+
+		if (actual_end <= p)
+			goto raw;
+		len = actual_end - p;
+		/* 6.18: a piece of one sector or less not at 0 saves nothing */
+		if (len <= ss && p > 0)
+			goto raw;
+		if (len > EST_PIECE_MAX)
+			len = EST_PIECE_MAX;
+		/* inode_need_compress() per piece, against the chunk end */
+		if (!s->force &&
+		    (fst->nocompress || !est_heuristic(w->chunk, cs, p, ce - 1)))
+			goto raw;
+
+		t0 = est_thread_ns();
+		clen = ops->compress(w->ws[i], ss, in, len, w->out,
+				     EST_OUT_MAX);
+		acct->comp_ns += est_thread_ns() - t0;
+		acct->comp_in += len;
+		if (clen < 0)
+			return (int)clen;
+		if (clen > 0) {
+			t0 = est_thread_ns();
+			ret = ops->decompress(w->ws[i], ss, w->out, clen,
+					      w->back, len);
+			acct->dec_ns += est_thread_ns() - t0;
+			acct->dec_out += len;
+			if (ret)
+				return ret;
+			if (memcmp(w->back, in, len))
+				return -EIO;
+		}
+		/* cow_file_range_inline() before the sector rule */
+		if (clen > 0 && p == 0 && isize <= ss && len >= isize &&
+		    (uint64_t)clen <= est_max_inline(ss)) {
+			acct->disk += clen;
+			acct->ram += isize;
+			return 0;
+		}
+		in_r = est_round_up(len, ss);
+		out_r = est_round_up(clen, ss);
+		/* must save at least one sector, else mark_incompressible */
+		if (clen == 0 || out_r + ss > in_r) {
+			if (!s->force)
+				fst->nocompress = true;
+			goto raw;
+		}
+		acct->disk += out_r;
+		acct->ram += in_r;
+		p += in_r;
+	}
+	return 0;
+raw:
+	/* cleanup_and_bail_uncompressed: the rest of the chunk goes raw */
+	if (p < ce)
+		est_raw(w, p, ce, isize, acct);
+	return 0;
+}
+
+/* Start a dirty range: btrfs_run_delalloc_range()'s compress decision. */
+static void est_range_begin(struct est_worker *w, size_t i,
+			    struct est_fstate *fst, uint64_t rs, uint64_t re)
+{
+	const struct est_setting *s = &w->s[i];
+
+	fst->raw = false;
+	if (s->force)
+		return;
+	if (fst->nocompress || !est_heuristic(w->chunk, rs, rs, re - 1))
+		fst->raw = true;
+}
+
+/* Load chunk bytes [cs, min(ce, isize)) from mem or fd and zero pad to ce. */
+static int est_load(struct est_worker *w, const uint8_t *mem, int fd,
+		    uint64_t cs, uint64_t ce, uint64_t isize)
+{
+	uint64_t want = (isize < ce ? isize : ce) - cs, got = 0;
+	ssize_t r;
+
+	if (mem) {
+		memcpy(w->chunk, mem + cs, want);
+		got = want;
+	}
+	while (got < want) {
+		r = pread(fd, w->chunk + got, want - got, cs + got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;	/* shrunk under us: estimate what we saw */
+		got += r;
+	}
+	memset(w->chunk + got, 0, ce - cs - got);
+	return 0;
+}
+
+/*
+ * Account data run [start, end) (end is the hole start or EOF) for every
+ * setting in mask (NULL: all). Settings with raw[i] set are charged raw.
+ */
+static int est_run(struct est_worker *w, const uint8_t *mem, int fd,
+		   uint64_t start, uint64_t end, uint64_t isize,
+		   struct est_fstate *fst, const bool *raw,
+		   struct est_acct *acct)
+{
+	uint64_t rs, re, cs, ce, aend = est_round_up(end, w->sectorsize);
+	size_t i;
+	int ret;
+
+	for (rs = start; rs < aend; rs = re) {
+		re = rs + EST_RANGE_MAX < aend ? rs + EST_RANGE_MAX : aend;
+		for (cs = rs; cs < re; cs = ce) {
+			ce = cs + EST_CHUNK_SIZE < re ? cs + EST_CHUNK_SIZE : re;
+			ret = est_load(w, mem, fd, cs, ce, isize);
+			if (ret)
+				return ret;
+			for (i = 0; i < w->n; i++) {
+				if (raw && raw[i]) {
+					est_raw(w, cs, ce, isize, &acct[i]);
+					continue;
+				}
+				if (cs == rs)
+					est_range_begin(w, i, &fst[i], rs, re);
+				ret = est_chunk(w, i, &fst[i], cs, ce, isize,
+						&acct[i]);
+				if (ret)
+					return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+int est_buffer(struct est_worker *w, size_t i, const uint8_t *data,
+	       uint64_t size, struct est_acct *acct)
+{
+	struct est_worker one = *w;
+	struct est_fstate fst = { 0 };
+
+	if (i >= w->n)
+		return -EINVAL;
+	one.n = 1;
+	one.s = &w->s[i];
+	one.ws = &w->ws[i];
+	return est_run(&one, data, -1, 0, size, size, &fst, NULL, acct);
+}
+
+/* ---- context ---- */
+
+struct est_ctx *est_create(const struct est_setting *s, size_t n,
+			   uint32_t sectorsize)
+{
+	struct est_ctx *ctx;
+
+	if (!sectorsize)
+		sectorsize = 4096;
+	if (sectorsize < 4096 || sectorsize > 65536 ||
+	    (sectorsize & (sectorsize - 1)) || (n && !s)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		goto nomem;
+	ctx->n = n;
+	ctx->sectorsize = sectorsize;
+	ctx->s = calloc(n ? n : 1, sizeof(*ctx->s));
+	ctx->acct = calloc(n ? n : 1, sizeof(*ctx->acct));
+	ctx->input = calloc(n ? n : 1, sizeof(*ctx->input));
+	if (!ctx->s || !ctx->acct || !ctx->input)
+		goto nomem;
+	if (n)
+		memcpy(ctx->s, s, n * sizeof(*s));
+	ctx->w = est_worker_create(ctx->s, n, sectorsize);
+	if (!ctx->w)
+		goto nomem;
+	return ctx;
+nomem:
+	est_free(ctx);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void est_free(struct est_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	est_worker_free(ctx->w);
+	free(ctx->s);
+	free(ctx->acct);
+	free(ctx->input);
+	free(ctx);
+}
+
+/*
+ * btrfs_inode_can_compress(): nodatacow/nodatasum files never compress; the
+ * nocompress attribute sets BTRFS_INODE_NOCOMPRESS. An fs without the
+ * ioctl tells us nothing, which is fine.
+ */
+static bool est_never_compress(int fd)
+{
+	int flags = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		return false;
+	return flags & (FS_NOCOW_FL | FS_NOCOMP_FL);
+}
+
+int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
+{
+	struct est_fstate *fst = NULL;
+	struct est_acct *acct = NULL;
+	bool *raw = NULL;
+	uint64_t isize, pos = 0, data, hole;
+	bool never;
+	size_t i;
+	int ret = 0;
+
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	isize = st->st_size;
+	if (!isize)
+		goto account;
+	fst = calloc(ctx->n ? ctx->n : 1, sizeof(*fst));
+	acct = calloc(ctx->n ? ctx->n : 1, sizeof(*acct));
+	raw = calloc(ctx->n ? ctx->n : 1, sizeof(*raw));
+	if (!fst || !acct || !raw) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	never = est_never_compress(fd);
+	for (i = 0; i < ctx->n; i++)
+		raw[i] = never;
+
+	while (pos < isize) {
+		off_t d = lseek(fd, pos, SEEK_DATA), h;
+
+		if (d < 0 && errno == ENXIO)
+			break;		/* only a hole up to EOF */
+		if (d < 0 && pos == 0) {
+			/* no SEEK_DATA here: treat the file as all data */
+			data = 0;
+			hole = isize;
+		} else if (d < 0) {
+			ret = -errno;
+			goto out;
+		} else {
+			h = lseek(fd, d, SEEK_HOLE);
+			if (h < 0) {
+				ret = -errno;
+				goto out;
+			}
+			data = d;
+			hole = (uint64_t)h < isize ? (uint64_t)h : isize;
+		}
+		if (data >= isize)
+			break;
+		/* holes are sector aligned on the target; be safe anyway */
+		data -= data % ctx->sectorsize;
+		ret = est_run(ctx->w, NULL, fd, data, hole, isize, fst, raw,
+			      acct);
+		if (ret)
+			goto out;
+		posix_fadvise(fd, data, hole - data, POSIX_FADV_DONTNEED);
+		pos = est_round_up(hole, ctx->sectorsize);
+	}
+account:
+	for (i = 0; i < ctx->n; i++) {
+		if (acct) {
+			ctx->acct[i].disk += acct[i].disk;
+			ctx->acct[i].ram += acct[i].ram;
+			ctx->acct[i].comp_in += acct[i].comp_in;
+			ctx->acct[i].comp_ns += acct[i].comp_ns;
+			ctx->acct[i].dec_out += acct[i].dec_out;
+			ctx->acct[i].dec_ns += acct[i].dec_ns;
+		}
+		ctx->input[i] += isize;
+	}
+	ctx->files++;
+out:
+	free(fst);
+	free(acct);
+	free(raw);
+	return ret;
+}
+
+void est_get_result(const struct est_ctx *ctx, size_t i,
+		    struct est_result *out)
+{
+	const struct est_acct *a = &ctx->acct[i];
+
+	memset(out, 0, sizeof(*out));
+	if (i >= ctx->n)
+		return;
+	out->input = ctx->input[i];
+	out->disk = a->disk;
+	out->uncompressed = a->ram;
+	out->files = ctx->files;
+	if (a->comp_ns)
+		out->compress_mbps = a->comp_in / (a->comp_ns / 1e9) / 1e6;
+	if (a->dec_ns)
+		out->decompress_mbps = a->dec_out / (a->dec_ns / 1e9) / 1e6;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * estimate: predict what regular files would use on disk if written afresh
+ * to btrfs with a given compress= / compress-force= mount option, by running
+ * the real file data through the btrfs write path (fs/btrfs/inode.c
+ * compress_file_range() and friends) and the same codecs with the same
+ * parameters and framing as the kernel. See docs/estimate.md.
+ */
+#ifndef COMPSIZE_ESTIMATE_H
+#define COMPSIZE_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* Values are btrfs's on-disk compression type bytes. */
+enum est_alg { EST_ZLIB = 1, EST_LZO = 2, EST_ZSTD = 3 };
+
+struct est_setting {
+	enum est_alg alg;
+	int level;		/* zstd -15..15 (never 0), zlib 1..9, lzo 0 */
+	bool force;		/* compress-force= rather than compress= */
+};
+
+/*
+ * Parse a comma separated list such as "zstd:3,compress-force=lzo,zstd:1..15,
+ * all" into a new array (*out, free() it) of *n settings, exact duplicates
+ * dropped. Item syntax: [compress=|compress-force=]ALG[:LEVEL|:LO..HI] or
+ * [compress=|compress-force=]all. Returns 0, -EINVAL with a one-line message
+ * naming the bad item in err, or -ENOMEM. *out and *n are untouched on error.
+ */
+int est_parse_list(const char *list, struct est_setting **out, size_t *n,
+		   char *err, size_t errlen);
+
+/* Canonical name: "compress=zstd:3", "compress-force=lzo", "compress=zlib:9". */
+void est_setting_name(const struct est_setting *s, char *buf, size_t len);
+
+struct est_result {
+	uint64_t input;		/* apparent size (st_size) of the files */
+	uint64_t disk;		/* predicted disk bytes, compsize's "Disk Usage" */
+	uint64_t uncompressed;	/* predicted ram bytes, compsize's "Uncompressed" */
+	double compress_mbps;	/* codec input bytes / codec CPU seconds / 1e6 */
+	double decompress_mbps;	/* decompressed bytes / CPU seconds / 1e6 */
+	uint64_t files;		/* regular files fed in */
+};
+
+struct est_ctx;
+
+/*
+ * Create an estimator for n settings (copied) on a filesystem with the given
+ * sector size (0 means 4096; must be a power of two, 4096..65536). Returns
+ * NULL with errno set (EINVAL, ENOMEM).
+ */
+struct est_ctx *est_create(const struct est_setting *s, size_t n,
+			   uint32_t sectorsize);
+void est_free(struct est_ctx *ctx);
+
+/*
+ * Read the regular file open on fd once and account it under every setting.
+ * st is its fstat(). Holes (SEEK_DATA/SEEK_HOLE) are skipped; files flagged
+ * nodatacow (chattr +C) or nocompress are predicted raw. The page cache is
+ * dropped behind the reads with POSIX_FADV_DONTNEED. Never writes.
+ * Returns 0, -EINVAL if st is not a regular file, -EIO if a codec fails to
+ * decompress its own output, -ENOMEM or the -errno of a failed read.
+ * On error the results are left as they were before the call.
+ */
+int est_file(struct est_ctx *ctx, int fd, const struct stat *st);
+
+/* Copy out the totals of setting i (0 <= i < n). */
+void est_get_result(const struct est_ctx *ctx, size_t i,
+		    struct est_result *out);
+
+#endif

@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Kernel oracle for the estimate module: build a mixed corpus, copy it onto
+# fresh loop-mounted btrfs images with each compress option, measure the real
+# disk usage with compsize 1.5 and compare with what the estimator predicted.
+#
+# Usage (as root): bash tests/cli/estimate/test.sh [SETTING...]
+# Environment: ESTIMATE (a program taking "SETTINGS PATH" and printing
+# "name disk ..." lines; default: the est-driver built here), ORACLE
+# (default /usr/sbin/compsize), CORPUS_MB (approximate size, default 60),
+# KEEP=1 keeps the corpus directory.
+# Exit status: 0 all targets met, 1 a target missed, 2 setup failure.
+
+set -u
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+ORACLE=${ORACLE:-/usr/sbin/compsize}
+CORPUS_MB=${CORPUS_MB:-60}
+
+die()
+{
+	echo "estimate/test.sh: FATAL: $*" >&2
+	exit 2
+}
+
+[ "$(id -u)" = 0 ] || die "needs root (loop devices, mount)"
+[ -x "$ORACLE" ] || die "oracle $ORACLE (compsize 1.5) is not installed"
+for tool in mkfs.btrfs mount umount truncate gzip xz; do
+	command -v "$tool" >/dev/null || die "$tool is not installed"
+done
+
+if [ -z "${ESTIMATE:-}" ]; then
+	make -s -C "$root" tests/cli/estimate/est-driver >&2 ||
+		die "cannot build the est-driver"
+	ESTIMATE=$here/est-driver
+fi
+
+tmp=$(mktemp -d "${CLI_TMPROOT:-/tmp}/compsize-est.XXXXXX") || die "mktemp failed"
+mnt=$tmp/mnt
+
+cleanup()
+{
+	if mountpoint -q "$mnt" 2>/dev/null; then
+		umount "$mnt" 2>/dev/null || umount -l "$mnt"
+	fi
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "kept $tmp" >&2
+	else
+		rm -rf --one-file-system "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 2' INT TERM
+
+# ---- corpus (on the host filesystem, so cp cannot reflink) ----
+c=$tmp/corpus
+mkdir -p "$c"/text "$c"/bin "$c"/random "$c"/packed "$c"/half "$c"/sparse \
+	"$c"/tiny "$mnt" || die "mkdir failed"
+budget=$((CORPUS_MB * 1024 * 1024))
+
+# Copy files from a tree until about $3 bytes are taken.
+take()
+{
+	local src=$1 dst=$2 limit=$3 sum=0 f sz
+	while IFS= read -r -d '' f; do
+		sz=$(stat -c %s "$f")
+		[ "$sz" -gt 0 ] || continue
+		cp -- "$f" "$dst/$(echo "$f" | tr / _)" 2>/dev/null || continue
+		sum=$((sum + sz))
+		[ $sum -lt "$limit" ] || break
+	done < <(find "$src" -type f -size -8M -print0 2>/dev/null | sort -z)
+}
+
+take /usr/share/doc "$c/text" $((budget * 15 / 100))
+take /usr/include "$c/text" $((budget * 15 / 100))
+take /usr/bin "$c/bin" $((budget * 25 / 100))
+head -c $((budget * 10 / 100)) /dev/urandom >"$c/random/big" || die "urandom"
+for n in 1 5 77 4095 4096 4097 65536 131071 131073 600000; do
+	head -c $n /dev/urandom >"$c/random/r$n"
+done
+cat "$c"/text/* 2>/dev/null | head -c $((budget * 5 / 100)) |
+	gzip -6 >"$c/packed/t.gz"
+cat "$c"/bin/* 2>/dev/null | head -c $((budget * 5 / 100)) |
+	xz -1 -T1 >"$c/packed/b.xz"
+# Compressible then random: the failure rule and NOCOMPRESS at work.
+i=0
+for half in 65536 131072 262144 524288 1048576 3000000; do
+	i=$((i + 1))
+	{ cat "$c"/text/* | head -c $half; head -c $half /dev/urandom; } \
+		>"$c/half/h$i"
+	{ head -c $half /dev/urandom; cat "$c"/text/* | head -c $half; } \
+		>"$c/half/rh$i"
+done
+# 128K text, 128K random, 256K text: one 512K async chunk.
+{ cat "$c"/text/* | head -c 131072; head -c 131072 /dev/urandom
+  cat "$c"/bin/* | head -c 262144; } >"$c/half/chunk-tail"
+# Sparse: data runs at odd places, a hole at the end.
+truncate -s 40M "$c/sparse/s1"
+cat "$c"/text/* | head -c 300000 | dd of="$c/sparse/s1" bs=4096 seek=1000 \
+	conv=notrunc status=none
+cat "$c"/bin/* | head -c 1000000 | dd of="$c/sparse/s1" bs=4096 seek=5000 \
+	conv=notrunc status=none
+head -c 5000 /dev/urandom | dd of="$c/sparse/s1" bs=4096 seek=9000 \
+	conv=notrunc status=none
+# ~1000 tiny files: inline or not, text or random, 1 byte to 2 sectors.
+sizes=(1 2 15 16 17 100 500 1000 1500 2000 2047 2048 2049 3000 4000 4095 \
+	4096 4097 6000 8192)
+cat "$c"/text/* | head -c 4000000 >"$tmp/pool"
+n=0
+for ((k = 0; k < 50; k++)); do
+	for sz in "${sizes[@]}"; do
+		if [ $((n % 5)) = 4 ]; then
+			head -c "$sz" /dev/urandom >"$c/tiny/f$n"
+		else
+			tail -c +$((n * 3001 + 1)) "$tmp/pool" | head -c "$sz" \
+				>"$c/tiny/f$n"
+		fi
+		n=$((n + 1))
+	done
+done
+: >"$c/tiny/empty"
+rm -f "$tmp/pool"
+sync
+corpus_bytes=$(du -sb --apparent-size "$c" | cut -f1)
+echo "corpus: $(find "$c" -type f | wc -l) files, $corpus_bytes bytes"
+
+# ---- settings and targets (percent) ----
+if [ $# -gt 0 ]; then
+	settings=("$@")
+else
+	settings=()
+	for opt in compress compress-force; do
+		for alg in zstd:1 zstd:3 zstd:15 zstd:-5 lzo zlib:3 zlib:9; do
+			settings+=("$opt=$alg")
+		done
+	done
+fi
+target()
+{
+	case $1 in
+	compress=*) echo 1.0 ;;
+	*zlib*) echo 1.0 ;;
+	*) echo 0.5 ;;
+	esac
+}
+
+list=$(IFS=,; echo "${settings[*]}")
+t0=$(date +%s.%N)
+"$ESTIMATE" "$list" "$c" >"$tmp/predicted" || die "estimator failed"
+t1=$(date +%s.%N)
+echo "estimate of ${#settings[@]} settings: $(echo "$t1 - $t0" | bc) s"
+
+failed=0
+printf '%-26s %12s %12s %8s %6s %9s %9s %s\n' setting predicted kernel \
+	error target comp-MB/s dec-MB/s result
+for s in "${settings[@]}"; do
+	img=$tmp/img
+	rm -f "$img"
+	truncate -s 1G "$img" || die "truncate failed"
+	mkfs.btrfs -q -f "$img" >"$tmp/mkfs.log" 2>&1 ||
+		{ cat "$tmp/mkfs.log" >&2; die "mkfs.btrfs failed"; }
+	mount -o "loop,$s" "$img" "$mnt" 2>"$tmp/mount.log" ||
+		{ cat "$tmp/mount.log" >&2; die "mount -o $s failed"; }
+	cp -a "$c" "$mnt/" || die "cp failed"
+	sync
+	actual=$("$ORACLE" -b "$mnt/corpus" | awk '$1 == "TOTAL" { print $3 }')
+	umount "$mnt" || die "umount failed"
+	rm -f "$img"
+	# the estimator prints the canonical name; match on it
+	canon=$s
+	case $canon in
+	*=zstd) canon=$canon:3 ;; *=zlib) canon=$canon:3 ;;
+	esac
+	read -r _ pred _ _ _ cmbps dmbps < <(awk -v s="$canon" '$1 == s' \
+		"$tmp/predicted")
+	[ -n "${pred:-}" ] && [ -n "$actual" ] ||
+		die "no numbers for $s (predicted '${pred:-}', kernel '$actual')"
+	err=$(echo "scale=4; ($pred - $actual) * 100 / $actual" | bc)
+	tgt=$(target "$s")
+	ok=$(echo "e = $err; if (e < 0) e = -e; e <= $tgt" | bc)
+	res=ok
+	[ "$ok" = 1 ] || { res=MISS; failed=1; }
+	printf '%-26s %12s %12s %7.3f%% %5s%% %9s %9s %s\n' "$s" "$pred" \
+		"$actual" "$err" "$tgt" "$cmbps" "$dmbps" "$res"
+done
+exit $failed
