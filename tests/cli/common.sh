@@ -27,7 +27,8 @@ FAILURES=0
 CHECKS=0
 IMAGE_SIZE=${IMAGE_SIZE:-512M}
 
-TESTDIR=$(mktemp -d /tmp/compsize-cli.XXXXXX)
+# run.sh sets CLI_TMPROOT so that its leak check sees only its own tests.
+TESTDIR=$(mktemp -d "${CLI_TMPROOT:-/tmp}/compsize-cli.XXXXXX")
 OUT=$TESTDIR/out
 mkdir -p "$OUT"
 
@@ -76,6 +77,8 @@ trap _cleanup EXIT
 trap 'echo "test aborted: line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
+trap 'exit 141' PIPE
 
 fail()
 {

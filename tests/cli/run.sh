@@ -53,7 +53,10 @@ fi
 umount "$probe/mnt"
 rm -rf "$probe"
 
-loops_before=$(losetup -a | grep -c /tmp/compsize-cli || true)
+# Every test makes its directory below this one: the leak check at the end
+# then ignores other runs of the suite going on at the same time.
+CLI_TMPROOT=$(mktemp -d /tmp/compsize-cli-run.XXXXXX) || die "mktemp failed"
+export CLI_TMPROOT
 
 passed=0
 failed=0
@@ -75,7 +78,7 @@ done
 
 start=$(date +%s)
 for name in "${tests[@]}"; do
-	log=$(mktemp /tmp/compsize-cli-log.XXXXXX)
+	log=$CLI_TMPROOT/$name.log
 	t0=$(date +%s)
 	(cd "$here/$name" && bash ./test.sh) >"$log" 2>&1
 	rc=$?
@@ -88,23 +91,22 @@ for name in "${tests[@]}"; do
 		sed 's/^/    /' "$log"
 		failed=$((failed + 1))
 	fi
-	if [ "${KEEP_LOGS:-0}" = 1 ]; then
-		echo "    log: $log"
-	else
-		rm -f "$log"
-	fi
+	[ "${KEEP_LOGS:-0}" = 1 ] && echo "    log: $log"
 done
 
 # Nothing of ours may stay mounted or attached.
-leaks=$(grep /tmp/compsize-cli /proc/self/mounts)
-loops=$(losetup -a | grep /tmp/compsize-cli)
-if [ -n "$leaks" ] || [ "$(printf '%s' "$loops" | grep -c . || true)" -gt "$loops_before" ]; then
+leaks=$(grep -F "$CLI_TMPROOT/" /proc/self/mounts)
+loops=$(losetup -a | grep -F "$CLI_TMPROOT/")
+if [ -n "$leaks" ] || [ -n "$loops" ]; then
 	echo "FAIL leak-check"
 	[ -z "$leaks" ] || printf '    still mounted: %s\n' "$leaks"
 	[ -z "$loops" ] || printf '    loop device: %s\n' "$loops"
 	failed=$((failed + 1))
 fi
 
+if [ "${KEEP_LOGS:-0}" != 1 ] && [ -z "$leaks" ]; then
+	rm -rf --one-file-system "$CLI_TMPROOT"
+fi
 echo "# $(( $(date +%s) - start ))s for ${#tests[@]} tests; COMPSIZE=$COMPSIZE ORACLE=$ORACLE" >&2
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Deliberate improvement: a missing path is reported and the run goes on;
+# exit 1.  compsize 1.5 silently ignores ENOENT.
+. "$(dirname "$0")/../common.sh"
+
+setup_fs compress-force=zstd:3
+mkdir d
+text_data 1M >d/file
+
+expect_ours 1 '' nonexistent d
+ours_stderr_is "compsize: nonexistent: No such file or directory"
+ours_stdout_matches_oracle d
+
+expect_ours 1 '' -b d d/missing
+ours_stderr_is "compsize: d/missing: No such file or directory"
+ours_stdout_matches_oracle -b d
+
+expect_ours 1 '' d/no1 d/file d/no2
+ours_stderr_is "compsize: d/no1: No such file or directory
+compsize: d/no2: No such file or directory"
+ours_stdout_matches_oracle d/file
+
+# Only missing paths: the error line, no report, exit 1.
+expect_ours 1 '^compsize: gone: No such file or directory$' gone
+ours_stdout_is ""
+
+# A dangling symlink is a symlink, not a missing path: ignored like 1.5.
+ln -s nowhere d/dangling
+compare d/dangling d

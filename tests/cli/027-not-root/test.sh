@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Deliberate improvement: without CAP_SYS_ADMIN, TREE_SEARCH_V2 fails with
+# EPERM; ours says it needs root and exits 1.  compsize 1.5 prints
+# "PATH: SEARCH_V2: Operation not permitted" (or "PATH: Permission denied"
+# then "No files." for an unreadable directory).
+. "$(dirname "$0")/../common.sh"
+
+setup_fs compress-force=zstd:3
+mkdir private public
+text_data 1M >private/file
+text_data 1M >public/file
+chmod 700 private
+chmod 755 public . "$TESTDIR"
+chmod 644 public/file
+
+[ "$(setpriv --reuid=65534 --regid=65534 --clear-groups id -u)" = 65534 ]
+
+# A copy nobody can execute, whatever the permissions on the way to $COMPSIZE;
+# run_prog execs a binary, so wrap setpriv in a tiny script.
+COMPSIZE_ROOT=$TESTDIR/compsize-copy
+cp "$COMPSIZE" "$COMPSIZE_ROOT"
+chmod 755 "$COMPSIZE_ROOT"
+cat >"$TESTDIR/as-nobody" <<EOS
+#!/bin/sh
+exec setpriv --reuid=65534 --regid=65534 --clear-groups "$COMPSIZE_ROOT" "\$@"
+EOS
+chmod 755 "$TESTDIR/as-nobody"
+COMPSIZE=$TESTDIR/as-nobody
+
+expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' private
+ours_stdout_is ""
+expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' public
+ours_stdout_is ""
+expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' -b public/file
+ours_stdout_is ""
