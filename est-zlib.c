@@ -49,39 +49,57 @@ static long est_zlib_compress(void *p, uint32_t sectorsize, const uint8_t *in,
 {
 	struct est_zlib_ws *ws = p;
 	z_stream *s = &ws->def;
-	size_t off = 0;
+	size_t pages = 1, max_pages = cap / EST_PAGE_SIZE;
 	int ret;
 
 	(void)sectorsize;
+	if (!max_pages)
+		return 0;
 	if (deflateReset(s) != Z_OK)
 		return -EIO;
+	/*
+	 * Output goes to one page at a time and a new page is added only
+	 * once the current one is full, so total_out lags behind what deflate
+	 * has ready: that decides when "making it bigger" triggers.
+	 */
 	s->next_out = out;
-	s->avail_out = cap;
-	while (off < len) {
-		size_t n = len - off < EST_PAGE_SIZE ? len - off : EST_PAGE_SIZE;
+	s->avail_out = EST_PAGE_SIZE;
+	s->next_in = (Bytef *)in;
+	s->avail_in = 0;
+	while (s->total_in < len) {
+		if (!s->avail_in) {
+			size_t left = len - s->total_in;
 
-		s->next_in = (Bytef *)in + off;
-		s->avail_in = n;
-		while (s->avail_in) {
-			ret = deflate(s, Z_SYNC_FLUSH);
-			if (ret != Z_OK)
-				return s->avail_out ? -EIO : 0;
-			/* "we're making it bigger, give up" */
-			if (s->total_in > 8192 && s->total_in < s->total_out)
-				return 0;
-			if (!s->avail_out)
-				return 0;
+			s->next_in = (Bytef *)in + s->total_in;
+			s->avail_in = left < EST_PAGE_SIZE ? left : EST_PAGE_SIZE;
 		}
-		off += n;
+		if (deflate(s, Z_SYNC_FLUSH) != Z_OK)
+			return -EIO;
+		/* "we're making it bigger, give up" */
+		if (s->total_in > 8192 && s->total_in < s->total_out)
+			return 0;
+		if (!s->avail_out) {
+			if (pages == max_pages)
+				return 0;
+			pages++;
+			s->avail_out = EST_PAGE_SIZE;
+		}
 	}
+	s->avail_in = 0;
 	for (;;) {
 		ret = deflate(s, Z_FINISH);
 		if (ret == Z_STREAM_END)
 			break;
 		if (ret != Z_OK && ret != Z_BUF_ERROR)
 			return -EIO;
-		if (!s->avail_out)
-			return 0;
+		if (!s->avail_out) {
+			if (pages == max_pages)
+				return 0;
+			pages++;
+			s->avail_out = EST_PAGE_SIZE;
+		} else if (ret == Z_BUF_ERROR) {
+			return -EIO;
+		}
 	}
 	if (s->total_out >= s->total_in)
 		return 0;

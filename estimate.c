@@ -382,7 +382,7 @@ static int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 		goto raw;
 	while (p < ce) {
 		const uint8_t *in = w->chunk + (p - cs);
-		uint64_t len, in_r, out_r;
+		uint64_t len, in_r, out_r, cap;
 
 		if (actual_end <= p)
 			goto raw;
@@ -397,9 +397,12 @@ static int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 		    (fst->nocompress || !est_heuristic(w->chunk, cs, p, ce - 1)))
 			goto raw;
 
+		/* output pages: as many as the chunk has left, at most 32 */
+		cap = est_round_up(ce - p, EST_PAGE_SIZE);
+		if (cap > EST_OUT_MAX)
+			cap = EST_OUT_MAX;
 		t0 = est_thread_ns();
-		clen = ops->compress(w->ws[i], ss, in, len, w->out,
-				     EST_OUT_MAX);
+		clen = ops->compress(w->ws[i], ss, in, len, w->out, cap);
 		acct->comp_ns += est_thread_ns() - t0;
 		acct->comp_in += len;
 		if (clen < 0)
