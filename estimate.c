@@ -481,6 +481,8 @@ static int est_load(struct est_worker *w, const uint8_t *mem, int fd,
 		got += r;
 	}
 	memset(w->chunk + got, 0, ce - cs - got);
+	if (!mem && got)
+		posix_fadvise(fd, cs, got, POSIX_FADV_DONTNEED);
 	return 0;
 }
 
@@ -651,7 +653,6 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 			      acct);
 		if (ret)
 			goto out;
-		posix_fadvise(fd, data, hole - data, POSIX_FADV_DONTNEED);
 		pos = est_round_up(hole, ctx->sectorsize);
 	}
 account:

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The estimate module: setting lists, the codecs' framing (sizes checked
+ * once against the 6.18 kernel: the files below go inline under
+ * compress-force= and compsize -b reports the inline payload), the chunk
+ * and piece rules, inline decisions and the heuristic.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "unit.h"
+#include "est-internal.h"
+
+#define K 1024u
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint8_t rnd8(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state >> 24;
+}
+
+static void fill_random(uint8_t *p, size_t n)
+{
+	while (n--)
+		*p++ = rnd8();
+}
+
+/* "line 0000: the quick brown fox jumps over the lazy dog\n" ... */
+static void fill_text(uint8_t *p, size_t n)
+{
+	char line[80];
+	size_t off = 0, l;
+	int i = 0;
+
+	while (off < n) {
+		l = snprintf(line, sizeof(line),
+			     "line %04d: the quick brown fox jumps over the lazy dog\n",
+			     i++ % 10000);
+		if (l > n - off)
+			l = n - off;
+		memcpy(p + off, line, l);
+		off += l;
+	}
+}
+
+/* ---- parsing ---- */
+
+static void test_parse_good(void)
+{
+	struct est_setting *s = NULL;
+	char err[128] = "", name[64];
+	size_t n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("zstd", &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(s[0].alg, EST_ZSTD);
+	CU_ASSERT_EQUAL(s[0].level, 3);
+	CU_ASSERT_FALSE(s[0].force);
+	est_setting_name(&s[0], name, sizeof(name));
+	CU_ASSERT_STRING_EQUAL(name, "compress=zstd:3");
+	free(s);
+
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("compress-force=lzo,zlib,compress=zstd:-5,zstd:0,zlib:9",
+					     &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 5);
+	est_setting_name(&s[0], name, sizeof(name));
+	CU_ASSERT_STRING_EQUAL(name, "compress-force=lzo");
+	est_setting_name(&s[1], name, sizeof(name));
+	CU_ASSERT_STRING_EQUAL(name, "compress=zlib:3");
+	est_setting_name(&s[2], name, sizeof(name));
+	CU_ASSERT_STRING_EQUAL(name, "compress=zstd:-5");
+	est_setting_name(&s[3], name, sizeof(name));
+	CU_ASSERT_STRING_EQUAL(name, "compress=zstd:3");
+	est_setting_name(&s[4], name, sizeof(name));
+	CU_ASSERT_STRING_EQUAL(name, "compress=zlib:9");
+	free(s);
+
+	/* ranges; 0 inside a zstd range is skipped (it is level 3) */
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("zstd:1..15", &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 15);
+	CU_ASSERT_EQUAL(s[0].level, 1);
+	CU_ASSERT_EQUAL(s[14].level, 15);
+	free(s);
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("zstd:-2..2", &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 4);
+	free(s);
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("compress-force=zlib:1..9", &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 9);
+	CU_ASSERT_TRUE(s[8].force);
+	free(s);
+
+	/* duplicates collapse, force and non-force are distinct */
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("zstd:3,zstd,compress=zstd:0,compress-force=zstd",
+					     &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	free(s);
+
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("all", &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 9);
+	free(s);
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("all,compress-force=all", &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 18);
+	free(s);
+}
+
+static void expect_bad(const char *list, const char *msg)
+{
+	struct est_setting *s = (struct est_setting *)&s;
+	char err[160] = "";
+	size_t n = 12345;
+
+	CU_ASSERT_EQUAL(est_parse_list(list, &s, &n, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_EQUAL(s, (struct est_setting *)&s);
+	CU_ASSERT_EQUAL(n, 12345);
+	if (strcmp(err, msg)) {
+		fprintf(stderr, "\n  list '%s': got '%s'\n  wanted '%s'\n", list,
+			err, msg);
+		CU_FAIL("wrong message");
+	}
+}
+
+static void test_parse_bad(void)
+{
+	expect_bad("", "invalid --estimate list: empty");
+	expect_bad("zstd:99", "invalid --estimate item 'zstd:99': zstd level must be -15..15");
+	expect_bad("zstd:16", "invalid --estimate item 'zstd:16': zstd level must be -15..15");
+	expect_bad("zstd:-16", "invalid --estimate item 'zstd:-16': zstd level must be -15..15");
+	expect_bad("lzo:1", "invalid --estimate item 'lzo:1': lzo takes no level");
+	expect_bad("lzo:", "invalid --estimate item 'lzo:': lzo takes no level");
+	expect_bad("zlib:10", "invalid --estimate item 'zlib:10': zlib level must be 1..9");
+	expect_bad("zlib:-1", "invalid --estimate item 'zlib:-1': zlib level must be 1..9");
+	expect_bad("brotli", "invalid --estimate item 'brotli': unknown algorithm (zstd, lzo, zlib or all)");
+	expect_bad("ZSTD", "invalid --estimate item 'ZSTD': unknown algorithm (zstd, lzo, zlib or all)");
+	expect_bad("zstd,", "invalid --estimate item '': empty item");
+	expect_bad(",zstd", "invalid --estimate item '': empty item");
+	expect_bad("zstd,,lzo", "invalid --estimate item '': empty item");
+	expect_bad("compress=", "invalid --estimate item 'compress=': empty item");
+	expect_bad("compress-force=", "invalid --estimate item 'compress-force=': empty item");
+	expect_bad("compress=compress=zstd", "invalid --estimate item 'compress=compress=zstd': unknown algorithm (zstd, lzo, zlib or all)");
+	expect_bad("zstd:", "invalid --estimate item 'zstd:': zstd level must be -15..15");
+	expect_bad("zstd:3x", "invalid --estimate item 'zstd:3x': zstd level must be -15..15");
+	expect_bad("zstd: 3", "invalid --estimate item 'zstd: 3': zstd level must be -15..15");
+	expect_bad("zstd:1..", "invalid --estimate item 'zstd:1..': zstd level must be -15..15");
+	expect_bad("zstd:..3", "invalid --estimate item 'zstd:..3': zstd level must be -15..15");
+	expect_bad("zstd:1...3", "invalid --estimate item 'zstd:1...3': zstd level must be -15..15");
+	expect_bad("zstd:1..99", "invalid --estimate item 'zstd:1..99': zstd level must be -15..15");
+	expect_bad("zlib:0..10", "invalid --estimate item 'zlib:0..10': zlib level must be 1..9");
+	expect_bad("zstd:5..1", "invalid --estimate item 'zstd:5..1': range must go from low to high");
+	expect_bad("zstd:99999999999999999999", "invalid --estimate item 'zstd:99999999999999999999': zstd level must be -15..15");
+	expect_bad("zstd:3,all,foo", "invalid --estimate item 'foo': unknown algorithm (zstd, lzo, zlib or all)");
+	expect_bad("all:3", "invalid --estimate item 'all:3': unknown algorithm (zstd, lzo, zlib or all)");
+}
+
+/* ---- codecs ---- */
+
+static long codec_size(enum est_alg alg, int level, const uint8_t *in,
+		       size_t len)
+{
+	const struct est_codec_ops *ops = est_codec(alg);
+	uint8_t *out = malloc(EST_OUT_MAX), *back = malloc(EST_PIECE_MAX);
+	void *ws = ops->ws_create(level);
+	long ret;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ws);
+	ret = ops->compress(ws, 4096, in, len, out, EST_OUT_MAX);
+	if (ret > 0) {
+		CU_ASSERT_EQUAL(ops->decompress(ws, 4096, out, ret, back, len), 0);
+		CU_ASSERT_EQUAL(memcmp(back, in, len), 0);
+	}
+	ops->ws_free(ws);
+	free(out);
+	free(back);
+	return ret;
+}
+
+/* Sizes the 6.18 kernel stored inline for the same bytes. */
+static void test_codec_kernel_sizes(void)
+{
+	uint8_t zero[4096] = { 0 }, text[4096];
+
+	fill_text(text, sizeof(text));
+	CU_ASSERT_EQUAL(codec_size(EST_LZO, 0, zero, 4096), 52);
+	CU_ASSERT_EQUAL(codec_size(EST_LZO, 0, text, 100), 90);
+	CU_ASSERT_EQUAL(codec_size(EST_LZO, 0, text, 3000), 349);
+	CU_ASSERT_EQUAL(codec_size(EST_LZO, 0, text, 4096), 455);
+	CU_ASSERT_EQUAL(codec_size(EST_ZSTD, 3, zero, 4096), 19);
+	CU_ASSERT_EQUAL(codec_size(EST_ZSTD, 3, text, 100), 72);
+	CU_ASSERT_EQUAL(codec_size(EST_ZSTD, 3, text, 3000), 208);
+	CU_ASSERT_EQUAL(codec_size(EST_ZSTD, 3, text, 4096), 180);
+	CU_ASSERT_EQUAL(codec_size(EST_ZSTD, 1, text, 4096), 180);
+	CU_ASSERT_EQUAL(codec_size(EST_ZLIB, 3, zero, 4096), 47);
+	CU_ASSERT_EQUAL(codec_size(EST_ZLIB, 9, zero, 4096), 33);
+	CU_ASSERT_EQUAL(codec_size(EST_ZLIB, 3, text, 100), 71);
+	CU_ASSERT_EQUAL(codec_size(EST_ZLIB, 3, text, 3000), 209);
+	CU_ASSERT_EQUAL(codec_size(EST_ZLIB, 9, text, 4096), 254);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* btrfs LZO framing: walk the segments of a 3-sector piece. */
+static void test_lzo_framing(void)
+{
+	const struct est_codec_ops *ops = est_codec(EST_LZO);
+	uint8_t in[3 * 4096 + 100], out[EST_OUT_MAX];
+	void *ws = ops->ws_create(0);
+	size_t pos = 4, segs = 0, left;
+	long len;
+
+	fill_text(in, sizeof(in));
+	len = ops->compress(ws, 4096, in, sizeof(in), out, sizeof(out));
+	CU_ASSERT_FATAL(len > 0);
+	CU_ASSERT_EQUAL(le32(out), (uint32_t)len);
+	while (pos < (size_t)len) {
+		/* a header never straddles a sector */
+		CU_ASSERT_EQUAL(pos / 4096, (pos + 3) / 4096);
+		pos += 4 + le32(out + pos);
+		segs++;
+		left = (pos + 4095) / 4096 * 4096 - pos;
+		if (left && left < 4)
+			pos += left;
+	}
+	CU_ASSERT_EQUAL(pos, (size_t)len);
+	CU_ASSERT_EQUAL(segs, 4);	/* one per input sector, last partial */
+	ops->ws_free(ws);
+}
+
+/* Incompressible input: every codec gives up (0), none errors. */
+static void test_codec_give_up(void)
+{
+	uint8_t *r = malloc(EST_PIECE_MAX);
+
+	fill_random(r, EST_PIECE_MAX);
+	CU_ASSERT_EQUAL(codec_size(EST_ZSTD, 3, r, EST_PIECE_MAX), 0);
+	CU_ASSERT_EQUAL(codec_size(EST_ZSTD, -5, r, EST_PIECE_MAX), 0);
+	CU_ASSERT_EQUAL(codec_size(EST_ZLIB, 9, r, EST_PIECE_MAX), 0);
+	CU_ASSERT_EQUAL(codec_size(EST_LZO, 0, r, EST_PIECE_MAX), 0);
+	/* lzo has no final check: a tiny random input comes out larger */
+	CU_ASSERT(codec_size(EST_LZO, 0, r, 100) > 100);
+	CU_ASSERT_EQUAL(codec_size(EST_ZSTD, 3, r, 100), 0);
+	CU_ASSERT_EQUAL(codec_size(EST_ZLIB, 3, r, 100), 0);
+	free(r);
+}
+
+/* ---- the write path ---- */
+
+
+static struct est_acct run(enum est_alg alg, int level, bool force,
+			   const uint8_t *data, uint64_t size)
+{
+	struct est_setting s = { alg, level, force };
+	struct est_worker *w = est_worker_create(&s, 1, 4096);
+	struct est_acct a = { 0 };
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT_EQUAL(est_buffer(w, 0, data, size, &a), 0);
+	est_worker_free(w);
+	return a;
+}
+
+static uint64_t rup(uint64_t v)
+{
+	return (v + 4095) / 4096 * 4096;
+}
+
+/* 128K text + 128K random + 256K text in one 512K chunk, then 512K text. */
+static void test_failure_rule(void)
+{
+	uint64_t size = 1024 * K, c0, c3;
+	uint8_t *d = malloc(size);
+	struct est_acct a;
+
+	fill_text(d, size);
+	fill_random(d + 128 * K, 128 * K);
+	c0 = rup(codec_size(EST_ZSTD, 3, d, 128 * K));
+	c3 = rup(codec_size(EST_ZSTD, 3, d + 512 * K, 128 * K));
+	CU_ASSERT(c0 > 0 && c0 < 64 * K);
+
+	/* force: the random piece leaves 384K raw; the next chunk compresses */
+	a = run(EST_ZSTD, 3, true, d, size);
+	CU_ASSERT_EQUAL(a.disk, c0 + 384 * K + 4 * c3);
+	CU_ASSERT_EQUAL(a.ram, size);
+
+	/*
+	 * compress=: the per-piece heuristic rejects the random piece (no
+	 * codec call, no NOCOMPRESS), the chunk's rest is raw, the next chunk
+	 * compresses again.
+	 */
+	a = run(EST_ZSTD, 3, false, d, size);
+	CU_ASSERT_EQUAL(a.disk, c0 + 384 * K + 4 * c3);
+	CU_ASSERT_EQUAL(a.comp_in, 128 * K + 512 * K);
+	free(d);
+}
+
+/*
+ * A piece that passes the heuristic but does not compress sets NOCOMPRESS:
+ * everything after it in the file is raw under compress=, not under force.
+ * Random data whose sampled 16-byte windows are zero: the sample is all
+ * zeros (compress!), the data saves less than a sector with lzo.
+ */
+static void test_nocompress(void)
+{
+	uint64_t size = 1024 * K, c0, i;
+	uint8_t *d = malloc(size);
+	struct est_acct a;
+	long c1;
+
+	fill_text(d, size);
+	fill_random(d + 128 * K, 128 * K);
+	for (i = 128 * K; i < 256 * K; i += 256)
+		memset(d + i, 0, 16);
+	CU_ASSERT_TRUE(est_heuristic(d, 0, 128 * K, 256 * K - 1));
+	c1 = codec_size(EST_LZO, 0, d + 128 * K, 128 * K);
+	CU_ASSERT_FATAL(c1 == 0 || rup(c1) + 4096 > 128 * K);
+	c0 = rup(codec_size(EST_LZO, 0, d, 128 * K));
+
+	a = run(EST_LZO, 0, false, d, size);
+	CU_ASSERT_EQUAL(a.disk, c0 + size - 128 * K);
+	CU_ASSERT_EQUAL(a.comp_in, 256 * K);
+
+	a = run(EST_LZO, 0, true, d, size);
+	CU_ASSERT_EQUAL(a.disk, c0 + 384 * K + 4 * rup(codec_size(EST_LZO, 0, d + 512 * K, 128 * K)));
+	free(d);
+}
+
+/* 6.18: a last piece of one sector or less, not at 0, is written raw. */
+static void test_small_tail_piece(void)
+{
+	uint8_t *d = malloc(128 * K + 100);
+	uint64_t c0;
+	struct est_acct a;
+
+	fill_text(d, 128 * K + 100);
+	c0 = rup(codec_size(EST_ZSTD, 1, d, 128 * K));
+	a = run(EST_ZSTD, 1, true, d, 128 * K + 100);
+	CU_ASSERT_EQUAL(a.disk, c0 + 4096);
+	CU_ASSERT_EQUAL(a.ram, 128 * K + 4096);
+	/* 128K + 5000: the tail is two sectors and compresses to one */
+	free(d);
+	d = malloc(128 * K + 5000);
+	fill_text(d, 128 * K + 5000);
+	a = run(EST_ZSTD, 1, true, d, 128 * K + 5000);
+	CU_ASSERT_EQUAL(a.disk, c0 + 4096);
+	CU_ASSERT_EQUAL(a.ram, 128 * K + 8192);
+	free(d);
+}
+
+static void test_inline(void)
+{
+	uint8_t text[8192], r[4096], zero[4096] = { 0 };
+	struct est_acct a;
+
+	fill_text(text, sizeof(text));
+	fill_random(r, sizeof(r));
+	/* compressed inline: disk is the payload, ram the file size */
+	a = run(EST_ZSTD, 3, true, text, 100);
+	CU_ASSERT_EQUAL(a.disk, 72);
+	CU_ASSERT_EQUAL(a.ram, 100);
+	a = run(EST_ZLIB, 3, false, zero, 4096);
+	CU_ASSERT_EQUAL(a.disk, 47);
+	CU_ASSERT_EQUAL(a.ram, 4096);
+	/* lzo inline may be larger than the data */
+	a = run(EST_LZO, 0, true, r, 100);
+	CU_ASSERT_EQUAL(a.disk, (uint64_t)codec_size(EST_LZO, 0, r, 100));
+	CU_ASSERT(a.disk > 100);
+	/* zstd gives up: raw inline up to max_inline ... */
+	a = run(EST_ZSTD, 3, true, r, 1000);
+	CU_ASSERT_EQUAL(a.disk, 1000);
+	CU_ASSERT_EQUAL(a.ram, 1000);
+	a = run(EST_ZSTD, 3, true, r, 2048);
+	CU_ASSERT_EQUAL(a.disk, 2048);
+	/* ... and a raw sector beyond it */
+	a = run(EST_ZSTD, 3, true, r, 2049);
+	CU_ASSERT_EQUAL(a.disk, 4096);
+	CU_ASSERT_EQUAL(a.ram, 4096);
+	/* more than a sector is never inline */
+	a = run(EST_ZSTD, 3, true, text, 5000);
+	CU_ASSERT_EQUAL(a.disk, 4096);
+	CU_ASSERT_EQUAL(a.ram, 8192);
+	/* one byte */
+	a = run(EST_ZLIB, 9, false, text, 1);
+	CU_ASSERT_EQUAL(a.disk, 1);
+}
+
+static void test_heuristic(void)
+{
+	uint8_t *d = malloc(256 * K);
+	size_t i;
+
+	/* random: skip */
+	fill_random(d, 256 * K);
+	CU_ASSERT_FALSE(est_heuristic(d, 0, 0, 256 * K - 1));
+	/* repeated halves of the sample: compress */
+	memcpy(d + 64 * K, d, 64 * K);
+	CU_ASSERT_TRUE(est_heuristic(d, 0, 0, 128 * K - 1));
+	/* fewer than 64 byte values: compress */
+	for (i = 0; i < 128 * K; i++)
+		d[i] = rnd8() % 50;
+	CU_ASSERT_TRUE(est_heuristic(d, 0, 0, 128 * K - 1));
+	/* every byte value, skewed: a small core set covers 90% */
+	for (i = 0; i < 128 * K; i++)
+		d[i] = rnd8() % 10 ? rnd8() % 40 : rnd8();
+	CU_ASSERT_TRUE(est_heuristic(d, 0, 0, 128 * K - 1));
+	/* 100 values, uniform: core set 64..200, entropy >= 80%: skip */
+	for (i = 0; i < 128 * K; i++)
+		d[i] = rnd8() % 100;
+	CU_ASSERT_FALSE(est_heuristic(d, 0, 0, 128 * K - 1));
+	/* 80 values, uniform: entropy ~79%: compress */
+	for (i = 0; i < 128 * K; i++)
+		d[i] = rnd8() % 80;
+	CU_ASSERT_TRUE(est_heuristic(d, 0, 0, 128 * K - 1));
+	/* only the first 128K of a range is sampled */
+	fill_random(d + 128 * K, 128 * K);
+	CU_ASSERT_TRUE(est_heuristic(d, 0, 0, 256 * K - 1));
+	CU_ASSERT_FALSE(est_heuristic(d, 0, 128 * K, 256 * K - 1));
+	/* a short range in the middle of a buffer */
+	CU_ASSERT_FALSE(est_heuristic(d + 128 * K, 128 * K, 128 * K, 192 * K - 1));
+	/* tiny ranges always pass */
+	CU_ASSERT_TRUE(est_heuristic(d + 128 * K, 128 * K, 128 * K, 128 * K + 9));
+	free(d);
+}
+
+/* compress= on random data: the range check says no, no codec runs. */
+static void test_range_heuristic(void)
+{
+	uint8_t *d = malloc(1024 * K);
+	struct est_acct a;
+
+	fill_random(d, 1024 * K);
+	a = run(EST_ZSTD, 3, false, d, 1024 * K - 5);
+	CU_ASSERT_EQUAL(a.disk, 1024 * K);
+	CU_ASSERT_EQUAL(a.comp_in, 0);
+	free(d);
+}
+
+/* est_file(): empty files, holes, errors. */
+static void test_file(void)
+{
+	struct est_setting s[2] = { { EST_ZSTD, 1, true }, { EST_LZO, 0, false } };
+	struct est_ctx *ctx = est_create(s, 2, 4096);
+	char path[] = "/tmp/test-estimate.XXXXXX";
+	uint8_t *text = malloc(128 * K);
+	struct est_result r;
+	struct stat st;
+	uint64_t c0;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	unlink(path);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	est_get_result(ctx, 0, &r);
+	CU_ASSERT_EQUAL(r.files, 1);
+	CU_ASSERT_EQUAL(r.disk, 0);
+
+	/* 1 MiB hole, 128K of text, 1 MiB hole */
+	fill_text(text, 128 * K);
+	c0 = rup(codec_size(EST_ZSTD, 1, text, 128 * K));
+	CU_ASSERT_EQUAL(pwrite(fd, text, 128 * K, 1024 * K), 128 * K);
+	CU_ASSERT_EQUAL(ftruncate(fd, 2304 * K), 0);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	est_get_result(ctx, 0, &r);
+	CU_ASSERT_EQUAL(r.files, 2);
+	CU_ASSERT_EQUAL(r.input, 2304 * K);
+	CU_ASSERT_EQUAL(r.uncompressed, 128 * K);
+	CU_ASSERT_EQUAL(r.disk, c0);
+	CU_ASSERT(r.compress_mbps > 0);
+	CU_ASSERT(r.decompress_mbps > 0);
+	close(fd);
+
+	st.st_mode = S_IFDIR | 0755;
+	CU_ASSERT_EQUAL(est_file(ctx, 0, &st), -EINVAL);
+	est_free(ctx);
+	free(text);
+
+	errno = 0;
+	CU_ASSERT_PTR_NULL(est_create(s, 2, 1000));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+}
+
+static CU_TestInfo tests[] = {
+	{ "parse good lists", test_parse_good },
+	{ "parse bad items", test_parse_bad },
+	{ "codec sizes match the kernel", test_codec_kernel_sizes },
+	{ "lzo framing", test_lzo_framing },
+	{ "codecs give up on random data", test_codec_give_up },
+	{ "failure rule: rest of the chunk raw", test_failure_rule },
+	{ "NOCOMPRESS is sticky under compress=", test_nocompress },
+	{ "one-sector tail piece", test_small_tail_piece },
+	{ "inline extents", test_inline },
+	{ "heuristic decisions", test_heuristic },
+	{ "range heuristic", test_range_heuristic },
+	{ "est_file", test_file },
+	CU_TEST_INFO_NULL,
+};
+UNIT_SUITE(estimate, tests)
