@@ -1,0 +1,412 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark: our compsize against compsize 1.5 on a large btrfs tree.
+# Run by hand (`make bench`), not part of CI.  See bench/README.md.
+#
+# Usage: bench/run.sh [COMPSIZE]          (default: ./compsize of this repo)
+#
+# Environment:
+#   THEIRS     reference binary (default /usr/sbin/compsize, compsize 1.5)
+#   BENCH_DIR  cache for the image and helper binaries
+#              (default /var/tmp/compsize-bench; delete it to rebuild)
+#   WARM=7 COLD=3   timed runs per program and case (after one warm-up)
+#   SECTIONS="size estimate seen"   which sections to run (setup: only
+#              build the image)
+#   ESTIMATE=auto   auto: estimate section only if COMPSIZE --help mentions
+#              --estimate; 1: run the raw-codec baseline even if it doesn't
+#   JOBS       -j for --estimate (default: nproc)
+#   SAMPLE_MB=200   size of the estimate sample
+#
+# Needs root (loop mount, drop_caches).  Installs linux-source-6.1,
+# libboost1.81-dev and time with apt-get if they are missing.  Exits non-zero
+# if the two programs' stdout differ on any run.
+
+set -euo pipefail
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+OURS=$(realpath "${1:-$root/compsize}")
+THEIRS=${THEIRS:-/usr/sbin/compsize}
+BENCH_DIR=${BENCH_DIR:-/var/tmp/compsize-bench}
+WARM=${WARM:-7}
+COLD=${COLD:-3}
+SECTIONS=${SECTIONS:-size estimate seen}
+ESTIMATE=${ESTIMATE:-auto}
+JOBS=${JOBS:-$(nproc)}
+SAMPLE_MB=${SAMPLE_MB:-200}
+
+IMG=$BENCH_DIR/btrfs.img
+MNT=$BENCH_DIR/mnt
+IMG_SIZE=6G
+# Bump when the tree layout changes: an image without this stamp is rebuilt.
+LAYOUT=1
+TREE=$MNT/tree			# a subvolume
+LINUX=$TREE/linux-source-6.1
+SNAP=$MNT/snap			# read-only snapshot of $TREE
+REFLINK_SRC=$LINUX/fs		# copied with --reflink=always to $TREE/reflink-fs
+
+FAILED=0
+T0=$SECONDS
+
+die() { echo "bench: FATAL: $*" >&2; exit 2; }
+note() { echo "bench: $*" >&2; }
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+[ "$(id -u)" = 0 ] || die "needs root (loop mount, drop_caches)"
+[ -x "$OURS" ] || die "$OURS: not executable (run make first)"
+[ -x "$THEIRS" ] || die "$THEIRS not installed (Debian package btrfs-compsize)"
+
+need_pkgs()
+{
+	local p missing=()
+
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	note "installing ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# ---------------------------------------------------------------- the tree
+
+mount_image()
+{
+	mountpoint -q "$MNT" && return 0
+	mkdir -p "$MNT"
+	mount -o loop,compress=zstd "$IMG" "$MNT"
+}
+
+umount_image()
+{
+	mountpoint -q "$MNT" && umount "$MNT"
+	return 0
+}
+
+build_tree()
+{
+	local tarball=/usr/src/linux-source-6.1.tar.xz
+
+	need_pkgs linux-source-6.1 libboost1.81-dev btrfs-progs
+	[ -f "$tarball" ] || die "$tarball missing after installing linux-source-6.1"
+	[ -d /usr/include/boost ] || die "/usr/include/boost missing"
+	note "building $IMG (one time; a few minutes)"
+	umount_image
+	rm -f "$IMG"
+	mkdir -p "$BENCH_DIR"
+	truncate -s "$IMG_SIZE" "$IMG"
+	mkfs.btrfs -q -f "$IMG" >/dev/null
+	mount_image
+	btrfs -q subvolume create "$TREE"
+	tar -xJf "$tarball" -C "$TREE"
+	cp -a /usr/include/boost "$TREE/boost"
+	cp -a --reflink=always "$REFLINK_SRC" "$TREE/reflink-fs"
+	sync
+	btrfs -q subvolume snapshot -r "$TREE" "$SNAP"
+	sync
+	echo "$LAYOUT" >"$MNT/.layout"
+	sync
+}
+
+setup_tree()
+{
+	if [ -f "$IMG" ]; then
+		mount_image
+		[ "$(cat "$MNT/.layout" 2>/dev/null)" = "$LAYOUT" ] && return 0
+		note "$IMG is incomplete or of another layout: rebuilding"
+	fi
+	build_tree
+}
+
+# ---------------------------------------------------------------- timing
+
+WORK=$(mktemp -d /tmp/compsize-bench.XXXXXX)
+cleanup()
+{
+	local rc=$?
+
+	cd /
+	umount_image || true
+	rm -rf "$WORK"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+drop_caches()
+{
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# EPOCHREALTIME in microseconds.
+now_us() { local t=$EPOCHREALTIME; echo $((10#${t/./})); }
+
+# run_one WHO OUTFILE ARGS...: run ours or theirs under GNU time; sets
+# ELAPSED_US and RSS_KB.  Wall time includes the exec of /usr/bin/time
+# (about a millisecond), the same for both programs.
+run_one()
+{
+	local who=$1 out=$2 bin t0 t1 rc=0
+	shift 2
+	case $who in
+	ours) bin=$OURS ;;
+	theirs) bin=$THEIRS ;;
+	esac
+	t0=$(now_us)
+	/usr/bin/time -f %M -o "$WORK/time" "$bin" "$@" >"$out" 2>"$WORK/err" || rc=$?
+	t1=$(now_us)
+	ELAPSED_US=$((t1 - t0))
+	RSS_KB=$(tail -n 1 "$WORK/time")
+	if [ "$rc" != 0 ]; then
+		note "$who exited $rc on: $*"
+		sed 's/^/    /' "$WORK/err" >&2
+		FAILED=1
+	fi
+}
+
+# check_same CASE OUTFILE: stdout must equal compsize 1.5's reference.
+check_same()
+{
+	if ! cmp -s "$WORK/ref.out" "$2"; then
+		echo "bench: FAIL: $1: stdout differs from compsize 1.5's:" >&2
+		diff -u --label "compsize 1.5" --label ours "$WORK/ref.out" "$2" >&2 || true
+		FAILED=1
+	fi
+}
+
+median()
+{
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Markdown rows collected for the final table.
+ROWS=()
+
+# add_row LABEL FILES MODE TARGET_SPEEDUP: from $WORK/{ours,theirs}.{t,rss}
+add_row()
+{
+	local label=$1 files=$2 mode=$3 target=$4 to th ro rt load
+	to=$(median <"$WORK/ours.t")
+	th=$(median <"$WORK/theirs.t")
+	ro=$(median <"$WORK/ours.rss")
+	rt=$(median <"$WORK/theirs.rss")
+	load=$(cat "$WORK/load")
+	ROWS+=("$(awk -v l="$label" -v f="$files" -v m="$mode" -v tg="$target" \
+		-v to="$to" -v th="$th" -v ro="$ro" -v rt="$rt" -v ld="$load" 'BEGIN {
+		s = th / to
+		t = ""
+		if (tg != "") t = sprintf(">= %gx %s", tg, s >= tg ? "ok" : "MISSED")
+		r = sprintf("%d / %d %s", ro, rt, ro <= rt ? "ok" : "MISSED")
+		printf "| %s, %s | %d | %.3f | %.3f | %.2fx | %s | %s | %s |",
+			l, m, f, to / 1e6, th / 1e6, s, t, r, ld }')")
+}
+
+# bench_case LABEL WARM_TARGET COLD_TARGET ARGS...
+bench_case()
+{
+	local label=$1 wt=$2 ct=$3 files i who order
+	shift 3
+
+	note "case: $label: compsize $*   (load $(loadavg))"
+	# Warm-up (also fills the cache) and the reference output.
+	run_one theirs "$WORK/ref.out" "$@"
+	run_one ours "$WORK/run.out" "$@"
+	check_same "$label" "$WORK/run.out"
+	files=$(sed -n 's/^Processed \([0-9]*\) files.*/\1/p' "$WORK/ref.out")
+
+	: >"$WORK/ours.t"; : >"$WORK/theirs.t"; : >"$WORK/ours.rss"; : >"$WORK/theirs.rss"
+	loadavg >"$WORK/load.start"
+	for ((i = 0; i < WARM; i++)); do
+		# Alternate which goes first: A B, B A, ...
+		if ((i % 2)); then order="theirs ours"; else order="ours theirs"; fi
+		for who in $order; do
+			run_one "$who" "$WORK/run.out" "$@"
+			check_same "$label (warm, $who)" "$WORK/run.out"
+			echo "$ELAPSED_US" >>"$WORK/$who.t"
+			echo "$RSS_KB" >>"$WORK/$who.rss"
+		done
+	done
+	echo "$(cut -d' ' -f1 "$WORK/load.start")-$(loadavg | cut -d' ' -f1)" >"$WORK/load"
+	add_row "$label" "$files" warm "$wt"
+	note "  warm: ours $(tr '\n' ' ' <"$WORK/ours.t")us; theirs $(tr '\n' ' ' <"$WORK/theirs.t")us"
+
+	[ "$COLD" -gt 0 ] || return 0
+	: >"$WORK/ours.t"; : >"$WORK/theirs.t"; : >"$WORK/ours.rss"; : >"$WORK/theirs.rss"
+	loadavg >"$WORK/load.start"
+	for ((i = 0; i < COLD; i++)); do
+		if ((i % 2)); then order="theirs ours"; else order="ours theirs"; fi
+		for who in $order; do
+			drop_caches
+			run_one "$who" "$WORK/run.out" "$@"
+			check_same "$label (cold, $who)" "$WORK/run.out"
+			echo "$ELAPSED_US" >>"$WORK/$who.t"
+			echo "$RSS_KB" >>"$WORK/$who.rss"
+		done
+	done
+	echo "$(cut -d' ' -f1 "$WORK/load.start")-$(loadavg | cut -d' ' -f1)" >"$WORK/load"
+	add_row "$label" "$files" cold "$ct"
+	note "  cold: ours $(tr '\n' ' ' <"$WORK/ours.t")us; theirs $(tr '\n' ' ' <"$WORK/theirs.t")us"
+}
+
+section_size()
+{
+	local r
+
+	bench_case "whole fs (top subvolume: tree + snapshot)" 5 2 "$MNT"
+	bench_case "subdir ~17k files (linux arch/)" 3 "" "$LINUX/arch"
+	bench_case "few hundred files (linux fs/btrfs/ + its reflinked copy)" "" "" \
+		"$LINUX/fs/btrfs" "$TREE/reflink-fs/btrfs"
+
+	echo
+	echo "## compsize vs compsize 1.5 ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, kernel $(uname -r))"
+	echo
+	echo "Medians of $WARM warm / $COLD cold runs per program, alternating."
+	echo "Cold: \`sync; echo 3 > /proc/sys/vm/drop_caches\` before every run."
+	echo "Speed-up = compsize 1.5 / ours.  RSS = median peak RSS (GNU time %M)."
+	echo
+	echo "| case | files | ours (median s) | compsize 1.5 (median s) | speed-up | target | RSS ours / theirs (KiB), target <= | load 1 min (start-end) |"
+	echo "|---|---:|---:|---:|---:|---|---|---|"
+	for r in "${ROWS[@]}"; do
+		echo "$r"
+	done
+	echo
+}
+
+# ---------------------------------------------------------------- estimate
+
+build_helper()
+{
+	local name=$1
+	shift
+	mkdir -p "$BENCH_DIR/bin"
+	cc -O2 -g -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -o "$BENCH_DIR/bin/$name" \
+		"$here/$name.c" "$@"
+}
+
+section_estimate()
+{
+	local has_est=0 n bytes dirs raw_all t0 t1 ours_s ours_mbps cores
+
+	"$OURS" --help 2>&1 | grep -q -- --estimate && has_est=1
+	if [ "$has_est" = 0 ] && [ "$ESTIMATE" != 1 ]; then
+		note "estimate: $OURS --help has no --estimate: section skipped (ESTIMATE=1 runs the codec baseline anyway)"
+		return 0
+	fi
+	need_pkgs pkg-config libzstd-dev liblzo2-dev zlib1g-dev
+	build_helper codec-speed $(pkg-config --cflags --libs libzstd lzo2 zlib)
+
+	# The sample: whole directories (so both programs get the same few
+	# arguments), in this order until SAMPLE_MB is reached.
+	dirs=()
+	bytes=0
+	for d in "$LINUX/drivers/net/ethernet" "$LINUX/fs" "$TREE/boost" \
+		"$LINUX/kernel" "$LINUX/sound" "$LINUX/drivers/gpu" "$LINUX/drivers"; do
+		[ $((bytes / 1000000)) -lt "$SAMPLE_MB" ] || break
+		dirs+=("$d")
+		bytes=$((bytes + $(find "$d" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')))
+	done
+	n=$(find "${dirs[@]}" -type f | wc -l)
+	echo "## --estimate throughput"
+	echo
+	echo "Sample: ${dirs[*]#"$MNT/"}: $n files, $((bytes / 1000000)) MB."
+	echo
+	note "estimate: raw codecs, single thread (load $(loadavg))"
+	find "${dirs[@]}" -type f -print0 | "$BENCH_DIR/bin/codec-speed" >"$WORK/codec"
+	echo "| codec (kernel framing) | MB/s, 1 thread (CPU time) | ratio in/out |"
+	echo "|---|---:|---:|"
+	awk '{ printf "| %s | %.1f | %.2f |\n", $1, $2 / $4 / 1e6, $2 / $3 }' "$WORK/codec"
+	# All four in one pass = input / sum of the four CPU times.
+	raw_all=$(awk '{ t += $4; b = $2 } END { printf "%.1f", b / t / 1e6 }' "$WORK/codec")
+	echo "| all four, one after another | $raw_all | |"
+	echo
+	if [ "$has_est" = 0 ]; then
+		echo "($OURS has no --estimate: ours not measured.)"
+		echo
+		return 0
+	fi
+	cores=$(nproc)
+	[ "$JOBS" -lt "$cores" ] && cores=$JOBS
+	note "estimate: ours, -j $JOBS (load $(loadavg))"
+	: >"$WORK/est.t"
+	for ((i = 0; i < 3; i++)); do
+		# est_file drops the page cache behind its reads: read back first
+		# so every run starts warm like codec-speed's in-memory sample.
+		find "${dirs[@]}" -type f -print0 | xargs -0 cat >/dev/null
+		t0=$(now_us)
+		"$OURS" --estimate=zstd:1,zstd:3,lzo,zlib:3 -j "$JOBS" "${dirs[@]}" \
+			>"$WORK/est.out" 2>"$WORK/est.err" || {
+			note "ours --estimate failed:"; cat "$WORK/est.err" >&2; FAILED=1; return 0; }
+		t1=$(now_us)
+		echo $((t1 - t0)) >>"$WORK/est.t"
+	done
+	ours_s=$(median <"$WORK/est.t")
+	ours_mbps=$(awk -v b="$bytes" -v t="$ours_s" 'BEGIN { printf "%.1f", b / (t / 1e6) / 1e6 }')
+	echo "| ours --estimate=zstd:1,zstd:3,lzo,zlib:3 -j $JOBS | median s | MB/s of input | raw all four x $cores cores | ours / (raw x cores) | target |"
+	echo "|---|---:|---:|---:|---:|---|"
+	awk -v s="$ours_s" -v m="$ours_mbps" -v r="$raw_all" -v c="$cores" 'BEGIN {
+		q = m / (r * c)
+		printf "| wall clock, warm | %.2f | %.1f | %.1f | %.0f%% | >= 90%% %s |\n",
+			s / 1e6, m, r * c, q * 100, q >= 0.9 ? "ok" : "MISSED" }'
+	echo
+	echo "Load during the section: $(loadavg)."
+	echo
+}
+
+# ---------------------------------------------------------------- seen set
+
+section_seen()
+{
+	note "seen: building seen.o with the project's Makefile"
+	make -s -C "$root" seen.o >&2
+	build_helper seen-mem -I"$root" "$root/seen.o"
+	echo "## Shared-extent set (seen.c), 1,000,000 distinct extents"
+	echo
+	echo "| keys | bytes/extent (seen_memory) | peak RSS growth, bytes/extent | ns/insert | target |"
+	echo "|---|---:|---:|---:|---|"
+	for layout in scattered sequential; do
+		"$BENCH_DIR/bin/seen-mem" 1000000 "$layout"
+	done | awk '{
+		printf "| %s | %.1f | %.1f | %.0f | <= 32 bytes/extent %s |\n",
+			$1, $2, $4, $3, $2 <= 32 ? "ok" : "MISSED" }'
+	echo
+}
+
+# ---------------------------------------------------------------- main
+
+need_pkgs time
+echo "# compsize benchmark"
+echo
+echo "- ours: $OURS ($("$OURS" --version 2>&1 | head -n 1))"
+echo "- theirs: $THEIRS (Debian $(dpkg-query -W -f='${Version}' btrfs-compsize 2>/dev/null || echo '?'))"
+echo "- $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) cores, load at start $(loadavg)"
+echo
+for s in $SECTIONS; do
+	case $s in
+	size)
+		setup_tree
+		section_size
+		;;
+	estimate)
+		setup_tree
+		section_estimate
+		;;
+	seen) section_seen ;;
+	setup) setup_tree ;;
+	*) die "unknown section $s" ;;
+	esac
+done
+echo "Load at end: $(loadavg).  Benchmark took $((SECONDS - T0)) s."
+if [ "$FAILED" != 0 ]; then
+	echo
+	echo "**FAILED: see the messages above (outputs differ or a program failed).**"
+	echo "bench: FAILED" >&2
+	exit 1
+fi
