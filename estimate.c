@@ -585,17 +585,26 @@ void est_free(struct est_ctx *ctx)
 }
 
 /*
- * btrfs_inode_can_compress(): nodatacow/nodatasum files never compress; the
- * nocompress attribute sets BTRFS_INODE_NOCOMPRESS. An fs without the
- * ioctl tells us nothing, which is fine.
+ * Inode flags that stop compression, read with FS_IOC_GETFLAGS. nodatacow
+ * (chattr +C) fails btrfs_inode_can_compress() for every setting;
+ * nocompress (chattr +m, BTRFS_INODE_NOCOMPRESS) stops compress= but
+ * inode_need_compress() lets compress-force= override it. A filesystem
+ * without the ioctl reports nothing, which is fine.
  */
-static bool est_never_compress(int fd)
+#define EST_NEVER	1
+#define EST_NOT_UNFORCED 2
+
+static int est_inode_flags(int fd)
 {
 	int flags = 0;
 
 	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
-		return false;
-	return flags & (FS_NOCOW_FL | FS_NOCOMP_FL);
+		return 0;
+	if (flags & FS_NOCOW_FL)
+		return EST_NEVER;
+	if (flags & FS_NOCOMP_FL)
+		return EST_NOT_UNFORCED;
+	return 0;
 }
 
 int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
@@ -604,9 +613,8 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 	struct est_acct *acct = NULL;
 	bool *raw = NULL;
 	uint64_t isize, pos = 0, data, hole;
-	bool never;
 	size_t i;
-	int ret = 0;
+	int flags, ret = 0;
 
 	if (!S_ISREG(st->st_mode))
 		return -EINVAL;
@@ -620,9 +628,10 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 		ret = -ENOMEM;
 		goto out;
 	}
-	never = est_never_compress(fd);
+	flags = est_inode_flags(fd);
 	for (i = 0; i < ctx->n; i++)
-		raw[i] = never;
+		raw[i] = flags == EST_NEVER ||
+			 (flags == EST_NOT_UNFORCED && !ctx->s[i].force);
 
 	while (pos < isize) {
 		off_t d = lseek(fd, pos, SEEK_DATA), h;

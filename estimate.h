@@ -58,12 +58,14 @@ void est_free(struct est_ctx *ctx);
 
 /*
  * Read the regular file open on fd once and account it under every setting.
- * st is its fstat(). Holes (SEEK_DATA/SEEK_HOLE) are skipped; files flagged
- * nodatacow (chattr +C) or nocompress are predicted raw. The page cache is
- * dropped behind the reads with POSIX_FADV_DONTNEED. Never writes.
- * Returns 0, -EINVAL if st is not a regular file, -EIO if a codec fails to
- * decompress its own output, -ENOMEM or the -errno of a failed read.
- * On error the results are left as they were before the call.
+ * st is its fstat(). Holes (SEEK_DATA/SEEK_HOLE) are skipped. Files flagged
+ * nodatacow (chattr +C) are predicted raw under every setting, nocompress
+ * (chattr +m) ones under compress= only, as the kernel does. Whether a file
+ * was ever fallocated (which also stops compression) is not looked at.
+ * The page cache is dropped behind the reads (POSIX_FADV_DONTNEED). Never
+ * writes. Returns 0, -EINVAL if st is not a regular file, -EIO if a codec
+ * fails to decompress its own output, -ENOMEM or the -errno of a failed
+ * read or lseek. On error the totals are left as before the call.
  */
 int est_file(struct est_ctx *ctx, int fd, const struct stat *st);
 
