@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Files given directly as arguments, alone, several, and mixed with
-# directories on two filesystems.
+# directories.
 . "$(dirname "$0")/../common.sh"
 
 setup_fs compress-force=zstd:3
@@ -15,8 +15,4 @@ compare d/tiny
 compare d/text d/rand d/tiny
 compare d/rand d
 compare "$MNT/d/text"
-first=$MNT
-setup_fs ""
-random_data 3M >other
-compare other "$first/d/text"
-compare "$first/d/tiny" other "$first/d"
+# Arguments on two filesystems: see 028-two-filesystems.

@@ -10,6 +10,7 @@ text_data 2M >d/text
 random_data 100K >d/rand
 btrfs -q subvolume create d/sv >/dev/null
 text_data 1M >d/sv/file
+text_data 300K >./-x
 compare_once d -b
 compare_once --bytes d
 compare_once d --bytes -x
@@ -21,4 +22,6 @@ compare_once --byt d
 compare_once --one d
 compare_once -- d
 compare_once -b -- d
-compare_once d -- -b
+# after "--", "-x" is the file ./-x
+compare_once d -- -x
+compare_once -b -- -x d
