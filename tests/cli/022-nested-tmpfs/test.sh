@@ -38,3 +38,16 @@ tmpfs_at d/sub/empty-tmpfs
 expect_ours 0 '*' d/sub
 ours_stderr_is "compsize: d/sub/empty-tmpfs: skipped: not a btrfs filesystem"
 ours_stdout_matches_oracle -x d/sub
+
+# Two non-btrfs mounts: one line each, in walk (readdir) order, which is not
+# creation order on btrfs: compare sorted.
+tmpfs_at d/sub/deeper/tmp2
+echo x >d/sub/deeper/tmp2/x
+expect_ours 0 '*' d
+CHECKS=$((CHECKS + 1))
+if ! diff -u <(printf '%s\n' "compsize: d/sub/deeper/tmp2: skipped: not a btrfs filesystem" \
+	"compsize: d/sub/empty-tmpfs: skipped: not a btrfs filesystem" \
+	"compsize: d/tmp: skipped: not a btrfs filesystem") <(sort "$OUT/ours.err") >&2; then
+	fail "compsize d: expected one warning per non-btrfs mount"
+fi
+ours_stdout_matches_oracle -x d
