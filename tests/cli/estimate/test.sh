@@ -151,7 +151,7 @@ list=$(IFS=,; echo "${settings[*]}")
 t0=$(date +%s.%N)
 "$ESTIMATE" "$list" "$c" >"$tmp/predicted" || die "estimator failed"
 t1=$(date +%s.%N)
-echo "estimate of ${#settings[@]} settings: $(echo "$t1 - $t0" | bc) s"
+echo "estimate of ${#settings[@]} settings: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 
 failed=0
 printf '%-26s %12s %12s %8s %6s %9s %9s %s\n' setting predicted kernel \
@@ -178,9 +178,9 @@ for s in "${settings[@]}"; do
 		"$tmp/predicted")
 	[ -n "${pred:-}" ] && [ -n "$actual" ] ||
 		die "no numbers for $s (predicted '${pred:-}', kernel '$actual')"
-	err=$(echo "scale=4; ($pred - $actual) * 100 / $actual" | bc)
 	tgt=$(target "$s")
-	ok=$(echo "e = $err; if (e < 0) e = -e; e <= $tgt" | bc)
+	err=$(awk -v p="$pred" -v a="$actual" 'BEGIN { printf "%.4f", (p - a) * 100 / a }')
+	ok=$(awk -v e="$err" -v t="$tgt" 'BEGIN { if (e < 0) e = -e; print (e <= t) ? 1 : 0 }')
 	res=ok
 	[ "$ok" = 1 ] || { res=MISS; failed=1; }
 	printf '%-26s %12s %12s %7.3f%% %5s%% %9s %9s %s\n' "$s" "$pred" \
