@@ -148,7 +148,7 @@ drop_caches()
 now_us() { local t=$EPOCHREALTIME; echo $((10#${t/./})); }
 
 # run_one WHO OUTFILE ARGS...: run ours or theirs under GNU time; sets
-# ELAPSED_US and RSS_KB.  Wall time includes the exec of /usr/bin/time
+# ELAPSED_US, CPU_US (user + sys) and RSS_KB.  Wall time includes the exec of /usr/bin/time
 # (about a millisecond), the same for both programs.
 run_one()
 {
@@ -159,10 +159,11 @@ run_one()
 	theirs) bin=$THEIRS ;;
 	esac
 	t0=$(now_us)
-	/usr/bin/time -f %M -o "$WORK/time" "$bin" "$@" >"$out" 2>"$WORK/err" || rc=$?
+	/usr/bin/time -f '%M %U %S' -o "$WORK/time" "$bin" "$@" >"$out" 2>"$WORK/err" || rc=$?
 	t1=$(now_us)
 	ELAPSED_US=$((t1 - t0))
-	RSS_KB=$(tail -n 1 "$WORK/time")
+	read -r RSS_KB CPU_US < <(tail -n 1 "$WORK/time" |
+		awk '{ printf "%d %d\n", $1, ($2 + $3) * 1e6 }')
 	if [ "$rc" != 0 ]; then
 		note "$who exited $rc on: $*"
 		sed 's/^/    /' "$WORK/err" >&2
@@ -190,29 +191,31 @@ median()
 # Markdown rows collected for the final table.
 ROWS=()
 
-# add_row LABEL FILES MODE TARGET_SPEEDUP: from $WORK/{ours,theirs}.{t,rss}
+# add_row LABEL FILES MODE TARGET_SPEEDUP: from $WORK/{ours,theirs}.{t,cpu,rss}
 add_row()
 {
-	local label=$1 files=$2 mode=$3 target=$4 to th ro rt load
+	local label=$1 files=$2 mode=$3 target=$4 to th co ct ro rt load
 	to=$(median <"$WORK/ours.t")
 	th=$(median <"$WORK/theirs.t")
+	co=$(median <"$WORK/ours.cpu")
+	ct=$(median <"$WORK/theirs.cpu")
 	ro=$(median <"$WORK/ours.rss")
 	rt=$(median <"$WORK/theirs.rss")
 	load=$(cat "$WORK/load")
 	ROWS+=("$(awk -v l="$label" -v f="$files" -v m="$mode" -v tg="$target" \
-		-v to="$to" -v th="$th" -v ro="$ro" -v rt="$rt" -v ld="$load" 'BEGIN {
+		-v to="$to" -v th="$th" -v co="$co" -v ct="$ct" -v ro="$ro" -v rt="$rt" -v ld="$load" 'BEGIN {
 		s = th / to
 		t = ""
 		if (tg != "") t = sprintf(">= %gx %s", tg, s >= tg ? "ok" : "MISSED")
 		r = sprintf("%d / %d %s", ro, rt, ro <= rt ? "ok" : "MISSED")
-		printf "| %s, %s | %d | %.3f | %.3f | %.2fx | %s | %s | %s |",
-			l, m, f, to / 1e6, th / 1e6, s, t, r, ld }')")
+		printf "| %s, %s | %d | %.3f | %.3f | %.2fx | %s | %.2f / %.2f | %s | %s |",
+			l, m, f, to / 1e6, th / 1e6, s, t, co / 1e6, ct / 1e6, r, ld }')")
 }
 
 # bench_case LABEL WARM_TARGET COLD_TARGET ARGS...
 bench_case()
 {
-	local label=$1 wt=$2 ct=$3 files i who order
+	local label=$1 wt=$2 ct=$3 files i who order warm
 	shift 3
 
 	note "case: $label: compsize $*   (load $(loadavg))"
@@ -222,15 +225,21 @@ bench_case()
 	check_same "$label" "$WORK/run.out"
 	files=$(sed -n 's/^Processed \([0-9]*\) files.*/\1/p' "$WORK/ref.out")
 
-	: >"$WORK/ours.t"; : >"$WORK/theirs.t"; : >"$WORK/ours.rss"; : >"$WORK/theirs.rss"
+	# Runs under 0.1 s are mostly process start-up and noise: take more.
+	warm=$WARM
+	[ "$ELAPSED_US" -lt 100000 ] && warm=$((WARM * 3))
+
+	: >"$WORK/ours.t"; : >"$WORK/theirs.t"; : >"$WORK/ours.cpu"; : >"$WORK/theirs.cpu"
+	: >"$WORK/ours.rss"; : >"$WORK/theirs.rss"
 	loadavg >"$WORK/load.start"
-	for ((i = 0; i < WARM; i++)); do
+	for ((i = 0; i < warm; i++)); do
 		# Alternate which goes first: A B, B A, ...
 		if ((i % 2)); then order="theirs ours"; else order="ours theirs"; fi
 		for who in $order; do
 			run_one "$who" "$WORK/run.out" "$@"
 			check_same "$label (warm, $who)" "$WORK/run.out"
 			echo "$ELAPSED_US" >>"$WORK/$who.t"
+			echo "$CPU_US" >>"$WORK/$who.cpu"
 			echo "$RSS_KB" >>"$WORK/$who.rss"
 		done
 	done
@@ -239,7 +248,8 @@ bench_case()
 	note "  warm: ours $(tr '\n' ' ' <"$WORK/ours.t")us; theirs $(tr '\n' ' ' <"$WORK/theirs.t")us"
 
 	[ "$COLD" -gt 0 ] || return 0
-	: >"$WORK/ours.t"; : >"$WORK/theirs.t"; : >"$WORK/ours.rss"; : >"$WORK/theirs.rss"
+	: >"$WORK/ours.t"; : >"$WORK/theirs.t"; : >"$WORK/ours.cpu"; : >"$WORK/theirs.cpu"
+	: >"$WORK/ours.rss"; : >"$WORK/theirs.rss"
 	loadavg >"$WORK/load.start"
 	for ((i = 0; i < COLD; i++)); do
 		if ((i % 2)); then order="theirs ours"; else order="ours theirs"; fi
@@ -248,6 +258,7 @@ bench_case()
 			run_one "$who" "$WORK/run.out" "$@"
 			check_same "$label (cold, $who)" "$WORK/run.out"
 			echo "$ELAPSED_US" >>"$WORK/$who.t"
+			echo "$CPU_US" >>"$WORK/$who.cpu"
 			echo "$RSS_KB" >>"$WORK/$who.rss"
 		done
 	done
@@ -268,12 +279,15 @@ section_size()
 	echo
 	echo "## compsize vs compsize 1.5 ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, kernel $(uname -r))"
 	echo
-	echo "Medians of $WARM warm / $COLD cold runs per program, alternating."
+	echo "Medians of $WARM warm (x3 for cases under 0.1 s) / $COLD cold runs per program,"
+	echo "alternating which program goes first, after one untimed warm-up run each."
 	echo "Cold: \`sync; echo 3 > /proc/sys/vm/drop_caches\` before every run."
-	echo "Speed-up = compsize 1.5 / ours.  RSS = median peak RSS (GNU time %M)."
+	echo "Speed-up = compsize 1.5 / ours (wall clock).  CPU = user + sys (GNU time"
+	echo "%U + %S, 10 ms resolution; less disturbed by other load than wall clock)."
+	echo "RSS = median peak RSS (GNU time %M)."
 	echo
-	echo "| case | files | ours (median s) | compsize 1.5 (median s) | speed-up | target | RSS ours / theirs (KiB), target <= | load 1 min (start-end) |"
-	echo "|---|---:|---:|---:|---:|---|---|---|"
+	echo "| case | files | ours (median s) | compsize 1.5 (median s) | speed-up | target | CPU s ours / theirs | RSS ours / theirs (KiB), target <= | load 1 min (start-end) |"
+	echo "|---|---:|---:|---:|---:|---|---:|---|---|"
 	for r in "${ROWS[@]}"; do
 		echo "$r"
 	done
@@ -293,7 +307,7 @@ build_helper()
 
 section_estimate()
 {
-	local has_est=0 n bytes dirs raw_all t0 t1 ours_s ours_mbps cores
+	local has_est=0 n bytes dirs raw_all cores i
 
 	"$OURS" --help 2>&1 | grep -q -- --estimate && has_est=1
 	if [ "$has_est" = 0 ] && [ "$ESTIMATE" != 1 ]; then
@@ -336,25 +350,28 @@ section_estimate()
 	[ "$JOBS" -lt "$cores" ] && cores=$JOBS
 	note "estimate: ours, -j $JOBS (load $(loadavg))"
 	: >"$WORK/est.t"
+	: >"$WORK/est.cpu"
 	for ((i = 0; i < 3; i++)); do
 		# est_file drops the page cache behind its reads: read back first
 		# so every run starts warm like codec-speed's in-memory sample.
 		find "${dirs[@]}" -type f -print0 | xargs -0 cat >/dev/null
-		t0=$(now_us)
-		"$OURS" --estimate=zstd:1,zstd:3,lzo,zlib:3 -j "$JOBS" "${dirs[@]}" \
-			>"$WORK/est.out" 2>"$WORK/est.err" || {
-			note "ours --estimate failed:"; cat "$WORK/est.err" >&2; FAILED=1; return 0; }
-		t1=$(now_us)
-		echo $((t1 - t0)) >>"$WORK/est.t"
+		run_one ours "$WORK/est.out" --estimate=zstd:1,zstd:3,lzo,zlib:3 \
+			-j "$JOBS" "${dirs[@]}"
+		echo "$ELAPSED_US" >>"$WORK/est.t"
+		echo "$CPU_US" >>"$WORK/est.cpu"
 	done
-	ours_s=$(median <"$WORK/est.t")
-	ours_mbps=$(awk -v b="$bytes" -v t="$ours_s" 'BEGIN { printf "%.1f", b / (t / 1e6) / 1e6 }')
-	echo "| ours --estimate=zstd:1,zstd:3,lzo,zlib:3 -j $JOBS | median s | MB/s of input | raw all four x $cores cores | ours / (raw x cores) | target |"
+	note "  ours: $(tr '\n' ' ' <"$WORK/est.t")us"
+	echo "| ours --estimate=zstd:1,zstd:3,lzo,zlib:3 -j $JOBS | median s | MB/s of input | raw all four | ours / raw | target |"
 	echo "|---|---:|---:|---:|---:|---|"
-	awk -v s="$ours_s" -v m="$ours_mbps" -v r="$raw_all" -v c="$cores" 'BEGIN {
+	awk -v b="$bytes" -v s="$(median <"$WORK/est.t")" -v cpu="$(median <"$WORK/est.cpu")" \
+		-v r="$raw_all" -v c="$cores" 'BEGIN {
+		m = b / s
 		q = m / (r * c)
-		printf "| wall clock, warm | %.2f | %.1f | %.1f | %.0f%% | >= 90%% %s |\n",
-			s / 1e6, m, r * c, q * 100, q >= 0.9 ? "ok" : "MISSED" }'
+		printf "| wall clock (raw x %d cores) | %.2f | %.1f | %.1f | %.0f%% | >= 90%% %s |\n",
+			c, s / 1e6, m, r * c, q * 100, (q >= 0.9 ? "ok" : "MISSED")
+		m = b / cpu
+		printf "| CPU time (user + sys; raw x 1) | %.2f | %.1f | %.1f | %.0f%% | |\n",
+			cpu / 1e6, m, r, m / r * 100 }'
 	echo
 	echo "Load during the section: $(loadavg)."
 	echo
@@ -375,7 +392,7 @@ section_seen()
 		"$BENCH_DIR/bin/seen-mem" 1000000 "$layout"
 	done | awk '{
 		printf "| %s | %.1f | %.1f | %.0f | <= 32 bytes/extent %s |\n",
-			$1, $2, $4, $3, $2 <= 32 ? "ok" : "MISSED" }'
+			$1, $2, $4, $3, ($2 <= 32 ? "ok" : "MISSED") }'
 	echo
 }
 
@@ -384,7 +401,7 @@ section_seen()
 need_pkgs time
 echo "# compsize benchmark"
 echo
-echo "- ours: $OURS ($("$OURS" --version 2>&1 | head -n 1))"
+echo "- ours: $OURS ($("$OURS" --version 2>&1 | head -n 1), built $(date -u -r "$OURS" '+%H:%M UTC'); tree $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?'))"
 echo "- theirs: $THEIRS (Debian $(dpkg-query -W -f='${Version}' btrfs-compsize 2>/dev/null || echo '?'))"
 echo "- $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) cores, load at start $(loadavg)"
 echo
