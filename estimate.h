@@ -45,6 +45,11 @@ struct est_result {
 	uint64_t files;		/* regular files fed in */
 };
 
+/*
+ * One est_ctx is used by one thread at a time. The per-chunk work inside it
+ * runs on a struct est_worker (est-internal.h) that holds no shared state,
+ * so a later -j N can give each thread its own worker and sum the totals.
+ */
 struct est_ctx;
 
 /*

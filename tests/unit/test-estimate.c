@@ -490,6 +490,31 @@ static void test_file(void)
 	CU_ASSERT_EQUAL(errno, EINVAL);
 }
 
+/* 64 KiB sectors: same rules, max_inline still 2048, raw rounds to 64K. */
+static void test_sector_64k(void)
+{
+	struct est_setting s = { EST_ZSTD, 3, true };
+	struct est_worker *w = est_worker_create(&s, 1, 65536);
+	uint8_t *d = malloc(300 * K);
+	struct est_acct a = { 0 };
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	fill_random(d, 300 * K);
+	CU_ASSERT_EQUAL(est_buffer(w, 0, d, 3000, &a), 0);
+	CU_ASSERT_EQUAL(a.disk, 65536);
+	memset(&a, 0, sizeof(a));
+	CU_ASSERT_EQUAL(est_buffer(w, 0, d, 2000, &a), 0);
+	CU_ASSERT_EQUAL(a.disk, 2000);
+	memset(&a, 0, sizeof(a));
+	fill_text(d, 300 * K);
+	CU_ASSERT_EQUAL(est_buffer(w, 0, d, 300 * K, &a), 0);
+	CU_ASSERT_EQUAL(a.ram, 320 * K);
+	/* two pieces compress to one sector each, the 44K tail is raw */
+	CU_ASSERT_EQUAL(a.disk, 3 * 65536);
+	est_worker_free(w);
+	free(d);
+}
+
 static CU_TestInfo tests[] = {
 	{ "parse good lists", test_parse_good },
 	{ "parse bad items", test_parse_bad },
@@ -503,6 +528,7 @@ static CU_TestInfo tests[] = {
 	{ "heuristic decisions", test_heuristic },
 	{ "range heuristic", test_range_heuristic },
 	{ "est_file", test_file },
+	{ "64 KiB sectors", test_sector_64k },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(estimate, tests)
