@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Path recursion: openat/fdopendir with an explicit stack. */
+/*
+ * Path recursion: openat/fdopendir with an explicit stack.
+ *
+ * Only the WALK_MAX_OPEN deepest directories stay open: deeper trees would
+ * otherwise run out of descriptors (1.5 dies with EMFILE).  A directory
+ * pushed out of that window remembers its readdir position and identity, and
+ * is reopened through ".." of its child when the walk climbs back to it.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,9 +15,14 @@
 #include <unistd.h>
 #include "walk.h"
 
+/* Directories kept open at once; the rest of the stack is closed. */
+#define WALK_MAX_OPEN	32
+
 struct frame {
-	DIR *dir;
+	DIR *dir;		/* NULL while closed to save descriptors */
 	dev_t dev;
+	ino_t ino;		/* to check a reopened directory is the same */
+	long pos;		/* telldir() when closed */
 	size_t path_len;	/* the directory's own path length */
 };
 
@@ -22,6 +34,7 @@ struct walker {
 	size_t path_cap;
 	struct frame *stack;
 	size_t depth, stack_cap;
+	size_t nopen;		/* open frames: always the top nopen ones */
 };
 
 /* Opening must not change anything: no atime update (O_NOATIME, refused
@@ -69,8 +82,10 @@ static int set_path(struct walker *w, size_t at, const char *name)
 	return 0;
 }
 
-static int push(struct walker *w, DIR *dir, dev_t dev)
+static int push(struct walker *w, DIR *dir, const struct stat *st)
 {
+	struct frame *f;
+
 	if (w->depth == w->stack_cap) {
 		size_t cap = w->stack_cap ? 2 * w->stack_cap : 32;
 		struct frame *s = realloc(w->stack, cap * sizeof(*s));
@@ -80,11 +95,126 @@ static int push(struct walker *w, DIR *dir, dev_t dev)
 		w->stack = s;
 		w->stack_cap = cap;
 	}
-	w->stack[w->depth].dir = dir;
-	w->stack[w->depth].dev = dev;
-	w->stack[w->depth].path_len = strlen(w->path);
+	if (w->nopen == WALK_MAX_OPEN) {
+		/* On Linux telldir() is the kernel's directory offset (the
+		 * d_off cookie), which stays valid for a new descriptor of
+		 * the same directory: seekdir() on it resumes there. */
+		f = &w->stack[w->depth - w->nopen];
+		f->pos = telldir(f->dir);
+		closedir(f->dir);
+		f->dir = NULL;
+		w->nopen--;
+	}
+	f = &w->stack[w->depth];
+	f->dir = dir;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->pos = 0;
+	f->path_len = strlen(w->path);
 	w->depth++;
+	w->nopen++;
 	return 0;
+}
+
+/* Open the directory of frame k again by its path, one component at a
+ * time from the argument, so that no path length limit applies. */
+static int open_by_path(struct walker *w, size_t k)
+{
+	size_t j, start, end;
+	int fd, nfd, err;
+	char c;
+
+	end = w->stack[0].path_len;
+	c = w->path[end];
+	w->path[end] = '\0';
+	fd = open_entry(AT_FDCWD, w->path);
+	w->path[end] = c;
+	for (j = 1; fd >= 0 && j <= k; j++) {
+		/* set_path() put a '/' after the parent unless it ended in one. */
+		start = w->stack[j - 1].path_len;
+		if (w->path[start - 1] != '/')
+			start++;
+		end = w->stack[j].path_len;
+		c = w->path[end];
+		w->path[end] = '\0';
+		nfd = open_entry(fd, w->path + start);
+		err = errno;
+		w->path[end] = c;
+		close(fd);
+		fd = nfd;
+		errno = err;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* Give the closed frame f (index k) its directory back: fd is ".." of its
+ * child or -1.  Returns 0 or a positive errno; ESTALE if what we reach is no
+ * longer the directory we left. */
+static int reopen(struct walker *w, size_t k, int fd)
+{
+	struct frame *f = &w->stack[k];
+	struct stat st;
+	int err;
+
+	/* ".." of the child follows f wherever it was renamed to; if the
+	 * child itself moved or was removed, f may still be at its path. */
+	if (fd >= 0 && (fstat(fd, &st) || st.st_dev != f->dev ||
+			st.st_ino != f->ino)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		fd = open_by_path(w, k);
+		if (fd < 0)
+			return -fd;
+		if (fstat(fd, &st)) {
+			err = errno;
+			goto fail;
+		}
+		if (st.st_dev != f->dev || st.st_ino != f->ino) {
+			err = ESTALE;
+			goto fail;
+		}
+	}
+	f->dir = fdopendir(fd);
+	if (!f->dir) {
+		err = errno;
+		goto fail;
+	}
+	seekdir(f->dir, f->pos);
+	w->nopen++;
+	return 0;
+fail:
+	close(fd);
+	return err;
+}
+
+/*
+ * Pop the top frame.  If the frame under it was closed, reopen it, normally
+ * as ".." of the popped one (one openat() at any depth or path length).  A
+ * directory that can't be found again is reported, and the rest of it is
+ * left out.
+ */
+static void pop(struct walker *w)
+{
+	struct frame *top = &w->stack[w->depth - 1];
+	int fd = -1, err;
+
+	if (w->depth > 1 && !top[-1].dir)
+		fd = openat(dirfd(top->dir), "..",
+			    O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC);
+	closedir(top->dir);
+	w->depth--;
+	w->nopen--;
+	while (w->depth && !w->stack[w->depth - 1].dir) {
+		err = reopen(w, w->depth - 1, fd);
+		fd = -1;
+		if (!err)
+			break;
+		w->path[w->stack[w->depth - 1].path_len] = '\0';
+		w->ops->error(w->arg, w->path, err);
+		w->depth--;
+	}
 }
 
 /* Visit the entry named name in parent (AT_FDCWD and NULL for an
@@ -133,7 +263,7 @@ static int visit(struct walker *w, int dirfd, const char *name,
 		w->ops->error(w->arg, w->path, errno);
 		goto out;
 	}
-	ret = push(w, dir, st.st_dev);
+	ret = push(w, dir, &st);
 	if (ret)
 		closedir(dir);
 	return ret;
@@ -185,8 +315,7 @@ int walk_path(const char *path, const struct walk_opts *opts,
 				w.path[top->path_len] = '\0';
 				ops->error(arg, w.path, errno);
 			}
-			closedir(top->dir);
-			w.depth--;
+			pop(&w);
 			continue;
 		}
 		if (!wanted(&w, top->dir, de))
@@ -200,8 +329,11 @@ int walk_path(const char *path, const struct walk_opts *opts,
 		ret = visit(&w, dirfd(top->dir), de->d_name, top);
 	}
 out:
-	while (w.depth)
-		closedir(w.stack[--w.depth].dir);
+	while (w.depth) {
+		top = &w.stack[--w.depth];
+		if (top->dir)
+			closedir(top->dir);
+	}
 	free(w.stack);
 	free(w.path);
 	return ret;
