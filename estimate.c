@@ -43,7 +43,7 @@ struct est_ctx {
 	uint32_t sectorsize;
 	struct est_worker *w;
 	struct est_acct *acct;
-	uint64_t *input;
+	uint64_t input;
 	uint64_t files;
 };
 
@@ -558,8 +558,7 @@ struct est_ctx *est_create(const struct est_setting *s, size_t n,
 	ctx->sectorsize = sectorsize;
 	ctx->s = calloc(n ? n : 1, sizeof(*ctx->s));
 	ctx->acct = calloc(n ? n : 1, sizeof(*ctx->acct));
-	ctx->input = calloc(n ? n : 1, sizeof(*ctx->input));
-	if (!ctx->s || !ctx->acct || !ctx->input)
+	if (!ctx->s || !ctx->acct)
 		goto nomem;
 	if (n)
 		memcpy(ctx->s, s, n * sizeof(*s));
@@ -580,7 +579,6 @@ void est_free(struct est_ctx *ctx)
 	est_worker_free(ctx->w);
 	free(ctx->s);
 	free(ctx->acct);
-	free(ctx->input);
 	free(ctx);
 }
 
@@ -665,17 +663,15 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 		pos = est_round_up(hole, ctx->sectorsize);
 	}
 account:
-	for (i = 0; i < ctx->n; i++) {
-		if (acct) {
-			ctx->acct[i].disk += acct[i].disk;
-			ctx->acct[i].ram += acct[i].ram;
-			ctx->acct[i].comp_in += acct[i].comp_in;
-			ctx->acct[i].comp_ns += acct[i].comp_ns;
-			ctx->acct[i].dec_out += acct[i].dec_out;
-			ctx->acct[i].dec_ns += acct[i].dec_ns;
-		}
-		ctx->input[i] += isize;
+	for (i = 0; acct && i < ctx->n; i++) {
+		ctx->acct[i].disk += acct[i].disk;
+		ctx->acct[i].ram += acct[i].ram;
+		ctx->acct[i].comp_in += acct[i].comp_in;
+		ctx->acct[i].comp_ns += acct[i].comp_ns;
+		ctx->acct[i].dec_out += acct[i].dec_out;
+		ctx->acct[i].dec_ns += acct[i].dec_ns;
 	}
+	ctx->input += isize;
 	ctx->files++;
 out:
 	free(fst);
@@ -687,12 +683,13 @@ out:
 void est_get_result(const struct est_ctx *ctx, size_t i,
 		    struct est_result *out)
 {
-	const struct est_acct *a = &ctx->acct[i];
+	const struct est_acct *a;
 
 	memset(out, 0, sizeof(*out));
 	if (i >= ctx->n)
 		return;
-	out->input = ctx->input[i];
+	a = &ctx->acct[i];
+	out->input = ctx->input;
 	out->disk = a->disk;
 	out->uncompressed = a->ram;
 	out->files = ctx->files;
