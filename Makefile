@@ -117,7 +117,10 @@ EST_OBJS := estimate.o est-zstd.o est-lzo.o est-zlib.o est-heuristic.o
 tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(EST_OBJS)
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# Kernel oracle for the estimate (root, loop devices, ~1-3 minutes).
+check-estimate: tests/cli/estimate/est-driver
+	$(Q)bash tests/cli/estimate/test.sh
 clean: clean-est-driver
 clean-est-driver:
 	rm -f tests/cli/estimate/est-driver
-.PHONY: clean-est-driver
+.PHONY: check-estimate clean-est-driver
