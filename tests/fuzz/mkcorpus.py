@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write the seed corpora in tests/fuzz/corpus/<target>/: small valid inputs
+built the way the kernel and btrfs lay them out, so that fuzzing starts from
+the interesting shapes instead of rediscovering them.  Run from anywhere;
+the files are committed, rerun only to change them."""
+import os
+import random
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RNG = random.Random(1)
+EXTENT_DATA = 108
+INLINE, REG, PREALLOC = 0, 1, 2
+
+
+def header(objectid, offset, length, typ=EXTENT_DATA, transid=7):
+    # struct btrfs_ioctl_search_header, CPU (little-endian here) order
+    return struct.pack('<QQQII', transid, objectid, offset, typ, length)
+
+
+def inline(ram, comp, payload):
+    body = struct.pack('<QQBBHB', 7, ram, comp, 0, 0, INLINE) + payload
+    return header(257, 0, len(body)) + body
+
+
+def reg(ino, off, bytenr, disk, ram, ext_off, num, comp=0, typ=REG):
+    body = struct.pack('<QQBBHBQQQQ', 7, ram, comp, 0, 0, typ, bytenr, disk,
+                       ext_off, num)
+    assert len(body) == 53
+    return header(ino, off, len(body)) + body
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, 'corpus', target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+def extents():
+    # byte 0: sector size index (1: 4096) and -b (4)
+    write('extents', 'empty', b'\x01')
+    write('extents', 'inline-zstd', b'\x01' + inline(3000, 3, b'x' * 60))
+    write('extents', 'reg-none', b'\x05' +
+          reg(257, 0, 1 << 20, 128 << 10, 128 << 10, 0, 128 << 10))
+    # a reflink inside one file, a hole, a prealloc, two files
+    write('extents', 'mixed', b'\x01' +
+          reg(257, 0, 1 << 20, 4096, 128 << 10, 0, 128 << 10, comp=1) +
+          reg(257, 128 << 10, 1 << 20, 4096, 128 << 10, 4096, 8192, comp=1) +
+          reg(257, 256 << 10, 0, 0, 64 << 10, 0, 64 << 10) +
+          reg(257, 320 << 10, 2 << 20, 1 << 20, 1 << 20, 0, 1 << 20,
+              typ=PREALLOC) +
+          reg(258, 0, 1 << 20, 4096, 128 << 10, 0, 128 << 10, comp=1) +
+          reg(258, 128 << 10, 3 << 20, 8192, 8192, 0, 8192, comp=2))
+    # an unknown compression byte and a truncated last item
+    write('extents', 'odd', b'\x02' +
+          reg(257, 0, 1 << 20, 4096, 8192, 0, 8192, comp=9) +
+          header(257, 8192, 53) + b'\x01' * 20)
+
+
+def search():
+    # bytes 0-1: no failing call; then 10 bytes per item (see search.c)
+    def item(step, length, typ, comp, page, pages, disk_pages):
+        return struct.pack('<HHBBHBB', step, length, typ, comp, page,
+                           pages, disk_pages)
+    regular = 0x8000
+    write('search', 'one-inline', b'\x00\x00' + item(0, 100, INLINE, 3, 0, 0, 0))
+    write('search', 'regular', b'\x00\x00' +
+          b''.join(item(4096, regular, REG, 1, 256 + i, 31, 0)
+                   for i in range(8)))
+    # enough big items to need several ioctl batches
+    write('search', 'batches', b'\x00\x00' +
+          b''.join(item(4096, 16000, INLINE, 0, 0, 3, 0) for i in range(40)))
+    write('search', 'fail-2nd', b'\x02\x00' +
+          b''.join(item(4096, 16000, INLINE, 0, 0, 3, 0) for i in range(40)))
+
+
+def estimate():
+    text = b'the quick brown fox jumps over the lazy dog\n' * 200
+    write('estimate', 'parse', b'\x00zstd:3,compress-force=lzo,zlib:1..9,all')
+    for mode, name in ((1, 'roundtrip'), (4, 'writepath')):
+        for alg in range(3):
+            write('estimate', '%s-%d' % (name, alg),
+                  bytes([mode, alg, 3, 0, 8]) + text)
+    write('estimate', 'random-writepath', bytes([4, 0, 3]) + RNG.randbytes(9000))
+    write('estimate', 'garbage', bytes([2, 1, 3, 0, 4]) + RNG.randbytes(300))
+    write('estimate', 'heuristic', bytes([3, 0, 16, 0, 0, 32]) + text)
+
+
+extents()
+search()
+estimate()

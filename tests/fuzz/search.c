@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: scan_file() (search_run()'s batching loop, the item
+ * iterator, extent parsing and accounting) against a simulated kernel.
+ * search.o's ioctl() calls are redirected here by the linker
+ * (-Wl,--wrap=ioctl), and answered as btrfs_ioctl_tree_search_v2() and
+ * copy_to_sk() would from one inode's sorted EXTENT_DATA items built from
+ * the input.  Checked: every item reaches the callback exactly once, in
+ * order, and every new batch starts past the previous one (a search that
+ * doesn't make progress would spin forever on a real kernel).
+ *
+ * Input: byte 0: which ioctl call fails (0: none); byte 1: its errno;
+ * then 10 bytes per item: u16 offset step, u16 length (bit 15: a 53-byte
+ * regular item), type, compression, u16 disk page, u8 pages, u8 disk pages.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "extent.h"
+#include "ioctl.h"
+#include "output.h"
+#include "scan.h"
+#include "search.h"
+
+#define INO		257
+#define MAX_ITEMS	8192
+#define MAX_ITEM_LEN	16283	/* BTRFS_LEAF_DATA_SIZE of 16K nodes - item */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int __wrap_ioctl(int fd, unsigned long req, ...);
+
+struct sim_item {
+	uint64_t offset;
+	uint32_t len;
+	uint8_t *data;
+};
+
+struct sim {
+	struct sim_item *items;
+	size_t n;
+	size_t next_cb;		/* index the next callback must see */
+	unsigned calls, fail_at;
+	int fail_errno;
+	uint64_t last_start;
+};
+
+/* The wrapped ioctl() has no other way to reach the simulation. */
+static struct sim *sim;
+
+static int key_cmp(uint64_t oa, uint32_t ta, uint64_t fa, uint64_t ob,
+		   uint32_t tb, uint64_t fb)
+{
+	if (oa != ob)
+		return oa < ob ? -1 : 1;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	if (fa != fb)
+		return fa < fb ? -1 : 1;
+	return 0;
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	struct btrfs_ioctl_search_args_v2 *args;
+	struct btrfs_ioctl_search_key *key;
+	struct btrfs_ioctl_search_header sh;
+	uint64_t start, count = 0;
+	size_t i, pos = 0;
+	va_list ap;
+
+	(void)fd;
+	va_start(ap, req);
+	args = va_arg(ap, struct btrfs_ioctl_search_args_v2 *);
+	va_end(ap);
+	if (req != BTRFS_IOC_TREE_SEARCH_V2) {
+		errno = ENOTTY;
+		return -1;
+	}
+	key = &args->key;
+	if (++sim->calls == sim->fail_at) {
+		errno = sim->fail_errno;
+		return -1;
+	}
+	if (key->min_objectid != INO || key->min_type != BTRFS_EXTENT_DATA_KEY)
+		abort();
+	start = key->min_offset;
+	if (sim->calls > 1 && start <= sim->last_start)
+		abort();
+	sim->last_start = start;
+	if (sim->calls > sim->n + 2)
+		abort();
+
+	for (i = 0; i < sim->n && sim->items[i].offset < start; i++)
+		;
+	for (; i < sim->n && count < key->nr_items; i++) {
+		const struct sim_item *it = &sim->items[i];
+
+		if (key_cmp(INO, BTRFS_EXTENT_DATA_KEY, it->offset,
+			    key->max_objectid, key->max_type,
+			    key->max_offset) > 0)
+			break;
+		if (pos + sizeof(sh) + it->len > args->buf_size) {
+			if (!count) {
+				args->buf_size = sizeof(sh) + it->len;
+				errno = EOVERFLOW;
+				return -1;
+			}
+			break;
+		}
+		sh.transid = 1;
+		sh.objectid = INO;
+		sh.offset = it->offset;
+		sh.type = BTRFS_EXTENT_DATA_KEY;
+		sh.len = it->len;
+		memcpy((uint8_t *)args->buf + pos, &sh, sizeof(sh));
+		memcpy((uint8_t *)args->buf + pos + sizeof(sh), it->data,
+		       it->len);
+		pos += sizeof(sh) + it->len;
+		count++;
+	}
+	key->nr_items = count;
+	return 0;
+}
+
+static int check_item(const struct search_item *item, void *arg)
+{
+	const struct sim_item *want;
+
+	(void)arg;
+	if (sim->next_cb >= sim->n)
+		abort();
+	want = &sim->items[sim->next_cb++];
+	if (item->objectid != INO || item->type != BTRFS_EXTENT_DATA_KEY ||
+	    item->offset != want->offset || item->len != want->len ||
+	    memcmp(item->data, want->data, want->len))
+		abort();
+	return 0;
+}
+
+static const int errnos[] = { EINTR, ENOMEM, EPERM, ENOTTY, EIO, EFAULT };
+
+/* Build the simulated items; returns the arena to free, NULL if none. */
+static uint8_t *build(const uint8_t *data, size_t size, struct sim *s)
+{
+	size_t i, total = 0, off = 0;
+	uint64_t offset = 0;
+	uint8_t *arena;
+
+	s->n = size / 10 < MAX_ITEMS ? size / 10 : MAX_ITEMS;
+	s->items = calloc(s->n ? s->n : 1, sizeof(*s->items));
+	if (!s->items)
+		abort();
+	for (i = 0; i < s->n; i++) {
+		const uint8_t *p = data + 10 * i;
+		uint16_t len = (uint16_t)(p[2] | p[3] << 8);
+
+		offset += (uint64_t)(p[0] | p[1] << 8) + (i ? 1 : 0);
+		s->items[i].offset = offset;
+		s->items[i].len = len & 0x8000 ? FE_REG_SIZE
+					       : len % (MAX_ITEM_LEN + 1);
+		total += s->items[i].len;
+	}
+	arena = calloc(total ? total : 1, 1);
+	if (!arena)
+		abort();
+	for (i = 0; i < s->n; i++) {
+		const uint8_t *p = data + 10 * i;
+		uint8_t *d = arena + off;
+		uint32_t len = s->items[i].len;
+
+		s->items[i].data = d;
+		off += len;
+		if (len >= FE_INLINE_HEADER_SIZE) {
+			put_le64(d + FE_RAM_BYTES, ((uint64_t)p[8] + 1) << 12);
+			d[FE_COMPRESSION] = p[5];
+			d[FE_TYPE] = p[4];
+		}
+		if (len >= FE_REG_SIZE) {
+			put_le64(d + FE_DISK_BYTENR,
+				 (uint64_t)(p[6] | p[7] << 8) << 12);
+			put_le64(d + FE_DISK_NUM_BYTES,
+				 ((uint64_t)(p[9] & 31) + 1) << 12);
+			put_le64(d + FE_OFFSET, (uint64_t)(p[9] >> 5) << 12);
+			put_le64(d + FE_NUM_BYTES, ((uint64_t)p[8] + 1) << 12);
+		}
+	}
+	return arena;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sim s = { 0 };
+	struct scan_ctx *ctx;
+	struct search_ctx *search;
+	struct stat st = { .st_ino = INO, .st_mode = S_IFREG | 0644 };
+	uint8_t *arena;
+	FILE *null;
+	int ret;
+
+	if (size < 2)
+		return 0;
+	s.fail_at = data[0];
+	s.fail_errno = errnos[data[1] % (sizeof(errnos) / sizeof(errnos[0]))];
+	arena = build(data + 2, size - 2, &s);
+	sim = &s;
+
+	/* The iterator alone: every item, in order, once. */
+	search = search_create(0);
+	if (!search)
+		abort();
+	ret = search_file_extents(search, -1, INO, 16384, check_item, NULL);
+	if (ret == 0 && s.next_cb != s.n)
+		abort();
+	if (ret && (!s.fail_at || ret != -s.fail_errno))
+		abort();
+	search_free(search);
+
+	/* The whole per-file path, as compsize runs it. */
+	s.calls = 0;
+	s.last_start = 0;
+	ctx = scan_create();
+	null = fopen("/dev/null", "w");
+	if (!ctx || !null)
+		abort();
+	ret = scan_file(ctx, -1, &st);
+	if (ret && ret != -EUCLEAN && ret != -s.fail_errno)
+		abort();
+	if (ctx->stats.nextents != seen_count(ctx->seen))
+		abort();
+	out_table(null, null, &ctx->stats, data[1] & 0x80);
+	fclose(null);
+	scan_free(ctx);
+	sim = NULL;
+	free(arena);
+	free(s.items);
+	return 0;
+}
