@@ -198,7 +198,7 @@ static int est_parse_item(const char *s, const char *end, struct est_list *l,
 		if (ret)
 			return ret;
 	}
-	if (alg == EST_ZLIB && lo == 0 && hi == 0)
+	if (lo == 0 && hi == 0)
 		return est_list_add(l, alg, EST_DEFAULT_LEVEL, force);
 	return 0;
 }

@@ -91,6 +91,14 @@ static void test_parse_good(void)
 	CU_ASSERT_EQUAL_FATAL(est_parse_list("zstd:-2..2", &s, &n, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(n, 4);
 	free(s);
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("zstd:0..0", &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(s[0].level, 3);
+	free(s);
+	CU_ASSERT_EQUAL_FATAL(est_parse_list("zlib:0..0", &s, &n, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(s[0].level, 3);
+	free(s);
 	CU_ASSERT_EQUAL_FATAL(est_parse_list("compress-force=zlib:1..9", &s, &n, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(n, 9);
 	CU_ASSERT_TRUE(s[8].force);
