@@ -20,7 +20,7 @@ PKG_CONFIG ?= pkg-config
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
-LIBS_PC := libzstd lzo2 zlib
+LIBS_PC := libbtrfsutil libzstd lzo2 zlib
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
 	-Wformat=2 -Wstrict-prototypes -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-DCOMPSIZE_VERSION='"$(VERSION)"' -pthread \
@@ -89,8 +89,12 @@ check-unit: tests/unit/run-unit
 	$(E) "  UNIT    tests/unit/run-unit"
 	$(Q)./tests/unit/run-unit
 
+# The suite runs twice: on the fast scan (the default) and on --walk.
 check-cli: compsize
+	$(E) "  CLI     fast scan"
 	$(Q)tests/cli/run.sh ./compsize
+	$(E) "  CLI     --walk"
+	$(Q)WALK_COMPSIZE=$(CURDIR)/compsize tests/cli/run.sh tests/cli/walk.sh
 
 demo: deps
 	$(MAKE) compsize
@@ -117,10 +121,13 @@ EST_OBJS := estimate.o est-zstd.o est-lzo.o est-zlib.o est-heuristic.o
 tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(EST_OBJS)
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# Kernel oracle for the estimate (root, loop devices, ~1-3 minutes).
+check-estimate: tests/cli/estimate/est-driver
+	$(Q)bash tests/cli/estimate/test.sh
 clean: clean-est-driver
 clean-est-driver:
 	rm -f tests/cli/estimate/est-driver
-.PHONY: clean-est-driver
+.PHONY: check-estimate clean-est-driver
 
 # ---- fuzz: libFuzzer harnesses (tests/fuzz/), clang only ----
 # make fuzz [FUZZ_SECONDS=60] builds tests/fuzz/<target>-fuzz with ASan and

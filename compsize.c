@@ -11,19 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
 #include "exitcode.h"
+#include "mounts.h"
 #include "output.h"
 #include "scan.h"
+#include "tree.h"
 #include "walk.h"
 
 struct options {
 	int bytes;		/* -b */
 	int one_fs;		/* -x */
+	int walk;		/* --walk: no fast scan */
 };
 
 struct run {
 	const struct options *opt;
 	struct scan_ctx *scan;
+	struct mounts *mounts;	/* NULL until the first directory */
 	unsigned long errors;	/* paths that could not be read */
 	int fatal;		/* exit code if the walk was aborted */
 };
@@ -47,11 +54,15 @@ static void usage(FILE *f)
 	      "    -h, --help              print this help message and exit\n"
 	      "    -b, --bytes             display raw bytes instead of human-readable sizes\n"
 	      "    -x, --one-file-system   don't cross filesystem boundaries\n"
+	      "        --walk              open and search every file, as compsize 1.5 does,\n"
+	      "                            instead of reading whole subtrees from metadata\n"
 	      "        --version           print the version and exit\n"
 	      "\n"
 	      "Exit status: 0 success, 1 nothing to report or some path failed,\n"
 	      "2 usage error, 3 out of memory or internal error.\n", f);
 }
+
+static int scan_result(struct run *run, const char *path, int ret);
 
 static void report(struct run *run, const char *path, const char *cause)
 {
@@ -84,8 +95,8 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 
 	if (ret == 1)
 		return WALK_ENTER;
-	if (ret == -ENOMEM)
-		return ret;
+	if (ret == -ENOMEM || ret == -EPERM)
+		return scan_result(run, path, ret);
 	if (ret < 0) {
 		report(run, path, strerror(-ret));
 	} else if (top) {
@@ -99,12 +110,12 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	return WALK_SKIP;
 }
 
-static int on_file(void *arg, int fd, const char *path, const struct stat *st)
+/* Report what scan_file() or tree_scan_dir() returned for path; returns 0
+ * to go on or a negative errno to abort the walk. */
+static int scan_result(struct run *run, const char *path, int ret)
 {
-	struct run *run = arg;
 	struct scan_ctx *scan = run->scan;
 	char msg[128];
-	int ret = scan_file(scan, fd, st);
 
 	switch (ret) {
 	case 0:
@@ -133,6 +144,49 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st)
 	}
 }
 
+static int on_file(void *arg, int fd, const char *path, const struct stat *st)
+{
+	struct run *run = arg;
+
+	return scan_result(run, path, scan_file(run->scan, fd, st));
+}
+
+/* A directory with no mount point beneath it is read from metadata whole. */
+static int on_dir(void *arg, int fd, const char *path, const struct stat *st)
+{
+	struct run *run = arg;
+	int ret;
+
+	if (run->opt->walk)
+		return WALK_ENTER;
+	if (!run->mounts) {
+		run->mounts = mounts_create();
+		if (!run->mounts)
+			return -ENOMEM;
+	}
+	if (mounts_beneath(run->mounts, st))
+		return WALK_ENTER;
+	ret = tree_scan_dir(run->scan, fd, st, run->opt->one_fs, on_tick, run);
+	if (ret == 1)
+		return WALK_ENTER;
+	ret = scan_result(run, path, ret);
+	return ret < 0 ? ret : WALK_SKIP;
+}
+
+/* Do we hold CAP_SYS_ADMIN, which every tree search needs? */
+static int have_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return 1;	/* can't tell: let the searches decide */
+	return !!(data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &
+		  CAP_TO_MASK(CAP_SYS_ADMIN));
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -144,7 +198,7 @@ static void raise_fd_limit(void)
 	}
 }
 
-enum { OPT_VERSION = 256 };
+enum { OPT_VERSION = 256, OPT_WALK };
 
 /* Fills *opt; returns -1 to go on, or the exit code to exit with. */
 static int parse_options(int argc, char **argv, struct options *opt)
@@ -154,6 +208,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "one-file-system", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "walk", no_argument, NULL, OPT_WALK },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -169,6 +224,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case 'h':
 			usage(stdout);
 			return CS_EXIT_OK;
+		case OPT_WALK:
+			opt->walk = 1;
+			break;
 		case OPT_VERSION:
 			printf("compsize %s\n", COMPSIZE_VERSION);
 			return CS_EXIT_OK;
@@ -191,6 +249,7 @@ int main(int argc, char **argv)
 	const struct walk_ops ops = {
 		.file = on_file,
 		.enter_fs = on_enter_fs,
+		.dir = on_dir,
 		.tick = on_tick,
 		.error = on_error,
 	};
@@ -200,6 +259,11 @@ int main(int argc, char **argv)
 	if (code >= 0)
 		return code;
 	wopts.one_fs = opt.one_fs;
+	if (!have_sys_admin()) {
+		fputs("compsize: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
+		      stderr);
+		return CS_EXIT_ERROR;
+	}
 
 	run.scan = scan_create();
 	if (!run.scan) {
@@ -223,5 +287,6 @@ int main(int argc, char **argv)
 		code = run.errors ? CS_EXIT_ERROR : CS_EXIT_OK;
 	}
 	scan_free(run.scan);
+	mounts_free(run.mounts);
 	return code;
 }

@@ -36,6 +36,23 @@
 /* An inline extent's data starts where disk_bytenr would be. */
 #define FE_INLINE_HEADER_SIZE		FE_DISK_BYTENR
 
+/* struct btrfs_inode_item */
+#define INODE_NLINK			40
+#define INODE_MODE			52
+#define INODE_ITEM_SIZE			160
+
+/* struct btrfs_dir_item, followed by the name */
+#define DIR_LOCATION_OBJECTID		0
+#define DIR_LOCATION_TYPE		8
+#define DIR_NAME_LEN			27
+#define DIR_TYPE			29
+#define DIR_ITEM_SIZE			30
+
+/* struct btrfs_root_ref, followed by the name */
+#define ROOT_REF_DIRID			0
+#define ROOT_REF_NAME_LEN		16
+#define ROOT_REF_SIZE			18
+
 /* The largest tree block btrfs allows; no item can be larger. */
 #define BTRFS_MAX_NODESIZE		65536
 
@@ -53,6 +70,14 @@ static inline uint32_t get_le32(const uint8_t *p)
 
 	memcpy(&v, p, sizeof(v));
 	return le32toh(v);
+}
+
+static inline uint16_t get_le16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
 }
 
 static inline void put_le64(uint8_t *p, uint64_t v)

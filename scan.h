@@ -14,18 +14,29 @@
 #include "search.h"
 #include "seen.h"
 
+/* A subvolume (st_dev) met so far, and its filesystem. */
 struct scan_fs {
 	dev_t dev;
 	uint32_t nodesize;
 	uint32_t sectorsize;
+	/* Extents counted on this filesystem: disk addresses are only
+	 * unique within one (compsize 1.5 merged equal addresses of two). */
+	struct seen_set *seen;
+};
+
+struct scan_fsid {
+	uint8_t fsid[BTRFS_FSID_SIZE];
+	struct seen_set *seen;
 };
 
 struct scan_ctx {
 	struct cs_stats stats;
-	struct seen_set *seen;
+	struct seen_set *seen;	/* for files on a device never probed */
 	struct search_ctx *search;
-	struct scan_fs *fs;	/* geometry of each st_dev met so far */
+	struct scan_fs *fs;
 	size_t nfs;
+	struct scan_fsid *fsids;
+	size_t nfsids;
 	/* The first malformed item of the file being scanned. */
 	enum extent_error bad_item;
 	uint64_t bad_offset;
@@ -39,9 +50,13 @@ void scan_free(struct scan_ctx *ctx);
 /*
  * Is the open file or directory fd on btrfs?  If so, learn its geometry
  * (BTRFS_IOC_FS_INFO) for later scan_file() calls on st->st_dev.
- * Returns 1 for btrfs, 0 for another filesystem, -errno on failure.
+ * Returns 1 for btrfs, 0 for another filesystem, -EPERM if reading its
+ * metadata needs a capability we lack, or another -errno.
  */
 int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st);
+
+/* The geometry learnt by scan_probe_fs() for dev, or NULL. */
+const struct scan_fs *scan_fs_of(const struct scan_ctx *ctx, dev_t dev);
 
 /*
  * Account every extent of the regular file open on fd.  Returns 0;

@@ -258,6 +258,15 @@ static int visit(struct walker *w, int dirfd, const char *name,
 		close(fd);
 		return ret < 0 ? ret : 0;
 	}
+	if (w->ops->dir) {
+		ret = w->ops->dir(w->arg, fd, w->path, &st);
+		if (ret < 0) {
+			close(fd);
+			return ret;
+		}
+		if (ret == WALK_SKIP)
+			goto out;
+	}
 	dir = fdopendir(fd);
 	if (!dir) {
 		w->ops->error(w->arg, w->path, errno);

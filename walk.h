@@ -27,6 +27,10 @@ struct walk_ops {
 	 * errno to abort the walk. */
 	int (*enter_fs)(void *arg, int fd, const char *path,
 			const struct stat *st, int top);
+	/* A directory about to be read, open on fd (closed by the walker):
+	 * return WALK_ENTER to read it, WALK_SKIP if the callback accounted
+	 * for it, or a negative errno to abort.  May be NULL. */
+	int (*dir)(void *arg, int fd, const char *path, const struct stat *st);
 	/* Called before each entry; non-zero aborts the walk with it. */
 	int (*tick)(void *arg);
 	/* A path that could not be read: err is a positive errno. */

@@ -137,6 +137,25 @@ run_prog()
 	echo "$rc" >"$OUT/$label.rc"
 }
 
+# numbers LABEL: "files extents refs inline disk uncompressed referenced"
+# from the -b report in $OUT/LABEL.out.
+numbers()
+{
+	sed -n 's/^Processed \([0-9]*\) files\{0,1\}, \([0-9]*\) regular extents (\([0-9]*\) refs), \([0-9]*\) inline\..*/\1 \2 \3 \4/p' "$OUT/$1.out"
+	awk '$1 == "TOTAL" { print $3, $4, $5 }' "$OUT/$1.out"
+}
+
+# sum_numbers "N N ..." "N N ...": the element-wise sum of two numbers lines.
+sum_numbers()
+{
+	local -a a=($1) b=($2)
+	local i out=()
+	for i in "${!a[@]}"; do
+		out+=($((a[i] + b[i])))
+	done
+	echo "${out[*]}"
+}
+
 # Render one run as a single text, for diffing.
 _render()
 {

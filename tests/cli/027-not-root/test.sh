@@ -19,6 +19,8 @@ chmod 644 public/file
 # A copy nobody can execute, whatever the permissions on the way to $COMPSIZE;
 # run_prog execs a binary, so wrap setpriv in a tiny script.
 COMPSIZE_ROOT=$TESTDIR/compsize-copy
+# The suite's temporary directories are private (mode 700).
+chmod o+x "$CLI_TMPROOT" "$TESTDIR"
 cp "$COMPSIZE" "$COMPSIZE_ROOT"
 chmod 755 "$COMPSIZE_ROOT"
 cat >"$TESTDIR/as-nobody" <<EOS

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Directories with a mount point beneath them, from /proc/self/mountinfo. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mounts.h"
+
+struct dir_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct mounts {
+	struct dir_id *dirs;
+	size_t n, cap;
+	int unknown;	/* mountinfo unreadable: assume mounts everywhere */
+};
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+				      (s[3] - '0'));
+			s += 4;
+		} else {
+			*d++ = *s++;
+		}
+	}
+	*d = '\0';
+}
+
+static int add(struct mounts *m, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->dirs[i].dev == st->st_dev && m->dirs[i].ino == st->st_ino)
+			return 0;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+		struct dir_id *d = realloc(m->dirs, cap * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		m->dirs = d;
+		m->cap = cap;
+	}
+	m->dirs[m->n].dev = st->st_dev;
+	m->dirs[m->n].ino = st->st_ino;
+	m->n++;
+	return 0;
+}
+
+/* Note every proper ancestor of the mount point at path. */
+static int add_ancestors(struct mounts *m, char *path)
+{
+	struct stat st;
+	char *slash;
+	int ret;
+
+	while ((slash = strrchr(path, '/'))) {
+		if (slash == path) {
+			if (!path[1])
+				break;	/* "/" has no ancestor */
+			path[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+		/* What the walk sees at that path: the top of any stack of
+		 * mounts there. */
+		if (!stat(path, &st)) {
+			ret = add(m, &st);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+struct mounts *mounts_create(void)
+{
+	struct mounts *m = calloc(1, sizeof(*m));
+	char *line = NULL, *mp;
+	size_t cap = 0;
+	FILE *f;
+	int field;
+
+	if (!m)
+		return NULL;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f) {
+		m->unknown = 1;
+		return m;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		/* id parent major:minor root mountpoint ... */
+		mp = strtok(line, " ");
+		for (field = 1; mp && field < 5; field++)
+			mp = strtok(NULL, " ");
+		if (!mp || mp[0] != '/')
+			continue;
+		unescape(mp);
+		if (add_ancestors(m, mp)) {
+			m->unknown = 1;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return m;
+}
+
+void mounts_free(struct mounts *m)
+{
+	if (!m)
+		return;
+	free(m->dirs);
+	free(m);
+}
+
+int mounts_beneath(const struct mounts *m, const struct stat *st)
+{
+	size_t i;
+
+	if (m->unknown)
+		return 1;
+	for (i = 0; i < m->n; i++)
+		if (m->dirs[i].dev == st->st_dev && m->dirs[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}

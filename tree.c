@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The fast scan: subtrees accounted from tree searches alone. */
+#include <errno.h>
+#include <stdlib.h>
+#include <btrfsutil.h>
+#include "ioctl.h"
+#include "tree.h"
+
+/* Inodes this close together are fetched in one search, their neighbours'
+ * items discarded: cheaper than another ioctl. */
+#define TREE_RUN_GAP	64
+
+struct ino_mult {
+	uint64_t ino;
+	uint32_t mult;	/* paths to it within the subtree */
+};
+
+struct u64_vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+struct tree_scan {
+	struct scan_ctx *ctx;
+	struct seen_set *seen;
+	int fd;
+	uint64_t tree_id;
+	uint32_t nodesize;
+	uint32_t sectorsize;
+	int one_fs;
+	int (*tick)(void *);
+	void *tick_arg;
+
+	/* Streaming a whole subvolume: nlink is the multiplicity. */
+	int whole;
+	/* Otherwise the files found, sorted, and a cursor into them. */
+	struct ino_mult *want;
+	size_t nwant, want_pos;
+
+	/* The inode being streamed and its extents if it counts twice. */
+	uint64_t cur_ino;
+	uint32_t cur_mult;
+	struct extent_info *pending;
+	size_t npending, cap_pending;
+
+	/* Nested subvolume candidates: (dir, subvolume id) pairs. */
+	struct u64_vec nested;
+	/* Subvolumes still to stream. */
+	struct u64_vec subvols;
+};
+
+static int vec_push(struct u64_vec *vec, uint64_t x)
+{
+	if (vec->n == vec->cap) {
+		size_t cap = vec->cap ? 2 * vec->cap : 64;
+		uint64_t *v = realloc(vec->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		vec->v = v;
+		vec->cap = cap;
+	}
+	vec->v[vec->n++] = x;
+	return 0;
+}
+
+static void note_bad(struct scan_ctx *ctx, enum extent_error err,
+		     uint64_t offset)
+{
+	if (!ctx->bad_item) {
+		ctx->bad_item = err;
+		ctx->bad_offset = offset;
+	}
+}
+
+/* Replay the extents of an inode reached by several paths. */
+static int finish_inode(struct tree_scan *ts)
+{
+	struct cs_stats *st = &ts->ctx->stats;
+	uint32_t r;
+	size_t i;
+	int ret;
+
+	if (ts->cur_mult > 1) {
+		for (r = 0; r < ts->cur_mult; r++) {
+			extent_begin_file(st);
+			for (i = 0; i < ts->npending; i++) {
+				ret = extent_account(st, ts->seen,
+						     &ts->pending[i]);
+				if (ret)
+					return ret;
+			}
+		}
+	}
+	ts->npending = 0;
+	ts->cur_mult = 0;
+	return 0;
+}
+
+static uint32_t wanted_mult(struct tree_scan *ts, uint64_t ino)
+{
+	while (ts->want_pos < ts->nwant && ts->want[ts->want_pos].ino < ino)
+		ts->want_pos++;
+	if (ts->want_pos < ts->nwant && ts->want[ts->want_pos].ino == ino)
+		return ts->want[ts->want_pos].mult;
+	return 0;
+}
+
+static int on_inode(struct tree_scan *ts, const struct search_item *it)
+{
+	uint32_t mode, nlink;
+	int ret;
+
+	ret = finish_inode(ts);
+	if (ret)
+		return ret;
+	ts->cur_ino = it->objectid;
+	if (it->len < INODE_ITEM_SIZE) {
+		note_bad(ts->ctx, EXTENT_SHORT_INLINE, 0);
+		return 0;
+	}
+	mode = get_le32(it->data + INODE_MODE);
+	nlink = get_le32(it->data + INODE_NLINK);
+	if (!S_ISREG(mode))
+		return 0;
+	/* nlink 0: an orphan being deleted, which no path reaches. */
+	ts->cur_mult = ts->whole ? nlink : wanted_mult(ts, it->objectid);
+	if (ts->cur_mult == 1)
+		extent_begin_file(&ts->ctx->stats);
+	return 0;
+}
+
+static int on_extent(struct tree_scan *ts, const struct search_item *it)
+{
+	struct extent_info ei;
+	enum extent_error err;
+
+	if (it->objectid != ts->cur_ino || !ts->cur_mult)
+		return 0;
+	err = extent_parse(it->data, it->len, ts->sectorsize, &ei);
+	if (err) {
+		note_bad(ts->ctx, err, it->offset);
+		return 0;
+	}
+	if (ts->cur_mult == 1)
+		return extent_account(&ts->ctx->stats, ts->seen, &ei);
+	if (ts->npending == ts->cap_pending) {
+		size_t cap = ts->cap_pending ? 2 * ts->cap_pending : 16;
+		struct extent_info *p = realloc(ts->pending, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		ts->pending = p;
+		ts->cap_pending = cap;
+	}
+	ts->pending[ts->npending++] = ei;
+	return 0;
+}
+
+/* A directory entry that is a subvolume: a candidate to check later, as the
+ * search buffer is in use. */
+static int on_subvol_entry(struct tree_scan *ts, const struct search_item *it)
+{
+	if (ts->one_fs)
+		return 0;
+	if (vec_push(&ts->nested, it->objectid))
+		return -ENOMEM;
+	return vec_push(&ts->nested, get_le64(it->data + DIR_LOCATION_OBJECTID));
+}
+
+static int stream_item(const struct search_item *it, void *arg)
+{
+	struct tree_scan *ts = arg;
+
+	switch (it->type) {
+	case BTRFS_INODE_ITEM_KEY:
+		return on_inode(ts, it);
+	case BTRFS_EXTENT_DATA_KEY:
+		return on_extent(ts, it);
+	case BTRFS_DIR_INDEX_KEY:
+		if (ts->whole && it->len >= DIR_ITEM_SIZE &&
+		    it->data[DIR_LOCATION_TYPE] == BTRFS_ROOT_ITEM_KEY)
+			return on_subvol_entry(ts, it);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Stream inodes lo..hi of the current tree. */
+static int stream(struct tree_scan *ts, uint64_t lo, uint64_t hi)
+{
+	struct btrfs_ioctl_search_key key = {
+		.tree_id = ts->tree_id,
+		.min_objectid = lo,
+		.max_objectid = hi,
+		.min_type = BTRFS_INODE_ITEM_KEY,
+		.max_type = BTRFS_EXTENT_DATA_KEY,
+		.min_offset = 0,
+		.max_offset = UINT64_MAX,
+		.min_transid = 0,
+		.max_transid = UINT64_MAX,
+	};
+	int ret;
+
+	ts->cur_ino = 0;
+	ts->cur_mult = 0;
+	ts->npending = 0;
+	ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
+			 stream_item, ts);
+	if (!ret)
+		ret = finish_inode(ts);
+	if (!ret)
+		ret = ts->tick(ts->tick_arg);
+	return ret;
+}
+
+struct dir_list {
+	struct tree_scan *ts;
+	struct u64_vec *dirs;
+	struct u64_vec *files;
+};
+
+static int list_item(const struct search_item *it, void *arg)
+{
+	struct dir_list *dl = arg;
+	uint8_t type;
+
+	if (it->type != BTRFS_DIR_INDEX_KEY || it->len < DIR_ITEM_SIZE)
+		return 0;
+	type = it->data[DIR_TYPE];
+	switch (it->data[DIR_LOCATION_TYPE]) {
+	case BTRFS_INODE_ITEM_KEY:
+		if (type == BTRFS_FT_REG_FILE)
+			return vec_push(dl->files, get_le64(it->data));
+		if (type == BTRFS_FT_DIR)
+			return vec_push(dl->dirs, get_le64(it->data));
+		return 0;
+	case BTRFS_ROOT_ITEM_KEY:
+		return on_subvol_entry(dl->ts, it);
+	default:
+		return 0;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* List the subtree of dir through DIR_INDEX items, then stream its files. */
+static int scan_subtree(struct tree_scan *ts, uint64_t dir)
+{
+	struct u64_vec dirs = { 0 }, files = { 0 };
+	struct dir_list dl = { ts, &dirs, &files };
+	struct btrfs_ioctl_search_key key = {
+		.tree_id = ts->tree_id,
+		.min_type = BTRFS_DIR_INDEX_KEY,
+		.max_type = BTRFS_DIR_INDEX_KEY,
+		.min_offset = 0,
+		.max_offset = UINT64_MAX,
+		.max_transid = UINT64_MAX,
+	};
+	size_t i, j, n;
+	int ret;
+
+	ret = vec_push(&dirs, dir);
+	for (i = 0; !ret && i < dirs.n; i++) {
+		key.min_objectid = key.max_objectid = dirs.v[i];
+		key.min_type = BTRFS_DIR_INDEX_KEY;
+		key.min_offset = 0;
+		ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
+				 list_item, &dl);
+		if (!ret && (i & 255) == 255)
+			ret = ts->tick(ts->tick_arg);
+	}
+	if (ret)
+		goto out;
+
+	/* Names per inode: a hard link found twice counts twice. */
+	qsort(files.v, files.n, sizeof(*files.v), cmp_u64);
+	ts->want = malloc((files.n ? files.n : 1) * sizeof(*ts->want));
+	if (!ts->want) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0, n = 0; i < files.n; i++) {
+		if (n && ts->want[n - 1].ino == files.v[i]) {
+			ts->want[n - 1].mult++;
+		} else {
+			ts->want[n].ino = files.v[i];
+			ts->want[n].mult = 1;
+			n++;
+		}
+	}
+	ts->nwant = n;
+	for (i = 0; !ret && i < n; i = j) {
+		for (j = i + 1; j < n; j++)
+			if (ts->want[j].ino - ts->want[j - 1].ino > TREE_RUN_GAP)
+				break;
+		ts->want_pos = i;
+		ret = stream(ts, ts->want[i].ino, ts->want[j - 1].ino);
+	}
+out:
+	free(ts->want);
+	ts->want = NULL;
+	ts->nwant = 0;
+	free(dirs.v);
+	free(files.v);
+	return ret;
+}
+
+struct ref_check {
+	uint64_t dir;
+	int found;
+};
+
+static int check_ref(const struct search_item *it, void *arg)
+{
+	struct ref_check *rc = arg;
+
+	if (it->type == BTRFS_ROOT_REF_KEY && it->len >= ROOT_REF_SIZE &&
+	    get_le64(it->data + ROOT_REF_DIRID) == rc->dir)
+		rc->found = 1;
+	return 0;
+}
+
+/*
+ * Queue the nested subvolumes found in tree parent.  A snapshot keeps its
+ * source's entries for nested subvolumes, but the kernel shows them as
+ * empty stand-ins unless the subvolume's ROOT_REF names this tree and
+ * directory (fixup_tree_root_location()): check that first.
+ */
+static int queue_nested(struct tree_scan *ts, uint64_t parent)
+{
+	struct btrfs_ioctl_search_key key = {
+		.tree_id = BTRFS_ROOT_TREE_OBJECTID,
+		.min_objectid = parent,
+		.max_objectid = parent,
+		.min_type = BTRFS_ROOT_REF_KEY,
+		.max_type = BTRFS_ROOT_REF_KEY,
+		.max_transid = UINT64_MAX,
+	};
+	struct ref_check rc;
+	size_t i;
+	int ret;
+
+	for (i = 0; i + 1 < ts->nested.n; i += 2) {
+		rc.dir = ts->nested.v[i];
+		rc.found = 0;
+		key.min_objectid = parent;
+		key.min_type = BTRFS_ROOT_REF_KEY;
+		key.min_offset = key.max_offset = ts->nested.v[i + 1];
+		ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
+				 check_ref, &rc);
+		if (ret)
+			return ret;
+		if (rc.found && vec_push(&ts->subvols, ts->nested.v[i + 1]))
+			return -ENOMEM;
+	}
+	ts->nested.n = 0;
+	return 0;
+}
+
+int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
+		  int one_fs, int (*tick)(void *), void *tick_arg)
+{
+	const struct scan_fs *fs = scan_fs_of(ctx, st->st_dev);
+	struct tree_scan ts = {
+		.ctx = ctx,
+		.seen = fs ? fs->seen : ctx->seen,
+		.fd = fd,
+		.nodesize = fs ? fs->nodesize : 0,
+		.sectorsize = fs ? fs->sectorsize : 4096,
+		.one_fs = one_fs,
+		.tick = tick,
+		.tick_arg = tick_arg,
+	};
+	enum btrfs_util_error uerr;
+	uint64_t id;
+	int ret;
+
+	/* A stand-in directory (no btrfs ioctls) or anything unexpected:
+	 * nothing counted yet, let the walk handle it. */
+	uerr = btrfs_util_subvolume_id_fd(fd, &id);
+	if (uerr) {
+		if (errno == EPERM)
+			return -EPERM;
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		return 1;
+	}
+	ctx->bad_item = EXTENT_OK;
+	ts.tree_id = id;
+	if (st->st_ino == BTRFS_FIRST_FREE_OBJECTID) {
+		ret = vec_push(&ts.subvols, id);
+	} else {
+		ret = scan_subtree(&ts, st->st_ino);
+		if (!ret)
+			ret = queue_nested(&ts, id);
+	}
+	ts.whole = 1;
+	while (!ret && ts.subvols.n) {
+		ts.tree_id = ts.subvols.v[--ts.subvols.n];
+		ret = stream(&ts, BTRFS_FIRST_FREE_OBJECTID,
+			     BTRFS_LAST_FREE_OBJECTID);
+		if (!ret)
+			ret = queue_nested(&ts, ts.tree_id);
+	}
+	free(ts.pending);
+	free(ts.nested.v);
+	free(ts.subvols.v);
+	if (!ret && ctx->bad_item)
+		ret = -EUCLEAN;
+	return ret;
+}

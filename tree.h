@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fast scan: a directory's whole subtree accounted from btrfs metadata
+ * alone, with the path walk's semantics (regular files only, once per path
+ * to them, nested subvolumes crossed unless one_fs) but no open, fstat or
+ * readdir per file.
+ *
+ * A subvolume root streams every INODE_ITEM, DIR_INDEX and EXTENT_DATA
+ * item of its tree in large TREE_SEARCH_V2 batches; a file counts once per
+ * link (nlink), since every link of an inode is inside its subvolume.  Any
+ * other directory is listed through its DIR_INDEX items, then the extents
+ * of the regular files found are fetched for runs of nearby inode numbers
+ * in one search each; a file counts once per name found.  Nested
+ * subvolumes are streamed whole.
+ *
+ * The caller must make sure no mount point lies beneath the directory
+ * (mounts.h): metadata can't see mounts.
+ */
+#ifndef COMPSIZE_TREE_H
+#define COMPSIZE_TREE_H
+
+#include <sys/stat.h>
+#include "scan.h"
+
+/*
+ * Account the subtree of the btrfs directory open on fd (st its stat) into
+ * ctx.  tick is called between batches; its non-zero return aborts with
+ * that value.  Returns 0; 1 when nothing was accounted and the caller
+ * should walk the directory instead (e.g. a snapshot's stand-in for a
+ * nested subvolume); -EPERM without CAP_SYS_ADMIN; -ENOMEM; -EUCLEAN when
+ * malformed items were skipped (ctx->bad_item tells the first); or another
+ * -errno from a search, after which part of the subtree may be counted.
+ */
+int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
+		  int one_fs, int (*tick)(void *), void *tick_arg);
+
+#endif
