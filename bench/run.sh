@@ -295,7 +295,7 @@ section_size()
 	echo "## compsize vs compsize 1.5 ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, kernel $(uname -r))"
 	echo
 	echo "Medians of $WARM warm (x3 for cases under 0.1 s) / $COLD cold runs per program,"
-	echo "alternating which program goes first, after one untimed warm-up run each."
+	echo "alternating which program goes first, after untimed warm-up runs (with and without -b)."
 	echo "Cold: \`sync; echo 3 > /proc/sys/vm/drop_caches\` before every run."
 	echo "Speed-up = compsize 1.5 / ours (wall clock).  CPU = user + sys (GNU time"
 	echo "%U + %S, 10 ms resolution; less disturbed by other load than wall clock)."
