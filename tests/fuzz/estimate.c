@@ -55,13 +55,8 @@ static void parse_list(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	ret = est_parse_list(text, &s, &n, err, sizeof(err));
 	if (ret == 0) {
-		/*
-		 * Known, reported, not ours to fix: a range holding only level
-		 * 0 ("zstd:0..0") parses to zero settings, while "zstd:0" is
-		 * the default level.  Tolerated so the run can find anything
-		 * else; make this "if (!n || !s) abort();" once it is fixed.
-		 */
-		if (n && !s)
+		/* A success lists something ("zstd:0..0" once gave nothing). */
+		if (!n || !s)
 			abort();
 		for (i = 0; i < n; i++) {
 			est_setting_name(&s[i], name, sizeof(name));
