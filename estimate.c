@@ -572,6 +572,16 @@ nomem:
 	return NULL;
 }
 
+static void est_acct_add(struct est_acct *dst, const struct est_acct *src)
+{
+	dst->disk += src->disk;
+	dst->ram += src->ram;
+	dst->comp_in += src->comp_in;
+	dst->comp_ns += src->comp_ns;
+	dst->dec_out += src->dec_out;
+	dst->dec_ns += src->dec_ns;
+}
+
 void est_free(struct est_ctx *ctx)
 {
 	if (!ctx)
@@ -663,14 +673,8 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 		pos = est_round_up(hole, ctx->sectorsize);
 	}
 account:
-	for (i = 0; acct && i < ctx->n; i++) {
-		ctx->acct[i].disk += acct[i].disk;
-		ctx->acct[i].ram += acct[i].ram;
-		ctx->acct[i].comp_in += acct[i].comp_in;
-		ctx->acct[i].comp_ns += acct[i].comp_ns;
-		ctx->acct[i].dec_out += acct[i].dec_out;
-		ctx->acct[i].dec_ns += acct[i].dec_ns;
-	}
+	for (i = 0; acct && i < ctx->n; i++)
+		est_acct_add(&ctx->acct[i], &acct[i]);
 	ctx->input += isize;
 	ctx->files++;
 out:
@@ -678,6 +682,24 @@ out:
 	free(acct);
 	free(raw);
 	return ret;
+}
+
+int est_merge(struct est_ctx *dst, const struct est_ctx *src)
+{
+	size_t i;
+
+	if (dst->n != src->n || dst->sectorsize != src->sectorsize)
+		return -EINVAL;
+	for (i = 0; i < dst->n; i++)
+		if (dst->s[i].alg != src->s[i].alg ||
+		    dst->s[i].level != src->s[i].level ||
+		    dst->s[i].force != src->s[i].force)
+			return -EINVAL;
+	for (i = 0; i < dst->n; i++)
+		est_acct_add(&dst->acct[i], &src->acct[i]);
+	dst->input += src->input;
+	dst->files += src->files;
+	return 0;
 }
 
 void est_get_result(const struct est_ctx *ctx, size_t i,

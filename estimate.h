@@ -46,9 +46,11 @@ struct est_result {
 };
 
 /*
- * One est_ctx is used by one thread at a time. The per-chunk work inside it
- * runs on a struct est_worker (est-internal.h) that holds no shared state,
- * so a later -j N can give each thread its own worker and sum the totals.
+ * One est_ctx is used by one thread at a time and shares nothing with other
+ * contexts: for -j N, give each thread its own est_ctx with the same
+ * settings, feed each its share of the files and est_merge() them at the
+ * end. The speed figures stay single-thread figures (bytes over the CPU
+ * time of all threads).
  */
 struct est_ctx;
 
@@ -74,7 +76,13 @@ void est_free(struct est_ctx *ctx);
  */
 int est_file(struct est_ctx *ctx, int fd, const struct stat *st);
 
-/* Copy out the totals of setting i (0 <= i < n). */
+/*
+ * Add the totals of src to dst; src is unchanged. Returns 0, or -EINVAL if
+ * the two were not created with the same settings and sector size.
+ */
+int est_merge(struct est_ctx *dst, const struct est_ctx *src);
+
+/* Copy out the totals of setting i (0 <= i < n); zeros if i is out of range. */
 void est_get_result(const struct est_ctx *ctx, size_t i,
 		    struct est_result *out);
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -523,6 +524,87 @@ static void test_sector_64k(void)
 	free(d);
 }
 
+struct merge_job {
+	struct est_ctx *ctx;
+	int fd;
+	int ret;
+};
+
+static void *merge_thread(void *arg)
+{
+	struct merge_job *j = arg;
+	struct stat st;
+
+	j->ret = fstat(j->fd, &st) ? -errno : est_file(j->ctx, j->fd, &st);
+	return NULL;
+}
+
+/* -j N pattern: a context per thread, merged at the end. */
+static void test_merge(void)
+{
+	struct est_setting s[2] = { { EST_ZSTD, 3, false }, { EST_ZLIB, 1, true } };
+	struct est_ctx *one = est_create(s, 2, 4096), *t[2], *other;
+	char path[2][32] = { "/tmp/test-estimate.XXXXXX", "/tmp/test-estimate.XXXXXX" };
+	struct merge_job job[2];
+	pthread_t th[2];
+	uint8_t *d = malloc(700 * K);
+	struct est_result a, b;
+	struct stat st;
+	size_t i, k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+	fill_text(d, 700 * K);
+	fill_random(d + 200 * K, 100 * K);
+	for (k = 0; k < 2; k++) {
+		t[k] = est_create(s, 2, 4096);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t[k]);
+		job[k].ctx = t[k];
+		job[k].fd = mkstemp(path[k]);
+		CU_ASSERT_FATAL(job[k].fd >= 0);
+		unlink(path[k]);
+		CU_ASSERT_EQUAL(pwrite(job[k].fd, d, 700 * K - k * 1000, 0),
+				(ssize_t)(700 * K - k * 1000));
+		CU_ASSERT_EQUAL(fstat(job[k].fd, &st), 0);
+		CU_ASSERT_EQUAL(est_file(one, job[k].fd, &st), 0);
+	}
+	for (k = 0; k < 2; k++)
+		CU_ASSERT_EQUAL(pthread_create(&th[k], NULL, merge_thread, &job[k]), 0);
+	for (k = 0; k < 2; k++) {
+		pthread_join(th[k], NULL);
+		CU_ASSERT_EQUAL(job[k].ret, 0);
+		close(job[k].fd);
+	}
+	CU_ASSERT_EQUAL(est_merge(t[0], t[1]), 0);
+	for (i = 0; i < 2; i++) {
+		est_get_result(one, i, &a);
+		est_get_result(t[0], i, &b);
+		CU_ASSERT_EQUAL(a.disk, b.disk);
+		CU_ASSERT_EQUAL(a.uncompressed, b.uncompressed);
+		CU_ASSERT_EQUAL(a.input, b.input);
+		CU_ASSERT_EQUAL(b.files, 2);
+	}
+	est_get_result(one, 2, &a);
+	CU_ASSERT_EQUAL(a.files, 0);
+
+	/* different settings do not merge */
+	s[1].level = 2;
+	other = est_create(s, 2, 4096);
+	CU_ASSERT_EQUAL(est_merge(t[0], other), -EINVAL);
+	est_free(other);
+	other = est_create(s, 1, 4096);
+	CU_ASSERT_EQUAL(est_merge(t[0], other), -EINVAL);
+	est_free(other);
+	s[1].level = 1;
+	other = est_create(s, 2, 8192);
+	CU_ASSERT_EQUAL(est_merge(t[0], other), -EINVAL);
+	est_free(other);
+
+	est_free(one);
+	est_free(t[0]);
+	est_free(t[1]);
+	free(d);
+}
+
 static CU_TestInfo tests[] = {
 	{ "parse good lists", test_parse_good },
 	{ "parse bad items", test_parse_bad },
@@ -537,6 +619,7 @@ static CU_TestInfo tests[] = {
 	{ "range heuristic", test_range_heuristic },
 	{ "est_file", test_file },
 	{ "64 KiB sectors", test_sector_64k },
+	{ "contexts per thread, merged", test_merge },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(estimate, tests)
