@@ -193,7 +193,7 @@ static int est_parse_item(const char *s, const char *end, struct est_list *l,
 	}
 	for (v = lo; v <= hi; v++) {
 		if (!v)
-			continue;	/* same as the default, listed anyway */
+			continue;	/* 0 is an alias of 3, not a level */
 		ret = est_list_add(l, alg, v, force);
 		if (ret)
 			return ret;
