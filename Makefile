@@ -7,6 +7,9 @@
 #   WERROR=1                 turn warnings into errors
 #   SAN=address,undefined    build everything with these sanitizers
 #   PREFIX=/usr/local        install prefix; DESTDIR for staged installs
+#   DYNAMIC=1                link libbtrfsutil, libzstd, liblzo2 and zlib as
+#                            shared libraries (default: static, which keeps
+#                            the resident size of a run near compsize 1.5's)
 #
 # Targets: all (default), check, check-unit, check-cli, deps, demo,
 #          install, uninstall, clean, fuzz, bench.
@@ -25,7 +28,12 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
 	-Wformat=2 -Wstrict-prototypes -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-DCOMPSIZE_VERSION='"$(VERSION)"' -pthread \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
-override LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -pthread -lm
+ifeq ($(DYNAMIC),1)
+override LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -pthread
+else
+override LDLIBS += -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) \
+	-Wl,-Bdynamic -pthread
+endif
 ifeq ($(WERROR),1)
 override CFLAGS += -Werror
 endif
@@ -136,7 +144,7 @@ clean-est-driver:
 # tests/fuzz/work/.  Rerun a crash: tests/fuzz/<target>-fuzz FILE.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := extents search estimate
+FUZZ_TARGETS := extents search tree estimate
 FUZZ_BINS := $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	-fsanitize=fuzzer-no-link,address,undefined -std=gnu11 -I. \
@@ -145,6 +153,8 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=tests/fuzz/obj/%.o)
 # search-fuzz answers search.c's ioctl() calls itself (a simulated kernel).
 FUZZ_LDFLAGS_search := -Wl,--wrap=ioctl
+# tree-fuzz also stands in for libbtrfsutil's subvolume id lookup.
+FUZZ_LDFLAGS_tree := -Wl,--wrap=ioctl -Wl,--wrap=btrfs_util_subvolume_id_fd
 
 -include $(FUZZ_LIB_OBJS:.o=.d)
 .SECONDARY: $(FUZZ_LIB_OBJS)

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * compsize: how much disk space a set of files on btrfs uses, by
- * compression type.  This file is the command line only: options, usage,
- * exit codes, and the wiring of walk -> scan -> output.
+ * compression type, and what it would use under other compression
+ * settings.  This file is the command line only: options, usage, exit
+ * codes, and the wiring of walk -> scan/estimate -> rows -> report.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +16,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include "estimate.h"
 #include "exitcode.h"
 #include "mounts.h"
 #include "output.h"
+#include "report.h"
+#include "rows.h"
 #include "scan.h"
 #include "tree.h"
 #include "walk.h"
@@ -25,13 +30,28 @@ struct options {
 	int bytes;		/* -b */
 	int one_fs;		/* -x */
 	int walk;		/* --walk: no fast scan */
+	enum report_format format;
+	int depth;		/* --depth=N, -1 when not given */
+	int per_file;		/* --per-file */
+	enum row_sort sort;
+	size_t top;		/* --top=N, 0 for all */
+	struct est_setting *est;	/* --estimate */
+	size_t nest;
 };
 
 struct run {
 	const struct options *opt;
 	struct scan_ctx *scan;
 	struct mounts *mounts;	/* NULL until the first directory */
-	unsigned long errors;	/* paths that could not be read */
+	struct rows *rows;	/* NULL without --depth/--per-file */
+	struct est_ctx *est;	/* NULL until the first file estimated */
+	uint64_t *est_before;	/* scratch: 3 values a setting */
+	int usage;		/* reading the current usage (root) */
+	int have_usage;		/* ... and every file was on btrfs */
+	uint64_t alloc_bytes;	/* st_blocks of the files, in bytes */
+	unsigned long failed;	/* paths that could not be read */
+	struct report_error *errors;	/* those of them with memory to keep */
+	size_t nerrors, cap_errors;
 	int fatal;		/* exit code if the walk was aborted */
 };
 
@@ -54,6 +74,13 @@ static void usage(FILE *f)
 	      "    -h, --help              print this help message and exit\n"
 	      "    -b, --bytes             display raw bytes instead of human-readable sizes\n"
 	      "    -x, --one-file-system   don't cross filesystem boundaries\n"
+	      "    -e, --estimate=LIST     also predict usage under other settings, e.g.\n"
+	      "                            zstd:1,zstd:3,compress-force=lzo,zlib:1..9,all\n"
+	      "        --format=FORMAT     table (default), json or csv\n"
+	      "        --depth=N           a row per directory down to depth N\n"
+	      "        --per-file          a row per file\n"
+	      "        --sort=KEY          order rows by disk, saved, ratio or name\n"
+	      "        --top=N             only the first N rows (sorted by disk by default)\n"
 	      "        --walk              open and search every file, as compsize 1.5 does,\n"
 	      "                            instead of reading whole subtrees from metadata\n"
 	      "        --version           print the version and exit\n"
@@ -62,12 +89,30 @@ static void usage(FILE *f)
 	      "2 usage error, 3 out of memory or internal error.\n", f);
 }
 
-static int scan_result(struct run *run, const char *path, int ret);
-
 static void report(struct run *run, const char *path, const char *cause)
 {
+	struct report_error *e;
+
 	fprintf(stderr, "compsize: %s: %s\n", path, cause);
-	run->errors++;
+	run->failed++;
+	if (run->nerrors == run->cap_errors) {
+		size_t cap = run->cap_errors ? 2 * run->cap_errors : 16;
+
+		e = realloc(run->errors, cap * sizeof(*e));
+		if (!e)
+			return;	/* still counted: the exit status is 1 */
+		run->errors = e;
+		run->cap_errors = cap;
+	}
+	e = &run->errors[run->nerrors];
+	e->path = strdup(path);
+	e->error = strdup(cause);
+	if (e->path && e->error) {
+		run->nerrors++;
+	} else {
+		free(e->path);
+		free(e->error);
+	}
 }
 
 static void on_error(void *arg, const char *path, int err)
@@ -75,39 +120,32 @@ static void on_error(void *arg, const char *path, int err)
 	report(arg, path, strerror(err));
 }
 
+static void fill_report(struct run *run, struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->format = run->opt->format;
+	r->bytes = run->opt->bytes;
+	r->total = &run->scan->stats;
+	r->have_usage = run->have_usage;
+	r->alloc_bytes = run->alloc_bytes;
+	r->errors = run->errors;
+	r->nerrors = run->nerrors;
+}
+
 static int on_tick(void *arg)
 {
 	struct run *run = arg;
+	struct report r;
 
 	if (want_stats) {
+		/* Partial statistics, as compsize 1.5 prints them. */
 		want_stats = 0;
-		out_table(stdout, stderr, &run->scan->stats, run->opt->bytes);
+		fill_report(run, &r);
+		r.format = REPORT_TABLE;
+		report_print(stdout, stderr, &r);
 		fflush(stdout);
 	}
 	return 0;
-}
-
-static int on_enter_fs(void *arg, int fd, const char *path,
-		       const struct stat *st, int top)
-{
-	struct run *run = arg;
-	int ret = scan_probe_fs(run->scan, fd, st);
-
-	if (ret == 1)
-		return WALK_ENTER;
-	if (ret == -ENOMEM || ret == -EPERM)
-		return scan_result(run, path, ret);
-	if (ret < 0) {
-		report(run, path, strerror(-ret));
-	} else if (top) {
-		report(run, path, "not on a btrfs filesystem");
-	} else {
-		/* 1.5 dies here; a tmpfs or ext4 mount inside the tree is
-		 * simply not part of what compsize measures. */
-		fprintf(stderr, "compsize: %s: skipped: not a btrfs filesystem\n",
-			path);
-	}
-	return WALK_SKIP;
 }
 
 /* Report what scan_file() or tree_scan_dir() returned for path; returns 0
@@ -144,20 +182,126 @@ static int scan_result(struct run *run, const char *path, int ret)
 	}
 }
 
-static int on_file(void *arg, int fd, const char *path, const struct stat *st)
-{
-	struct run *run = arg;
-
-	return scan_result(run, path, scan_file(run->scan, fd, st));
-}
-
-/* A directory with no mount point beneath it is read from metadata whole. */
-static int on_dir(void *arg, int fd, const char *path, const struct stat *st)
+static int on_enter_fs(void *arg, int fd, const char *path,
+		       const struct stat *st, int top)
 {
 	struct run *run = arg;
 	int ret;
 
-	if (run->opt->walk)
+	if (!run->usage) {
+		/* --estimate only: any filesystem will do. */
+		ret = scan_probe_fs(run->scan, fd, st);
+		if (ret != 1)
+			run->have_usage = 0;
+		return ret == -ENOMEM ? ret : WALK_ENTER;
+	}
+	ret = scan_probe_fs(run->scan, fd, st);
+	if (ret == 1)
+		return WALK_ENTER;
+	if (ret == -ENOMEM || ret == -EPERM)
+		return scan_result(run, path, ret);
+	if (ret == 0 && run->opt->nest) {
+		/* Estimating: read it anyway, without the current usage. */
+		run->have_usage = 0;
+		return WALK_ENTER;
+	}
+	if (ret < 0) {
+		report(run, path, strerror(-ret));
+	} else if (top) {
+		report(run, path, "not on a btrfs filesystem");
+	} else {
+		/* 1.5 dies here; a tmpfs or ext4 mount inside the tree is
+		 * simply not part of what compsize measures. */
+		fprintf(stderr, "compsize: %s: skipped: not a btrfs filesystem\n",
+			path);
+	}
+	return WALK_SKIP;
+}
+
+static int estimate_file(struct run *run, int fd, const char *path,
+			 const struct stat *st)
+{
+	const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
+	struct est_result res;
+	uint64_t *delta = run->est_before;
+	size_t i;
+	int ret;
+
+	if (!run->est) {
+		/* The sector size of the first filesystem read decides. */
+		run->est = est_create(run->opt->est, run->opt->nest,
+				      fs ? fs->sectorsize : 4096);
+		if (!run->est)
+			return -ENOMEM;
+	}
+	for (i = 0; i < run->opt->nest; i++) {
+		est_get_result(run->est, i, &res);
+		delta[3 * i] = res.disk;
+		delta[3 * i + 1] = res.uncompressed;
+		delta[3 * i + 2] = res.input;
+	}
+	ret = est_file(run->est, fd, st);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		report(run, path, strerror(-ret));
+		return 0;
+	}
+	if (!run->rows)
+		return 0;
+	for (i = 0; i < run->opt->nest; i++) {
+		est_get_result(run->est, i, &res);
+		delta[3 * i] = res.disk - delta[3 * i];
+		delta[3 * i + 1] = res.uncompressed - delta[3 * i + 1];
+		delta[3 * i + 2] = res.input - delta[3 * i + 2];
+	}
+	rows_add_est(run->rows, delta);
+	return 0;
+}
+
+static int on_file(void *arg, int fd, const char *path, const struct stat *st,
+		   int depth)
+{
+	struct run *run = arg;
+	int row = run->rows && (run->opt->per_file || depth == 0);
+	int ret = 0;
+
+	if (row) {
+		ret = rows_open(run->rows, run->scan, path);
+		if (ret)
+			return ret;
+	}
+	if (run->usage) {
+		ret = scan_result(run, path, scan_file(run->scan, fd, st));
+	} else {
+		/* Counted as a file with nothing known of its extents. */
+		scan_begin_file(run->scan);
+	}
+	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
+	if (!ret && run->opt->nest)
+		ret = estimate_file(run, fd, path, st);
+	if (row && !ret)
+		ret = rows_close(run->rows, run->scan);
+	return ret;
+}
+
+/* Whether dir gets a row, and whether it must be walked entry by entry. */
+static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
+		  int depth)
+{
+	struct run *run = arg;
+	int row = run->rows && !run->opt->per_file && depth <= run->opt->depth;
+	int ret;
+
+	if (row) {
+		ret = rows_open(run->rows, run->scan, path);
+		if (ret)
+			return ret;
+	}
+	/* The fast scan reads no file data and can't tell rows apart below
+	 * it: not when estimating, nor above the deepest row. */
+	if (run->opt->walk || run->opt->nest || !run->usage ||
+	    (run->rows && (run->opt->per_file || depth < run->opt->depth)))
 		return WALK_ENTER;
 	if (!run->mounts) {
 		run->mounts = mounts_create();
@@ -170,7 +314,21 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st)
 	if (ret == 1)
 		return WALK_ENTER;
 	ret = scan_result(run, path, ret);
+	if (ret < 0)
+		return ret;
+	if (row)
+		ret = rows_close(run->rows, run->scan);
 	return ret < 0 ? ret : WALK_SKIP;
+}
+
+static void on_leave_dir(void *arg, const char *path, int depth)
+{
+	struct run *run = arg;
+
+	(void)path;
+	/* Out of memory here leaves the row out; rows_close reports it. */
+	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
+		rows_close(run->rows, run->scan);
 }
 
 /* Do we hold CAP_SYS_ADMIN, which every tree search needs? */
@@ -191,14 +349,55 @@ static void raise_fd_limit(void)
 {
 	struct rlimit rl;
 
-	/* The walk holds one descriptor per directory level. */
+	/* The walk holds a bounded number of directories open, but the
+	 * estimator and libraries want some room too. */
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
 
-enum { OPT_VERSION = 256, OPT_WALK };
+enum {
+	OPT_VERSION = 256,
+	OPT_WALK,
+	OPT_FORMAT,
+	OPT_DEPTH,
+	OPT_PER_FILE,
+	OPT_SORT,
+	OPT_TOP,
+};
+
+/* A whole non-negative decimal number no larger than max, or -1. */
+static long long parse_count(const char *s, long long max)
+{
+	char *end;
+	long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	return v;
+}
+
+static int bad_value(const char *opt, const char *value, const char *want)
+{
+	fprintf(stderr, "compsize: invalid %s '%s': %s\n", opt, value, want);
+	return CS_EXIT_USAGE;
+}
+
+static int parse_choice(const char *value, const char *const *names,
+			int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(value, names[i]))
+			return i;
+	return -1;
+}
 
 /* Fills *opt; returns -1 to go on, or the exit code to exit with. */
 static int parse_options(int argc, char **argv, struct options *opt)
@@ -207,13 +406,24 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "one-file-system", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "estimate", required_argument, NULL, 'e' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "depth", required_argument, NULL, OPT_DEPTH },
+		{ "per-file", no_argument, NULL, OPT_PER_FILE },
+		{ "sort", required_argument, NULL, OPT_SORT },
+		{ "top", required_argument, NULL, OPT_TOP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "walk", no_argument, NULL, OPT_WALK },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	static const char *const formats[] = { "table", "json", "csv" };
+	static const char *const sorts[] = { "walk", "disk", "saved", "ratio",
+					     "name" };
+	char err[256];
+	long long v;
+	int c, sort_given = 0;
 
-	while ((c = getopt_long(argc, argv, "bxh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bxhe:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			opt->bytes = 1;
@@ -224,6 +434,47 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case 'h':
 			usage(stdout);
 			return CS_EXIT_OK;
+		case 'e':
+			free(opt->est);
+			opt->est = NULL;
+			if (est_parse_list(optarg, &opt->est, &opt->nest, err,
+					   sizeof(err))) {
+				fprintf(stderr, "compsize: %s\n", err);
+				return CS_EXIT_USAGE;
+			}
+			break;
+		case OPT_FORMAT:
+			c = parse_choice(optarg, formats, 3);
+			if (c < 0)
+				return bad_value("--format", optarg,
+						 "use table, json or csv");
+			opt->format = (enum report_format)c;
+			break;
+		case OPT_DEPTH:
+			v = parse_count(optarg, INT_MAX);
+			if (v < 0)
+				return bad_value("--depth", optarg,
+						 "use a whole number, 0 or more");
+			opt->depth = (int)v;
+			break;
+		case OPT_PER_FILE:
+			opt->per_file = 1;
+			break;
+		case OPT_SORT:
+			c = parse_choice(optarg, sorts, 5);
+			if (c < 0)
+				return bad_value("--sort", optarg,
+						 "use disk, saved, ratio or name");
+			opt->sort = (enum row_sort)c;
+			sort_given = 1;
+			break;
+		case OPT_TOP:
+			v = parse_count(optarg, LLONG_MAX);
+			if (v <= 0)
+				return bad_value("--top", optarg,
+						 "use a whole number, 1 or more");
+			opt->top = (size_t)v;
+			break;
 		case OPT_WALK:
 			opt->walk = 1;
 			break;
@@ -234,6 +485,14 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			return CS_EXIT_USAGE;
 		}
 	}
+	if ((opt->sort != ROW_SORT_WALK || opt->top) && opt->depth < 0 &&
+	    !opt->per_file) {
+		fputs("compsize: --sort and --top need --depth or --per-file\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (opt->top && !sort_given)
+		opt->sort = ROW_SORT_DISK;
 	if (optind >= argc) {
 		usage(stderr);
 		return CS_EXIT_USAGE;
@@ -241,34 +500,74 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	return -1;
 }
 
+/* The estimates of the whole run, for the report. */
+static struct report_est *collect_estimates(struct run *run)
+{
+	struct report_est *re = calloc(run->opt->nest, sizeof(*re));
+	struct est_result res;
+	size_t i;
+
+	if (!re)
+		return NULL;
+	for (i = 0; i < run->opt->nest; i++) {
+		est_setting_name(&run->opt->est[i], re[i].setting,
+				 sizeof(re[i].setting));
+		if (run->est) {
+			est_get_result(run->est, i, &res);
+			re[i].input = res.input;
+			re[i].disk = res.disk;
+			re[i].uncompressed = res.uncompressed;
+			re[i].compress_mbps = res.compress_mbps;
+			re[i].decompress_mbps = res.decompress_mbps;
+		}
+	}
+	return re;
+}
+
 int main(int argc, char **argv)
 {
-	struct options opt = { 0 };
+	struct options opt = { .depth = -1 };
 	struct run run = { .opt = &opt };
+	struct report_est *est = NULL;
 	struct walk_opts wopts;
+	struct report r;
 	const struct walk_ops ops = {
 		.file = on_file,
 		.enter_fs = on_enter_fs,
 		.dir = on_dir,
+		.leave_dir = on_leave_dir,
 		.tick = on_tick,
 		.error = on_error,
 	};
+	size_t i;
 	int ret, code;
 
 	code = parse_options(argc, argv, &opt);
 	if (code >= 0)
-		return code;
+		goto out;
 	wopts.one_fs = opt.one_fs;
-	if (!have_sys_admin()) {
+	run.usage = have_sys_admin();
+	run.have_usage = run.usage;
+	if (!run.usage && !opt.nest) {
 		fputs("compsize: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
 		      stderr);
-		return CS_EXIT_ERROR;
+		code = CS_EXIT_ERROR;
+		goto out;
 	}
 
+	code = CS_EXIT_FATAL;
 	run.scan = scan_create();
-	if (!run.scan) {
-		fputs("compsize: out of memory\n", stderr);
-		return CS_EXIT_FATAL;
+	if (!run.scan)
+		goto nomem;
+	if (opt.depth >= 0 || opt.per_file) {
+		run.rows = rows_create(opt.sort, opt.top, opt.nest);
+		if (!run.rows)
+			goto nomem;
+	}
+	if (opt.nest) {
+		run.est_before = calloc(3 * opt.nest, sizeof(uint64_t));
+		if (!run.est_before)
+			goto nomem;
 	}
 	raise_fd_limit();
 	signal(SIGUSR1, on_sigusr1);
@@ -276,17 +575,48 @@ int main(int argc, char **argv)
 	for (ret = 0; optind < argc && !ret; optind++)
 		ret = walk_path(argv[optind], &wopts, &ops, &run);
 
-	if (ret == -ENOMEM) {
-		fputs("compsize: out of memory\n", stderr);
-		code = CS_EXIT_FATAL;
-	} else if (ret) {
+	if (ret == -ENOMEM)
+		goto nomem;
+	if (ret) {
 		code = run.fatal ? run.fatal : CS_EXIT_FATAL;
-	} else if (out_table(stdout, stderr, &run.scan->stats, opt.bytes)) {
-		code = CS_EXIT_ERROR;
-	} else {
-		code = run.errors ? CS_EXIT_ERROR : CS_EXIT_OK;
+		goto out;
 	}
+	fill_report(&run, &r);
+	if (run.rows)
+		r.rows = rows_result(run.rows, &r.nrows);
+	if (opt.nest) {
+		est = collect_estimates(&run);
+		if (!est)
+			goto nomem;
+		r.est = est;
+		r.nest = opt.nest;
+	}
+	ret = report_print(stdout, stderr, &r);
+	if (ret < 0)
+		goto nomem;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "compsize: standard output: %s\n",
+			strerror(errno));
+		code = CS_EXIT_FATAL;
+		goto out;
+	}
+	code = ret || run.failed ? CS_EXIT_ERROR : CS_EXIT_OK;
+	goto out;
+nomem:
+	fputs("compsize: out of memory\n", stderr);
+	code = CS_EXIT_FATAL;
+out:
+	for (i = 0; i < run.nerrors; i++) {
+		free(run.errors[i].path);
+		free(run.errors[i].error);
+	}
+	free(run.errors);
+	free(est);
+	free(run.est_before);
+	est_free(run.est);
+	rows_free(run.rows);
 	scan_free(run.scan);
 	mounts_free(run.mounts);
+	free(opt.est);
 	return code;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Report formatting. */
 #include <inttypes.h>
+#include <string.h>
 #include "output.h"
 
 char *out_size(uint64_t x, int raw, char buf[OUT_BUF])
@@ -95,4 +96,115 @@ int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
 			  st->uncomp[t], st->refd[t], raw);
 	}
 	return 0;
+}
+
+size_t out_utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	size_t len, i;
+
+	if (!n)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+void out_json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), len;
+
+	fputc('"', f);
+	while (n) {
+		len = out_utf8_len(s, n);
+		if (!len) {
+			fprintf(f, "\\udc%02x", *s);
+			len = 1;
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(f, "\\%c", *s);
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+		} else if (*s == '\r') {
+			fputs("\\r", f);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(f, "\\u%04x", *s);
+		} else {
+			fwrite(s, 1, len, f);
+		}
+		s += len;
+		n -= len;
+	}
+	fputc('"', f);
+}
+
+void out_csv_field(FILE *f, const char *s)
+{
+	size_t n = strlen(s), i;
+	int quote = n && (s[0] == ' ' || s[n - 1] == ' ');
+
+	for (i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' ||
+			(unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+	if (!quote) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"')
+			fputc('"', f);
+		fputc(s[i], f);
+	}
+	fputc('"', f);
+}
+
+void out_table_path(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), len;
+
+	while (n) {
+		len = out_utf8_len(s, n);
+		if (!len) {
+			fprintf(f, "\\x%02x", *s);
+			len = 1;
+		} else if (*s == '\\') {
+			fputs("\\\\", f);
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(f, "\\x%02x", *s);
+		} else {
+			fwrite(s, 1, len, f);
+		}
+		s += len;
+		n -= len;
+	}
 }

@@ -38,4 +38,29 @@ void out_totals(const struct cs_stats *st, uint64_t *disk, uint64_t *uncomp,
  */
 int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw);
 
+/*
+ * Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the
+ * bytes there are not one: overlong forms, surrogates and code points past
+ * U+10FFFF are invalid.
+ */
+size_t out_utf8_len(const unsigned char *s, size_t n);
+
+/*
+ * Write s as a JSON string, quotes included.  Control characters are
+ * escaped; each byte that is not part of valid UTF-8 becomes \udcXX (XX its
+ * value), the "surrogateescape" convention of PEP 383, so the exact bytes of
+ * any file name can be recovered (Python: os.fsencode(name)).
+ */
+void out_json_string(FILE *f, const char *s);
+
+/* Write s as one RFC 4180 CSV field: quoted (quotes doubled) when it holds
+ * a comma, a quote, a control character or leading/trailing space; bytes
+ * are kept as they are. */
+void out_csv_field(FILE *f, const char *s);
+
+/* Write a path for the table: backslash, control characters, DEL and bytes
+ * that are not valid UTF-8 as C escapes (\\, \n, \t, \xHH), so one row stays
+ * one line. */
+void out_table_path(FILE *f, const char *s);
+
 #endif

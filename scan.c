@@ -8,7 +8,7 @@
 #include "ioctl.h"
 #include "scan.h"
 
-#define SCAN_SEARCH_BUF	(256u << 10)
+#define SCAN_SEARCH_BUF	(64u << 10)
 
 struct scan_ctx *scan_create(void)
 {
@@ -16,9 +16,13 @@ struct scan_ctx *scan_create(void)
 
 	if (!ctx)
 		return NULL;
-	ctx->seen = seen_create();
 	ctx->search = search_create(SCAN_SEARCH_BUF);
-	if (!ctx->seen || !ctx->search) {
+	ctx->fsids = calloc(1, sizeof(*ctx->fsids));
+	if (ctx->fsids) {
+		ctx->nfsids = 1;
+		ctx->fsids[0].seen = seen_create();
+	}
+	if (!ctx->search || !ctx->fsids || !ctx->fsids[0].seen) {
 		scan_free(ctx);
 		return NULL;
 	}
@@ -31,7 +35,9 @@ void scan_free(struct scan_ctx *ctx)
 
 	if (!ctx)
 		return;
-	seen_free(ctx->seen);
+	while (ctx->nsinks)
+		scan_sink_pop(ctx, NULL);
+	free(ctx->sinks);
 	search_free(ctx->search);
 	for (i = 0; i < ctx->nfsids; i++)
 		seen_free(ctx->fsids[i].seen);
@@ -50,25 +56,97 @@ const struct scan_fs *scan_fs_of(const struct scan_ctx *ctx, dev_t dev)
 	return NULL;
 }
 
-/* The set of extents counted on the filesystem fsid, made on first use. */
-static struct seen_set *seen_of_fsid(struct scan_ctx *ctx, const uint8_t *fsid)
+/* The index of the filesystem fsid in ctx->fsids, added on first use;
+ * returns 0 (the stand-in for unknown filesystems) when out of memory. */
+static size_t fsid_index(struct scan_ctx *ctx, const uint8_t *fsid)
 {
 	struct scan_fsid *ids;
 	size_t i;
 
-	for (i = 0; i < ctx->nfsids; i++)
+	for (i = 1; i < ctx->nfsids; i++)
 		if (!memcmp(ctx->fsids[i].fsid, fsid, BTRFS_FSID_SIZE))
-			return ctx->fsids[i].seen;
+			return i;
 	ids = realloc(ctx->fsids, (ctx->nfsids + 1) * sizeof(*ids));
 	if (!ids)
-		return NULL;
+		return 0;
 	ctx->fsids = ids;
 	ids[i].seen = seen_create();
 	if (!ids[i].seen)
-		return NULL;
+		return 0;
 	memcpy(ids[i].fsid, fsid, BTRFS_FSID_SIZE);
 	ctx->nfsids++;
-	return ids[i].seen;
+	return i;
+}
+
+int scan_sink_push(struct scan_ctx *ctx)
+{
+	if (ctx->nsinks == ctx->cap_sinks) {
+		size_t cap = ctx->cap_sinks ? 2 * ctx->cap_sinks : 8;
+		struct scan_sink *s = realloc(ctx->sinks, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		ctx->sinks = s;
+		ctx->cap_sinks = cap;
+	}
+	memset(&ctx->sinks[ctx->nsinks], 0, sizeof(ctx->sinks[0]));
+	ctx->nsinks++;
+	return 0;
+}
+
+void scan_sink_pop(struct scan_ctx *ctx, struct cs_stats *out)
+{
+	struct scan_sink *sink = &ctx->sinks[--ctx->nsinks];
+	size_t i;
+
+	if (out)
+		*out = sink->stats;
+	for (i = 0; i < sink->nseen; i++)
+		seen_free(sink->seen[i]);
+	free(sink->seen);
+}
+
+void scan_begin_file(struct scan_ctx *ctx)
+{
+	size_t i;
+
+	extent_begin_file(&ctx->stats);
+	for (i = 0; i < ctx->nsinks; i++)
+		extent_begin_file(&ctx->sinks[i].stats);
+}
+
+static struct seen_set *sink_seen(struct scan_sink *sink, size_t fs_idx)
+{
+	if (fs_idx >= sink->nseen) {
+		struct seen_set **s = realloc(sink->seen,
+					      (fs_idx + 1) * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		memset(s + sink->nseen, 0,
+		       (fs_idx + 1 - sink->nseen) * sizeof(*s));
+		sink->seen = s;
+		sink->nseen = fs_idx + 1;
+	}
+	if (!sink->seen[fs_idx])
+		sink->seen[fs_idx] = seen_create();
+	return sink->seen[fs_idx];
+}
+
+int scan_account(struct scan_ctx *ctx, size_t fs_idx,
+		 const struct extent_info *ei)
+{
+	struct seen_set *seen;
+	size_t i;
+	int ret;
+
+	ret = extent_account(&ctx->stats, ctx->fsids[fs_idx].seen, ei);
+	for (i = 0; !ret && i < ctx->nsinks; i++) {
+		seen = sink_seen(&ctx->sinks[i], fs_idx);
+		ret = seen ? extent_account(&ctx->sinks[i].stats, seen, ei)
+			   : -ENOMEM;
+	}
+	return ret;
 }
 
 static int stop_at_first(const struct search_item *item, void *arg)
@@ -97,9 +175,9 @@ static int can_search(struct scan_ctx *ctx, int fd, uint32_t nodesize)
 int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st)
 {
 	struct btrfs_ioctl_fs_info_args info = { 0 };
-	struct seen_set *seen;
 	struct statfs sfs;
 	struct scan_fs *fs;
+	size_t fs_idx;
 
 	if (fstatfs(fd, &sfs))
 		return -errno;
@@ -115,18 +193,14 @@ int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st)
 			return 1;
 		return -errno;
 	}
-	/* Every search needs CAP_SYS_ADMIN: find out before reading the tree,
-	 * so that the answer isn't a Permission denied on some directory. */
-	if (can_search(ctx, fd, info.nodesize) == -EPERM)
-		return -EPERM;
-	seen = seen_of_fsid(ctx, info.fsid);
-	if (!seen)
+	fs_idx = fsid_index(ctx, info.fsid);
+	if (!fs_idx)
 		return -ENOMEM;
 	fs = realloc(ctx->fs, (ctx->nfs + 1) * sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
 	ctx->fs = fs;
-	fs[ctx->nfs].seen = seen;
+	fs[ctx->nfs].fs_idx = fs_idx;
 	fs[ctx->nfs].dev = st->st_dev;
 	fs[ctx->nfs].nodesize = info.nodesize;
 	/* A sector size that isn't a power of two would be corrupt. */
@@ -134,12 +208,17 @@ int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st)
 		info.sectorsize && !(info.sectorsize & (info.sectorsize - 1))
 			? info.sectorsize : 4096;
 	ctx->nfs++;
+	/* Every search needs CAP_SYS_ADMIN: find out before reading the tree,
+	 * so that the answer isn't a Permission denied on some directory.
+	 * The geometry is kept either way, for --estimate. */
+	if (can_search(ctx, fd, info.nodesize) == -EPERM)
+		return -EPERM;
 	return 1;
 }
 
 struct file_scan {
 	struct scan_ctx *ctx;
-	struct seen_set *seen;
+	size_t fs_idx;
 	uint32_t sectorsize;
 };
 
@@ -160,7 +239,7 @@ static int one_item(const struct search_item *item, void *arg)
 		}
 		return 0;
 	}
-	return extent_account(&ctx->stats, fsc->seen, &ei);
+	return scan_account(ctx, fsc->fs_idx, &ei);
 }
 
 int scan_file(struct scan_ctx *ctx, int fd, const struct stat *st)
@@ -170,10 +249,10 @@ int scan_file(struct scan_ctx *ctx, int fd, const struct stat *st)
 	int ret;
 
 	fsc.sectorsize = fs ? fs->sectorsize : 4096;
-	fsc.seen = fs ? fs->seen : ctx->seen;
+	fsc.fs_idx = fs ? fs->fs_idx : 0;
 	ctx->bad_item = EXTENT_OK;
 	ctx->bad_offset = 0;
-	extent_begin_file(&ctx->stats);
+	scan_begin_file(ctx);
 	ret = search_file_extents(ctx->search, fd, st->st_ino,
 				  fs ? fs->nodesize : 0, one_item, &fsc);
 	if (!ret && ctx->bad_item)

@@ -19,24 +19,37 @@ struct scan_fs {
 	dev_t dev;
 	uint32_t nodesize;
 	uint32_t sectorsize;
-	/* Extents counted on this filesystem: disk addresses are only
-	 * unique within one (compsize 1.5 merged equal addresses of two). */
-	struct seen_set *seen;
+	/* Index of its filesystem in fsids: disk addresses are only unique
+	 * within one (compsize 1.5 merged equal addresses of two). */
+	size_t fs_idx;
 };
 
 struct scan_fsid {
 	uint8_t fsid[BTRFS_FSID_SIZE];
-	struct seen_set *seen;
+	struct seen_set *seen;	/* extents counted in the grand total */
+};
+
+/*
+ * Where extents are counted besides the grand total: one per open report
+ * row (a directory down to --depth, a file with --per-file), each with its
+ * own sets of counted extents, one per filesystem, made on first use.
+ */
+struct scan_sink {
+	struct cs_stats stats;
+	struct seen_set **seen;
+	size_t nseen;
 };
 
 struct scan_ctx {
-	struct cs_stats stats;
-	struct seen_set *seen;	/* for files on a device never probed */
+	struct cs_stats stats;		/* the grand total */
 	struct search_ctx *search;
 	struct scan_fs *fs;
 	size_t nfs;
+	/* fsids[0] stands for files on a device never probed. */
 	struct scan_fsid *fsids;
 	size_t nfsids;
+	struct scan_sink *sinks;
+	size_t nsinks, cap_sinks;
 	/* The first malformed item of the file being scanned. */
 	enum extent_error bad_item;
 	uint64_t bad_offset;
@@ -54,6 +67,21 @@ void scan_free(struct scan_ctx *ctx);
  * metadata needs a capability we lack, or another -errno.
  */
 int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st);
+
+/* Open a sink: every extent accounted from now on is also added to it.
+ * Returns 0 or -ENOMEM. */
+int scan_sink_push(struct scan_ctx *ctx);
+
+/* Close the innermost sink, copying its statistics to *out. */
+void scan_sink_pop(struct scan_ctx *ctx, struct cs_stats *out);
+
+/* A new file starts: counted in the total and every open sink. */
+void scan_begin_file(struct scan_ctx *ctx);
+
+/* Account ei of a file on filesystem fs_idx in the total and every open
+ * sink.  Returns 0 or -ENOMEM. */
+int scan_account(struct scan_ctx *ctx, size_t fs_idx,
+		 const struct extent_info *ei);
 
 /* The geometry learnt by scan_probe_fs() for dev, or NULL. */
 const struct scan_fs *scan_fs_of(const struct scan_ctx *ctx, dev_t dev);

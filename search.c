@@ -18,10 +18,9 @@ struct search_ctx *search_create(size_t buf_size)
 {
 	struct search_ctx *ctx;
 
-	/* Big enough that a batch which leaves room for one more item of any
-	 * size proves the range was exhausted (see search_run). */
-	if (buf_size < 2 * (SEARCH_HEADER_SIZE + BTRFS_MAX_NODESIZE))
-		buf_size = 2 * (SEARCH_HEADER_SIZE + BTRFS_MAX_NODESIZE);
+	/* Room for any one item: no item is larger than a tree block. */
+	if (buf_size < SEARCH_HEADER_SIZE + BTRFS_MAX_NODESIZE)
+		buf_size = SEARCH_HEADER_SIZE + BTRFS_MAX_NODESIZE;
 	if (buf_size > SEARCH_MAX_BUF)
 		buf_size = SEARCH_MAX_BUF;
 	ctx = calloc(1, sizeof(*ctx));

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include "seen.h"
 
-#define SEEN_MIN_BITS	10
+#define SEEN_MIN_BITS	6
 
 /* Slot value 0 marks an empty slot; the key 0 is kept aside in has_zero. */
 struct seen_set {

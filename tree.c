@@ -22,7 +22,7 @@ struct u64_vec {
 
 struct tree_scan {
 	struct scan_ctx *ctx;
-	struct seen_set *seen;
+	size_t fs_idx;
 	int fd;
 	uint64_t tree_id;
 	uint32_t nodesize;
@@ -76,17 +76,16 @@ static void note_bad(struct scan_ctx *ctx, enum extent_error err,
 /* Replay the extents of an inode reached by several paths. */
 static int finish_inode(struct tree_scan *ts)
 {
-	struct cs_stats *st = &ts->ctx->stats;
 	uint32_t r;
 	size_t i;
 	int ret;
 
 	if (ts->cur_mult > 1) {
 		for (r = 0; r < ts->cur_mult; r++) {
-			extent_begin_file(st);
+			scan_begin_file(ts->ctx);
 			for (i = 0; i < ts->npending; i++) {
-				ret = extent_account(st, ts->seen,
-						     &ts->pending[i]);
+				ret = scan_account(ts->ctx, ts->fs_idx,
+						   &ts->pending[i]);
 				if (ret)
 					return ret;
 			}
@@ -126,7 +125,7 @@ static int on_inode(struct tree_scan *ts, const struct search_item *it)
 	/* nlink 0: an orphan being deleted, which no path reaches. */
 	ts->cur_mult = ts->whole ? nlink : wanted_mult(ts, it->objectid);
 	if (ts->cur_mult == 1)
-		extent_begin_file(&ts->ctx->stats);
+		scan_begin_file(ts->ctx);
 	return 0;
 }
 
@@ -143,7 +142,7 @@ static int on_extent(struct tree_scan *ts, const struct search_item *it)
 		return 0;
 	}
 	if (ts->cur_mult == 1)
-		return extent_account(&ts->ctx->stats, ts->seen, &ei);
+		return scan_account(ts->ctx, ts->fs_idx, &ei);
 	if (ts->npending == ts->cap_pending) {
 		size_t cap = ts->cap_pending ? 2 * ts->cap_pending : 16;
 		struct extent_info *p = realloc(ts->pending, cap * sizeof(*p));
@@ -370,7 +369,7 @@ int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 	const struct scan_fs *fs = scan_fs_of(ctx, st->st_dev);
 	struct tree_scan ts = {
 		.ctx = ctx,
-		.seen = fs ? fs->seen : ctx->seen,
+		.fs_idx = fs ? fs->fs_idx : 0,
 		.fd = fd,
 		.nodesize = fs ? fs->nodesize : 0,
 		.sectorsize = fs ? fs->sectorsize : 4096,

@@ -189,6 +189,16 @@ fail:
 	return err;
 }
 
+/* Drop the top frame, telling the caller. */
+static void leave(struct walker *w)
+{
+	w->depth--;
+	if (w->ops->leave_dir) {
+		w->path[w->stack[w->depth].path_len] = '\0';
+		w->ops->leave_dir(w->arg, w->path, (int)w->depth);
+	}
+}
+
 /*
  * Pop the top frame.  If the frame under it was closed, reopen it, normally
  * as ".." of the popped one (one openat() at any depth or path length).  A
@@ -204,7 +214,7 @@ static void pop(struct walker *w)
 		fd = openat(dirfd(top->dir), "..",
 			    O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC);
 	closedir(top->dir);
-	w->depth--;
+	leave(w);
 	w->nopen--;
 	while (w->depth && !w->stack[w->depth - 1].dir) {
 		err = reopen(w, w->depth - 1, fd);
@@ -213,7 +223,7 @@ static void pop(struct walker *w)
 			break;
 		w->path[w->stack[w->depth - 1].path_len] = '\0';
 		w->ops->error(w->arg, w->path, err);
-		w->depth--;
+		leave(w);
 	}
 }
 
@@ -254,12 +264,12 @@ static int visit(struct walker *w, int dirfd, const char *name,
 			goto out;
 	}
 	if (S_ISREG(st.st_mode)) {
-		ret = w->ops->file(w->arg, fd, w->path, &st);
+		ret = w->ops->file(w->arg, fd, w->path, &st, (int)w->depth);
 		close(fd);
 		return ret < 0 ? ret : 0;
 	}
 	if (w->ops->dir) {
-		ret = w->ops->dir(w->arg, fd, w->path, &st);
+		ret = w->ops->dir(w->arg, fd, w->path, &st, (int)w->depth);
 		if (ret < 0) {
 			close(fd);
 			return ret;
@@ -270,6 +280,8 @@ static int visit(struct walker *w, int dirfd, const char *name,
 	dir = fdopendir(fd);
 	if (!dir) {
 		w->ops->error(w->arg, w->path, errno);
+		if (w->ops->leave_dir)
+			w->ops->leave_dir(w->arg, w->path, (int)w->depth);
 		goto out;
 	}
 	ret = push(w, dir, &st);

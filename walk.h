@@ -18,9 +18,11 @@ enum walk_enter {
 };
 
 struct walk_ops {
-	/* A regular file open read-only on fd (closed by the walker).
+	/* A regular file open read-only on fd (closed by the walker), at
+	 * depth levels below its argument (0: the argument itself).
 	 * Return 0 to go on, a negative errno to abort the whole walk. */
-	int (*file)(void *arg, int fd, const char *path, const struct stat *st);
+	int (*file)(void *arg, int fd, const char *path, const struct stat *st,
+		    int depth);
 	/* Called for each argument and whenever the walk reaches a different
 	 * st_dev (a mount or a subvolume), before anything under it is read;
 	 * top is 1 for an argument.  Returns a walk_enter, or a negative
@@ -30,7 +32,11 @@ struct walk_ops {
 	/* A directory about to be read, open on fd (closed by the walker):
 	 * return WALK_ENTER to read it, WALK_SKIP if the callback accounted
 	 * for it, or a negative errno to abort.  May be NULL. */
-	int (*dir)(void *arg, int fd, const char *path, const struct stat *st);
+	int (*dir)(void *arg, int fd, const char *path, const struct stat *st,
+		   int depth);
+	/* The walk is done with a directory dir() returned WALK_ENTER for
+	 * (or, when dir is NULL, any directory it entered).  May be NULL. */
+	void (*leave_dir)(void *arg, const char *path, int depth);
 	/* Called before each entry; non-zero aborts the walk with it. */
 	int (*tick)(void *arg);
 	/* A path that could not be read: err is a positive errno. */

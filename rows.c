@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Report rows: open along the walk, compacted when closed. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rows.h"
+
+struct open_row {
+	char *path;
+	uint64_t *est;
+};
+
+struct rows {
+	enum row_sort sort;
+	size_t top;
+	size_t nest;
+	struct open_row *open;
+	size_t nopen, cap_open;
+	struct report_row *done;
+	size_t ndone, cap_done;
+	uint64_t seq;		/* walk order, to keep sorts stable */
+};
+
+int row_from_stats(struct report_row *row, const struct cs_stats *st)
+{
+	unsigned t, n = 0;
+
+	row->files = st->nfiles;
+	row->extents = st->nextents;
+	row->refs = st->nrefs;
+	row->ninline = st->ninline;
+	row->nfrag = st->nfrag;
+	row->disk = row->uncomp = row->refd = 0;
+	for (t = 0; t < CS_NTYPES; t++) {
+		row->disk += st->disk[t];
+		row->uncomp += st->uncomp[t];
+		row->refd += st->refd[t];
+		/* As in the table: a type shows when it has data. */
+		if (st->uncomp[t])
+			n++;
+	}
+	row->types = n ? calloc(n, sizeof(*row->types)) : NULL;
+	if (n && !row->types)
+		return -ENOMEM;
+	row->ntypes = 0;
+	for (t = 0; t < CS_NTYPES; t++) {
+		if (!st->uncomp[t])
+			continue;
+		row->types[row->ntypes].type = t;
+		row->types[row->ntypes].disk = st->disk[t];
+		row->types[row->ntypes].uncomp = st->uncomp[t];
+		row->types[row->ntypes].refd = st->refd[t];
+		row->ntypes++;
+	}
+	return 0;
+}
+
+void row_clear(struct report_row *row)
+{
+	free(row->path);
+	free(row->types);
+	free(row->est);
+	memset(row, 0, sizeof(*row));
+}
+
+struct rows *rows_create(enum row_sort sort, size_t top, size_t nest)
+{
+	struct rows *rows = calloc(1, sizeof(*rows));
+
+	if (!rows)
+		return NULL;
+	rows->sort = sort;
+	rows->top = top;
+	rows->nest = nest;
+	return rows;
+}
+
+void rows_free(struct rows *rows)
+{
+	size_t i;
+
+	if (!rows)
+		return;
+	for (i = 0; i < rows->nopen; i++) {
+		free(rows->open[i].path);
+		free(rows->open[i].est);
+	}
+	for (i = 0; i < rows->ndone; i++)
+		row_clear(&rows->done[i]);
+	free(rows->open);
+	free(rows->done);
+	free(rows);
+}
+
+int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
+{
+	struct open_row *o;
+
+	if (rows->nopen == rows->cap_open) {
+		size_t cap = rows->cap_open ? 2 * rows->cap_open : 8;
+
+		o = realloc(rows->open, cap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		rows->open = o;
+		rows->cap_open = cap;
+	}
+	o = &rows->open[rows->nopen];
+	o->path = strdup(path);
+	o->est = rows->nest ? calloc(3 * rows->nest, sizeof(*o->est)) : NULL;
+	if (!o->path || (rows->nest && !o->est) || scan_sink_push(ctx)) {
+		free(o->path);
+		free(o->est);
+		return -ENOMEM;
+	}
+	rows->nopen++;
+	return 0;
+}
+
+size_t rows_open_count(const struct rows *rows)
+{
+	return rows->nopen;
+}
+
+void rows_add_est(struct rows *rows, const uint64_t *delta)
+{
+	size_t i, j;
+
+	for (i = 0; i < rows->nopen; i++)
+		for (j = 0; j < 3 * rows->nest; j++)
+			rows->open[i].est[j] += delta[j];
+}
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+/* Perc as a fraction, compared without rounding: a/b < c/d. */
+static int cmp_ratio(const struct report_row *x, const struct report_row *y)
+{
+	unsigned __int128 l, r;
+
+	/* Rows with nothing to compress sort last. */
+	if (!x->uncomp || !y->uncomp)
+		return !x->uncomp - !y->uncomp;
+	l = (unsigned __int128)x->disk * y->uncomp;
+	r = (unsigned __int128)y->disk * x->uncomp;
+	return l < r ? -1 : l > r;
+}
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	const struct report_row *x = a, *y = b;
+	const enum row_sort *key = arg;
+	int c = 0;
+
+	switch (*key) {
+	case ROW_SORT_WALK:
+		break;
+	case ROW_SORT_DISK:
+		c = cmp_u64_desc(x->disk, y->disk);
+		break;
+	case ROW_SORT_SAVED:
+		c = cmp_u64_desc(x->uncomp > x->disk ? x->uncomp - x->disk : 0,
+				 y->uncomp > y->disk ? y->uncomp - y->disk : 0);
+		break;
+	case ROW_SORT_RATIO:
+		c = cmp_ratio(x, y);
+		break;
+	case ROW_SORT_NAME:
+		c = strcmp(x->path, y->path);
+		break;
+	}
+	/* qsort is not stable: ties keep the walk's order. */
+	if (!c)
+		c = x->seq < y->seq ? -1 : x->seq > y->seq;
+	return c;
+}
+
+/* Sort the closed rows and keep the first top of them. */
+static void sort_and_cut(struct rows *rows)
+{
+	size_t i;
+
+	if (rows->sort != ROW_SORT_WALK)
+		qsort_r(rows->done, rows->ndone, sizeof(*rows->done), cmp_rows,
+			&rows->sort);
+	if (rows->top && rows->ndone > rows->top) {
+		for (i = rows->top; i < rows->ndone; i++)
+			row_clear(&rows->done[i]);
+		rows->ndone = rows->top;
+	}
+}
+
+int rows_close(struct rows *rows, struct scan_ctx *ctx)
+{
+	struct open_row *o = &rows->open[--rows->nopen];
+	struct report_row *row;
+	struct cs_stats st;
+	int ret;
+
+	scan_sink_pop(ctx, &st);
+	if (rows->ndone == rows->cap_done) {
+		size_t cap = rows->cap_done ? 2 * rows->cap_done : 64;
+
+		/* With --top, keep at most twice that many between cuts. */
+		if (rows->top && rows->ndone >= 2 * rows->top) {
+			sort_and_cut(rows);
+		} else {
+			row = realloc(rows->done, cap * sizeof(*row));
+			if (!row) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+			rows->done = row;
+			rows->cap_done = cap;
+		}
+	}
+	row = &rows->done[rows->ndone];
+	memset(row, 0, sizeof(*row));
+	ret = row_from_stats(row, &st);
+	if (ret)
+		goto fail;
+	row->path = o->path;
+	row->est = o->est;
+	row->seq = rows->seq++;
+	rows->ndone++;
+	return 0;
+fail:
+	free(o->path);
+	free(o->est);
+	return ret;
+}
+
+const struct report_row *rows_result(struct rows *rows, size_t *n)
+{
+	sort_and_cut(rows);
+	*n = rows->ndone;
+	return rows->done;
+}

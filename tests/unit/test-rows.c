@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Report rows: per-row dedup, sorting, --top. */
+#include <string.h>
+#include "unit.h"
+#include "rows.h"
+
+static void extent(struct extent_info *ei, uint8_t comp, uint64_t bytenr,
+		   uint64_t disk, uint64_t ram)
+{
+	memset(ei, 0, sizeof(*ei));
+	ei->type = 1;	/* BTRFS_FILE_EXTENT_REG */
+	ei->compression = comp;
+	ei->disk_bytenr = bytenr;
+	ei->disk_num_bytes = disk;
+	ei->ram_bytes = ram;
+	ei->num_bytes = ram;
+}
+
+/* One row per directory a, b, c with a shared extent between a and b; the
+ * parent row counts the shared extent once, each child once too. */
+static void test_nested_rows(void)
+{
+	struct scan_ctx *ctx = scan_create();
+	struct rows *rows = rows_create(ROW_SORT_WALK, 0, 0);
+	const struct report_row *r;
+	struct extent_info ei;
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top"), 0);
+	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top/a"), 0);
+	scan_begin_file(ctx);
+	extent(&ei, 3, 1 << 20, 4096, 131072);
+	CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);
+	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
+	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top/b"), 0);
+	scan_begin_file(ctx);
+	CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);	/* shared */
+	extent(&ei, 0, 2 << 20, 65536, 65536);
+	CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);
+	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
+	CU_ASSERT_EQUAL(rows_open_count(rows), 1);
+	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
+
+	r = rows_result(rows, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT_STRING_EQUAL(r[0].path, "top/a");
+	CU_ASSERT_EQUAL(r[0].disk, 4096);
+	CU_ASSERT_STRING_EQUAL(r[1].path, "top/b");
+	CU_ASSERT_EQUAL(r[1].disk, 4096 + 65536);	/* its own dedup */
+	CU_ASSERT_EQUAL(r[1].ntypes, 2);
+	CU_ASSERT_STRING_EQUAL(r[2].path, "top");
+	CU_ASSERT_EQUAL(r[2].disk, 4096 + 65536);
+	CU_ASSERT_EQUAL(r[2].refd, 2 * 131072 + 65536);
+	CU_ASSERT_EQUAL(r[2].files, 2);
+	CU_ASSERT_EQUAL(r[2].extents, 2);
+	CU_ASSERT_EQUAL(r[2].refs, 3);
+	/* the grand total agrees */
+	CU_ASSERT_EQUAL(ctx->stats.disk[3] + ctx->stats.disk[0], 4096 + 65536);
+	rows_free(rows);
+	scan_free(ctx);
+}
+
+/* Rows with disk d and uncompressed u, named by their walk position. */
+static struct rows *make_rows(enum row_sort sort, size_t top,
+			      struct scan_ctx *ctx, const uint64_t (*du)[2],
+			      size_t n)
+{
+	struct rows *rows = rows_create(sort, top, 0);
+	struct extent_info ei;
+	char name[16];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "r%zu", i);
+		CU_ASSERT_EQUAL(rows_open(rows, ctx, name), 0);
+		scan_begin_file(ctx);
+		extent(&ei, 3, (i + 1) << 24, du[i][0], du[i][1]);
+		CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);
+		CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
+	}
+	return rows;
+}
+
+static void test_sort_top(void)
+{
+	static const uint64_t du[][2] = {
+		{ 100, 1000 },	/* r0: 10%, saves 900 */
+		{ 500, 500 },	/* r1: 100%, saves 0 */
+		{ 300, 3000 },	/* r2: 10%, saves 2700 */
+		{ 50, 100 },	/* r3: 50%, saves 50 */
+		{ 500, 600 },	/* r4: 83%, saves 100 */
+	};
+	struct scan_ctx *ctx = scan_create();
+	const struct report_row *r;
+	struct rows *rows;
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	rows = make_rows(ROW_SORT_DISK, 0, ctx, du, 5);
+	r = rows_result(rows, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 5);
+	/* ties (r1, r4) keep the walk's order */
+	CU_ASSERT_STRING_EQUAL(r[0].path, "r1");
+	CU_ASSERT_STRING_EQUAL(r[1].path, "r4");
+	CU_ASSERT_STRING_EQUAL(r[2].path, "r2");
+	CU_ASSERT_STRING_EQUAL(r[4].path, "r3");
+	rows_free(rows);
+
+	rows = make_rows(ROW_SORT_SAVED, 2, ctx, du, 5);
+	r = rows_result(rows, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_STRING_EQUAL(r[0].path, "r2");
+	CU_ASSERT_STRING_EQUAL(r[1].path, "r0");
+	rows_free(rows);
+
+	rows = make_rows(ROW_SORT_RATIO, 3, ctx, du, 5);
+	r = rows_result(rows, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT_STRING_EQUAL(r[0].path, "r0");
+	CU_ASSERT_STRING_EQUAL(r[1].path, "r2");
+	CU_ASSERT_STRING_EQUAL(r[2].path, "r3");
+	rows_free(rows);
+
+	rows = make_rows(ROW_SORT_NAME, 0, ctx, du, 5);
+	r = rows_result(rows, &n);
+	CU_ASSERT_STRING_EQUAL(r[0].path, "r0");
+	CU_ASSERT_STRING_EQUAL(r[4].path, "r4");
+	rows_free(rows);
+	scan_free(ctx);
+}
+
+/* --top over many rows keeps memory to about twice the rows kept. */
+static void test_top_many(void)
+{
+	struct scan_ctx *ctx = scan_create();
+	struct rows *rows = rows_create(ROW_SORT_DISK, 10, 0);
+	const struct report_row *r;
+	struct extent_info ei;
+	size_t i, n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	for (i = 0; i < 10000; i++) {
+		CU_ASSERT_EQUAL_FATAL(rows_open(rows, ctx, "f"), 0);
+		scan_begin_file(ctx);
+		/* disk sizes in a scrambled order */
+		extent(&ei, 0, (i + 1) << 24, (i * 7919) % 10007 + 1, 1 << 20);
+		scan_account(ctx, 0, &ei);
+		CU_ASSERT_EQUAL_FATAL(rows_close(rows, ctx), 0);
+	}
+	r = rows_result(rows, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 10);
+	for (i = 1; i < n; i++)
+		CU_ASSERT(r[i - 1].disk >= r[i].disk);
+	/* the largest of (i * 7919) % 10007 + 1 for i < 10000 */
+	CU_ASSERT(r[0].disk >= 9990);
+	rows_free(rows);
+	scan_free(ctx);
+}
+
+static CU_TestInfo tests[] = {
+	{ "nested rows dedup apart", test_nested_rows },
+	{ "sort keys and top", test_sort_top },
+	{ "top over many rows", test_top_many },
+	CU_TEST_INFO_NULL,
+};
+UNIT_SUITE(rows, tests)
