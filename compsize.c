@@ -47,6 +47,7 @@ struct run {
 	struct est_ctx *est;	/* NULL until the first file estimated */
 	uint64_t *est_before;	/* scratch: 3 values a setting */
 	int usage;		/* reading the current usage (root) */
+	int fast;		/* the fast scan may be used */
 	int have_usage;		/* ... and every file was on btrfs */
 	uint64_t alloc_bytes;	/* st_blocks of the files, in bytes */
 	unsigned long failed;	/* paths that could not be read */
@@ -300,7 +301,7 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	}
 	/* The fast scan reads no file data and can't tell rows apart below
 	 * it: not when estimating, nor above the deepest row. */
-	if (run->opt->walk || run->opt->nest || !run->usage ||
+	if (run->opt->walk || run->opt->nest || !run->usage || !run->fast ||
 	    (run->rows && (run->opt->per_file || depth < run->opt->depth)))
 		return WALK_ENTER;
 	if (!run->mounts) {
@@ -331,8 +332,8 @@ static void on_leave_dir(void *arg, const char *path, int depth)
 		rows_close(run->rows, run->scan);
 }
 
-/* Do we hold CAP_SYS_ADMIN, which every tree search needs? */
-static int have_sys_admin(void)
+/* Is capability cap in our effective set?  1 if we can't tell. */
+static int have_cap(int cap)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -340,9 +341,8 @@ static int have_sys_admin(void)
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
 
 	if (syscall(SYS_capget, &hdr, data))
-		return 1;	/* can't tell: let the searches decide */
-	return !!(data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &
-		  CAP_TO_MASK(CAP_SYS_ADMIN));
+		return 1;
+	return !!(data[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap));
 }
 
 static void raise_fd_limit(void)
@@ -546,7 +546,11 @@ int main(int argc, char **argv)
 	if (code >= 0)
 		goto out;
 	wopts.one_fs = opt.one_fs;
-	run.usage = have_sys_admin();
+	/* Every tree search needs CAP_SYS_ADMIN. */
+	run.usage = have_cap(CAP_SYS_ADMIN);
+	/* The fast scan sees every file; the walk only those it may open.
+	 * They agree when no permission check can stop the walk. */
+	run.fast = have_cap(CAP_DAC_READ_SEARCH) || have_cap(CAP_DAC_OVERRIDE);
 	run.have_usage = run.usage;
 	if (!run.usage && !opt.nest) {
 		fputs("compsize: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
