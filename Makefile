@@ -34,6 +34,7 @@ else
 override LDLIBS += -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) \
 	-Wl,-Bdynamic -pthread
 endif
+override LDLIBS += -lm
 ifeq ($(WERROR),1)
 override CFLAGS += -Werror
 endif

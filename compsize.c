@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "estimate.h"
+#include "estrun.h"
 #include "exitcode.h"
 #include "mounts.h"
 #include "output.h"
@@ -25,6 +27,9 @@
 #include "scan.h"
 #include "tree.h"
 #include "walk.h"
+
+/* -j: more threads than this is a typo */
+#define ESTRUN_MAX_JOBS 1024
 
 struct options {
 	int bytes;		/* -b */
@@ -37,6 +42,10 @@ struct options {
 	size_t top;		/* --top=N, 0 for all */
 	struct est_setting *est;	/* --estimate */
 	size_t nest;
+	unsigned jobs;		/* -j N */
+	double sample;		/* --sample=PERCENT as a fraction, or 0 */
+	uint64_t sample_bytes;	/* --sample=SIZE, or 0 */
+	uint64_t seed;		/* --seed=N */
 };
 
 struct run {
@@ -44,8 +53,8 @@ struct run {
 	struct scan_ctx *scan;
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
-	struct est_ctx *est;	/* NULL until the first file estimated */
-	uint64_t *est_before;	/* scratch: 3 values a setting */
+	struct estrun *est;	/* NULL until the first file estimated */
+	double sample;		/* fraction of the files to estimate */
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
 	int have_usage;		/* ... and every file was on btrfs */
@@ -54,6 +63,7 @@ struct run {
 	struct report_error *errors;	/* those of them with memory to keep */
 	size_t nerrors, cap_errors;
 	int fatal;		/* exit code if the walk was aborted */
+	int est_err;		/* a drain that failed where nothing returns */
 };
 
 static volatile sig_atomic_t want_stats;
@@ -77,6 +87,10 @@ static void usage(FILE *f)
 	      "    -x, --one-file-system   don't cross filesystem boundaries\n"
 	      "    -e, --estimate=LIST     also predict usage under other settings, e.g.\n"
 	      "                            zstd:1,zstd:3,compress-force=lzo,zlib:1..9,all\n"
+	      "    -j, --jobs=N            estimate on N threads (default: one per CPU)\n"
+	      "        --sample=PERCENT|SIZE  estimate a random part of the files, e.g.\n"
+	      "                            5% or 2G, and extrapolate with a 95% interval\n"
+	      "        --seed=N            choose another sample (default 0)\n"
 	      "        --format=FORMAT     table (default), json or csv\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
@@ -94,6 +108,7 @@ static void report(struct run *run, const char *path, const char *cause)
 {
 	struct report_error *e;
 
+	estrun_clear_progress(run->est);
 	fprintf(stderr, "compsize: %s: %s\n", path, cause);
 	run->failed++;
 	if (run->nerrors == run->cap_errors) {
@@ -138,6 +153,8 @@ static int on_tick(void *arg)
 	struct run *run = arg;
 	struct report r;
 
+	if (run->est_err)
+		return run->est_err;
 	if (want_stats) {
 		/* Partial statistics, as compsize 1.5 prints them. */
 		want_stats = 0;
@@ -219,45 +236,52 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	return WALK_SKIP;
 }
 
+/* A file's estimate is back: its error, or its share of the open rows. */
+static int on_est_done(void *arg, const char *path, int err, size_t token,
+		       const uint64_t *delta)
+{
+	struct run *run = arg;
+
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		report(run, path, strerror(-err));
+		return 0;
+	}
+	if (run->rows)
+		rows_add_est_depth(run->rows, token, delta);
+	return 0;
+}
+
 static int estimate_file(struct run *run, int fd, const char *path,
 			 const struct stat *st)
 {
 	const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
-	struct est_result res;
-	uint64_t *delta = run->est_before;
-	size_t i;
-	int ret;
+	struct estrun_opts eo = {
+		.s = run->opt->est,
+		.n = run->opt->nest,
+		.jobs = run->opt->jobs,
+		.sample = run->sample,
+		.seed = run->opt->seed,
+		/* only for a person watching, never for scripts */
+		.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
+	};
 
 	if (!run->est) {
 		/* The sector size of the first filesystem read decides. */
-		run->est = est_create(run->opt->est, run->opt->nest,
-				      fs ? fs->sectorsize : 4096);
+		eo.sectorsize = fs ? fs->sectorsize : 4096;
+		run->est = estrun_create(&eo, on_est_done, run);
 		if (!run->est)
-			return -ENOMEM;
+			return -errno;
 	}
-	for (i = 0; i < run->opt->nest; i++) {
-		est_get_result(run->est, i, &res);
-		delta[3 * i] = res.disk;
-		delta[3 * i + 1] = res.uncompressed;
-		delta[3 * i + 2] = res.input;
-	}
-	ret = est_file(run->est, fd, st);
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret) {
-		report(run, path, strerror(-ret));
-		return 0;
-	}
-	if (!run->rows)
-		return 0;
-	for (i = 0; i < run->opt->nest; i++) {
-		est_get_result(run->est, i, &res);
-		delta[3 * i] = res.disk - delta[3 * i];
-		delta[3 * i + 1] = res.uncompressed - delta[3 * i + 1];
-		delta[3 * i + 2] = res.input - delta[3 * i + 2];
-	}
-	rows_add_est(run->rows, delta);
-	return 0;
+	return estrun_submit(run->est, fd, path, st,
+			     run->rows ? rows_open_count(run->rows) : 0);
+}
+
+/* Rows must not close while files counted in them are still being read. */
+static int est_drain(struct run *run)
+{
+	return run->est ? estrun_drain(run->est) : 0;
 }
 
 static int on_file(void *arg, int fd, const char *path, const struct stat *st,
@@ -281,6 +305,8 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
 	if (!ret && run->opt->nest)
 		ret = estimate_file(run, fd, path, st);
+	if (row && !ret)
+		ret = est_drain(run);
 	if (row && !ret)
 		ret = rows_close(run->rows, run->scan);
 	return ret;
@@ -327,9 +353,24 @@ static void on_leave_dir(void *arg, const char *path, int depth)
 	struct run *run = arg;
 
 	(void)path;
-	/* Out of memory here leaves the row out; rows_close reports it. */
-	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
+	/* Out of memory here leaves the row out; rows_close reports it.
+	 * A failed drain (out of memory too) ends the run at the next file
+	 * or at estrun_finish(). */
+	if (run->rows && !run->opt->per_file && depth <= run->opt->depth) {
+		if (!run->est_err)
+			run->est_err = est_drain(run);
 		rows_close(run->rows, run->scan);
+	}
+}
+
+/* -j default: one worker per online CPU. */
+static unsigned default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return n > ESTRUN_MAX_JOBS ? ESTRUN_MAX_JOBS : (unsigned)n;
 }
 
 /* Is capability cap in our effective set?  1 if we can't tell. */
@@ -365,6 +406,8 @@ enum {
 	OPT_PER_FILE,
 	OPT_SORT,
 	OPT_TOP,
+	OPT_SAMPLE,
+	OPT_SEED,
 };
 
 /* A whole non-negative decimal number no larger than max, or -1. */
@@ -399,6 +442,48 @@ static int parse_choice(const char *value, const char *const *names,
 	return -1;
 }
 
+
+/*
+ * --sample: "N%" (0 < N <= 100, decimals allowed) into *frac, or a size
+ * "N[KMGT]" (binary units, N > 0) into *bytes.  Returns 0 or -1.
+ */
+static int parse_sample(const char *s, double *frac, uint64_t *bytes)
+{
+	static const char units[] = "KMGTP";
+	const char *u;
+	char *end;
+	double v;
+	int shift;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0))
+		return -1;
+	if (!strcmp(end, "%")) {
+		if (v > 100)
+			return -1;
+		*frac = v / 100;
+		*bytes = 0;
+		return 0;
+	}
+	shift = 0;
+	if (*end) {
+		u = strchr(units, *end);
+		if (!u || !*u || (end[1] && strcmp(end + 1, "iB") &&
+				  strcmp(end + 1, "B")))
+			return -1;
+		shift = 10 * (int)(u - units + 1);
+	}
+	v = ldexp(v, shift);
+	if (v < 1 || v > 1.8e19)
+		return -1;
+	*bytes = (uint64_t)v;
+	*frac = 0;
+	return 0;
+}
+
 /* Fills *opt; returns -1 to go on, or the exit code to exit with. */
 static int parse_options(int argc, char **argv, struct options *opt)
 {
@@ -414,6 +499,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "walk", no_argument, NULL, OPT_WALK },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "sample", required_argument, NULL, OPT_SAMPLE },
+		{ "seed", required_argument, NULL, OPT_SEED },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const formats[] = { "table", "json", "csv" };
@@ -421,9 +509,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 					     "name" };
 	char err[256];
 	long long v;
-	int c, sort_given = 0;
+	int c, sort_given = 0, sample_given = 0;
 
-	while ((c = getopt_long(argc, argv, "bxhe:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bxhe:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			opt->bytes = 1;
@@ -478,6 +566,28 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case OPT_WALK:
 			opt->walk = 1;
 			break;
+		case 'j':
+			v = parse_count(optarg, ESTRUN_MAX_JOBS);
+			if (v <= 0)
+				return bad_value("--jobs", optarg,
+						 "use a whole number, 1 to 1024");
+			opt->jobs = (unsigned)v;
+			break;
+		case OPT_SAMPLE:
+			if (parse_sample(optarg, &opt->sample,
+					 &opt->sample_bytes))
+				return bad_value("--sample", optarg,
+						 "use a percentage such as 5% or a size such as 500M or 2G");
+			sample_given = 1;
+			break;
+		case OPT_SEED:
+			v = parse_count(optarg, LLONG_MAX);
+			if (v < 0)
+				return bad_value("--seed", optarg,
+						 "use a whole number, 0 or more");
+			opt->seed = (uint64_t)v;
+			sample_given = 1;
+			break;
 		case OPT_VERSION:
 			printf("compsize %s\n", COMPSIZE_VERSION);
 			return CS_EXIT_OK;
@@ -493,6 +603,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (opt->top && !sort_given)
 		opt->sort = ROW_SORT_DISK;
+	if (sample_given && !opt->nest) {
+		fputs("compsize: --sample and --seed need --estimate\n", stderr);
+		return CS_EXIT_USAGE;
+	}
 	if (optind >= argc) {
 		usage(stderr);
 		return CS_EXIT_USAGE;
@@ -500,11 +614,66 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	return -1;
 }
 
+/* --sample=SIZE: a first walk adds up the files' sizes, reading no data. */
+static int size_file(void *arg, int fd, const char *path,
+		     const struct stat *st, int depth)
+{
+	(void)fd;
+	(void)path;
+	(void)depth;
+	*(uint64_t *)arg += st->st_size;
+	return 0;
+}
+
+static int size_enter_fs(void *arg, int fd, const char *path,
+			 const struct stat *st, int top)
+{
+	(void)arg;
+	(void)fd;
+	(void)path;
+	(void)st;
+	(void)top;
+	return WALK_ENTER;
+}
+
+static int size_tick(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static void size_error(void *arg, const char *path, int err)
+{
+	/* the real walk reports it */
+	(void)arg;
+	(void)path;
+	(void)err;
+}
+
+/* The fraction of the files under argv[optind..] that makes about bytes. */
+static int sample_fraction(int argc, char **argv, const struct walk_opts *wo,
+			   uint64_t bytes, double *frac)
+{
+	const struct walk_ops ops = {
+		.file = size_file,
+		.enter_fs = size_enter_fs,
+		.tick = size_tick,
+		.error = size_error,
+	};
+	uint64_t total = 0;
+	int i, ret = 0;
+
+	for (i = optind; i < argc && !ret; i++)
+		ret = walk_path(argv[i], wo, &ops, &total);
+	*frac = total > bytes ? (double)bytes / total : 1;
+	return ret;
+}
+
 /* The estimates of the whole run, for the report. */
 static struct report_est *collect_estimates(struct run *run)
 {
 	struct report_est *re = calloc(run->opt->nest, sizeof(*re));
-	struct est_result res;
+	struct estrun_result res;
 	size_t i;
 
 	if (!re)
@@ -513,12 +682,14 @@ static struct report_est *collect_estimates(struct run *run)
 		est_setting_name(&run->opt->est[i], re[i].setting,
 				 sizeof(re[i].setting));
 		if (run->est) {
-			est_get_result(run->est, i, &res);
-			re[i].input = res.input;
-			re[i].disk = res.disk;
-			re[i].uncompressed = res.uncompressed;
-			re[i].compress_mbps = res.compress_mbps;
-			re[i].decompress_mbps = res.decompress_mbps;
+			estrun_get_result(run->est, i, &res);
+			re[i].input = res.est.input;
+			re[i].disk = res.est.disk;
+			re[i].uncompressed = res.est.uncompressed;
+			re[i].compress_mbps = res.est.compress_mbps;
+			re[i].decompress_mbps = res.est.decompress_mbps;
+			re[i].sampled = res.sampled;
+			re[i].disk_ci95 = res.disk_ci95;
 		}
 	}
 	return re;
@@ -542,6 +713,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int ret, code;
 
+	opt.jobs = default_jobs();
 	code = parse_options(argc, argv, &opt);
 	if (code >= 0)
 		goto out;
@@ -568,16 +740,20 @@ int main(int argc, char **argv)
 		if (!run.rows)
 			goto nomem;
 	}
-	if (opt.nest) {
-		run.est_before = calloc(3 * opt.nest, sizeof(uint64_t));
-		if (!run.est_before)
+	raise_fd_limit();
+	run.sample = opt.sample;
+	if (opt.sample_bytes) {
+		ret = sample_fraction(argc, argv, &wopts, opt.sample_bytes,
+				      &run.sample);
+		if (ret == -ENOMEM)
 			goto nomem;
 	}
-	raise_fd_limit();
 	signal(SIGUSR1, on_sigusr1);
 
 	for (ret = 0; optind < argc && !ret; optind++)
 		ret = walk_path(argv[optind], &wopts, &ops, &run);
+	if (!ret && run.est)
+		ret = estrun_finish(run.est);
 
 	if (ret == -ENOMEM)
 		goto nomem;
@@ -616,8 +792,7 @@ out:
 	}
 	free(run.errors);
 	free(est);
-	free(run.est_before);
-	est_free(run.est);
+	estrun_free(run.est);
 	rows_free(run.rows);
 	scan_free(run.scan);
 	mounts_free(run.mounts);

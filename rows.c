@@ -124,9 +124,17 @@ size_t rows_open_count(const struct rows *rows)
 
 void rows_add_est(struct rows *rows, const uint64_t *delta)
 {
+	rows_add_est_depth(rows, rows->nopen, delta);
+}
+
+void rows_add_est_depth(struct rows *rows, size_t depth,
+			const uint64_t *delta)
+{
 	size_t i, j;
 
-	for (i = 0; i < rows->nopen; i++)
+	if (depth > rows->nopen)
+		depth = rows->nopen;
+	for (i = 0; i < depth; i++)
 		for (j = 0; j < 3 * rows->nest; j++)
 			rows->open[i].est[j] += delta[j];
 }

@@ -63,6 +63,12 @@ size_t rows_open_count(const struct rows *rows);
  * every open row. */
 void rows_add_est(struct rows *rows, const uint64_t *delta);
 
+/* The same for the depth outermost open rows only (rows_open_count() when
+ * the file was found; at most the rows open now): the estimate of a file
+ * may come back after rows opened below its own. */
+void rows_add_est_depth(struct rows *rows, size_t depth,
+			const uint64_t *delta);
+
 /* The closed rows, sorted and cut to --top; valid until rows_free(). */
 const struct report_row *rows_result(struct rows *rows, size_t *n);
 

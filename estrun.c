@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * estrun: worker threads, the bounded file queue, sampling and the
+ * progress line for --estimate.
+ *
+ * Parallelism is per file.  Under compress= the heuristic and the sticky
+ * NOCOMPRESS flag make a file one sequential computation; under
+ * compress-force 512 KiB chunks would be independent, but one list mixes
+ * both kinds and a file is read once for all settings, so files are never
+ * split: a single huge file is estimated by one thread.
+ *
+ * Locking: one mutex guards the slots' states and the counters.  Only the
+ * calling (main) thread moves a slot FREE -> QUEUED and DONE -> FREE, only
+ * workers QUEUED -> RUNNING -> DONE; a slot's contents belong to whoever
+ * moved it last, so they are read and written without the lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "estrun.h"
+#include "output.h"
+
+/* Files queued or running per worker: enough to keep each busy while the
+ * walk opens the next ones, few enough to bound open fds and memory. */
+#define ESTRUN_SLOTS_PER_JOB	4
+#define ESTRUN_MIN_SLOTS	8
+/* Progress: nothing before this, then a redraw at most this often. */
+#define ESTRUN_PROGRESS_DELAY_NS	1000000000ull
+#define ESTRUN_PROGRESS_TICK_NS		200000000ull
+
+enum estrun_state { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
+
+struct estrun_slot {
+	enum estrun_state state;
+	uint64_t seq;		/* submission order: workers take the oldest */
+	int fd;
+	char *path;
+	struct stat st;
+	size_t token;
+	int err;
+	uint64_t *delta;	/* 3 values a setting, unscaled */
+};
+
+struct estrun_worker {
+	struct estrun *r;
+	struct est_ctx *ctx;
+	pthread_t th;
+	int started;
+};
+
+struct estrun {
+	size_t n;
+	struct est_setting *s;
+	uint32_t sectorsize;
+	int sampling;
+	double f;
+	uint64_t seed;
+	estrun_done_fn done;
+	void *arg;
+
+	pthread_mutex_t lock;
+	pthread_cond_t work;		/* a slot was queued, or stop */
+	pthread_cond_t finished;	/* a slot is done */
+	struct estrun_slot *slots;
+	size_t nslots;
+	size_t queued;			/* slots QUEUED */
+	size_t busy;			/* slots not FREE */
+	uint64_t seq;
+	int stop;
+	struct estrun_worker *w;
+	unsigned jobs;
+
+	/* Totals; the ratio sums and input_all belong to the main thread. */
+	struct est_ctx *total;		/* merged by estrun_finish() */
+	struct estrun_ratio *rdisk, *runc;
+	uint64_t input_all;		/* st_size of every file submitted */
+	uint64_t files_read;
+	uint64_t *scratch;		/* 3n: answers for files not sampled */
+
+	/* Progress; counters under lock, the terminal under draw_lock. */
+	int progress_fd;
+	pthread_t prog;
+	int prog_started;
+	pthread_cond_t prog_wake;
+	pthread_mutex_t draw_lock;
+	int drawn;
+	uint64_t t0_ns;
+	uint64_t rchar0;
+	uint64_t bytes_queued;		/* st_size of the sampled files */
+	uint64_t bytes_done;
+	int walk_done;
+};
+
+/* ---- sampling ---- */
+
+static uint64_t estrun_round(double v)
+{
+	return v <= 0 ? 0 : (uint64_t)(v + 0.5);
+}
+
+static uint64_t estrun_mix(uint64_t z)
+{
+	/* splitmix64's finalizer */
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t estrun_hash(uint64_t dev, uint64_t ino, uint64_t seed)
+{
+	return estrun_mix(estrun_mix(estrun_mix(seed) ^ dev) ^ ino);
+}
+
+int estrun_sampled(const struct estrun *r, const struct stat *st)
+{
+	uint64_t h;
+
+	if (!r->sampling)
+		return 1;
+	h = estrun_hash(st->st_dev, st->st_ino, r->seed);
+	return (double)(h >> 11) * 0x1p-53 < r->f;
+}
+
+void estrun_ratio_add(struct estrun_ratio *a, uint64_t x, uint64_t y)
+{
+	a->n++;
+	a->sx += x;
+	a->sy += y;
+	a->sxx += (unsigned __int128)x * x;
+	a->syy += (unsigned __int128)y * y;
+	a->sxy += (unsigned __int128)x * y;
+}
+
+double estrun_ratio_estimate(const struct estrun_ratio *a, double X, double f,
+			     double *ci95)
+{
+	long double R, see, var;
+
+	if (a->n < 2 || !a->sx) {
+		/* One unit says nothing of the spread. */
+		*ci95 = X;
+		return a->sx ? X * ((long double)a->sy / a->sx) : 0;
+	}
+	R = (long double)a->sy / a->sx;
+	/* sum of (y - R x)^2 from exact sums; cancellation can leave a
+	 * tiny negative */
+	see = (long double)a->syy - 2 * R * (long double)a->sxy +
+	      R * R * (long double)a->sxx;
+	if (see < 0)
+		see = 0;
+	see *= (long double)a->n / (a->n - 1);
+	var = (X / (long double)a->sx) * (X / (long double)a->sx) *
+	      (1 - f) * see;
+	if (var < 0)
+		var = 0;
+	*ci95 = 1.96 * sqrtl(var);
+	return X * R;
+}
+
+/* ---- workers ---- */
+
+static void estrun_block_signals(void)
+{
+	sigset_t all;
+
+	/* Signals go to the main thread, with their default or compsize's
+	 * own dispositions; this thread never takes one. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
+static struct estrun_slot *estrun_oldest(struct estrun *r,
+					 enum estrun_state state)
+{
+	struct estrun_slot *best = NULL;
+	size_t i;
+
+	for (i = 0; i < r->nslots; i++)
+		if (r->slots[i].state == state &&
+		    (!best || r->slots[i].seq < best->seq))
+			best = &r->slots[i];
+	return best;
+}
+
+static void estrun_one(struct estrun_worker *w, struct estrun_slot *sl)
+{
+	size_t n = w->r->n, i;
+	struct est_result res;
+
+	for (i = 0; i < n; i++) {
+		est_get_result(w->ctx, i, &res);
+		sl->delta[3 * i] = res.disk;
+		sl->delta[3 * i + 1] = res.uncompressed;
+		sl->delta[3 * i + 2] = res.input;
+	}
+	sl->err = est_file(w->ctx, sl->fd, &sl->st);
+	for (i = 0; !sl->err && i < n; i++) {
+		est_get_result(w->ctx, i, &res);
+		sl->delta[3 * i] = res.disk - sl->delta[3 * i];
+		sl->delta[3 * i + 1] = res.uncompressed - sl->delta[3 * i + 1];
+		sl->delta[3 * i + 2] = res.input - sl->delta[3 * i + 2];
+	}
+	close(sl->fd);
+	sl->fd = -1;
+}
+
+static void *estrun_worker_main(void *arg)
+{
+	struct estrun_worker *w = arg;
+	struct estrun *r = w->r;
+	struct estrun_slot *sl;
+
+	estrun_block_signals();
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (!r->stop && !r->queued)
+			pthread_cond_wait(&r->work, &r->lock);
+		if (r->stop)
+			break;
+		sl = estrun_oldest(r, SLOT_QUEUED);
+		sl->state = SLOT_RUNNING;
+		r->queued--;
+		pthread_mutex_unlock(&r->lock);
+		estrun_one(w, sl);
+		pthread_mutex_lock(&r->lock);
+		sl->state = SLOT_DONE;
+		r->bytes_done += sl->st.st_size;
+		pthread_cond_signal(&r->finished);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* ---- progress ---- */
+
+static uint64_t estrun_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Bytes this process has read so far (rchar), which moves inside a large
+ * file too; 0 if /proc is not there. */
+static uint64_t estrun_rchar(void)
+{
+	char buf[512];
+	uint64_t v = 0;
+	ssize_t len;
+	char *p;
+	int fd;
+
+	fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	p = strstr(buf, "rchar:");
+	if (p)
+		v = strtoull(p + 6, NULL, 10);
+	return v;
+}
+
+static void estrun_draw(struct estrun *r, uint64_t now)
+{
+	char line[160], a[OUT_BUF], b[OUT_BUF], c[OUT_BUF];
+	uint64_t done, queued, rchar, rate, secs;
+	int walk_done, len;
+
+	pthread_mutex_lock(&r->lock);
+	done = r->bytes_done;
+	queued = r->bytes_queued;
+	walk_done = r->walk_done;
+	pthread_mutex_unlock(&r->lock);
+	rchar = estrun_rchar();
+	if (rchar > r->rchar0 && rchar - r->rchar0 > done)
+		done = rchar - r->rchar0;
+	if (walk_done && done > queued)
+		done = queued;
+	rate = done * 1000000000ull / (now - r->t0_ns);
+	out_size(done, 0, a);
+	out_size(rate, 0, b);
+	if (walk_done) {
+		out_size(queued, 0, c);
+		secs = rate ? (queued - done) / rate : 0;
+		len = snprintf(line, sizeof(line),
+			       "\rcompsize: estimate: %s of %s read, %s/s, ETA %" PRIu64
+			       ":%02" PRIu64 "\033[K", a, c, b, secs / 60,
+			       secs % 60);
+	} else {
+		len = snprintf(line, sizeof(line),
+			       "\rcompsize: estimate: %s read, %s/s\033[K", a, b);
+	}
+	pthread_mutex_lock(&r->draw_lock);
+	if (write(r->progress_fd, line, len) == len)
+		r->drawn = 1;
+	pthread_mutex_unlock(&r->draw_lock);
+}
+
+static void *estrun_progress_main(void *arg)
+{
+	struct estrun *r = arg;
+	struct timespec ts;
+	uint64_t now, next;
+
+	estrun_block_signals();
+	pthread_mutex_lock(&r->lock);
+	next = r->t0_ns + ESTRUN_PROGRESS_DELAY_NS;
+	while (!r->stop) {
+		ts.tv_sec = next / 1000000000ull;
+		ts.tv_nsec = next % 1000000000ull;
+		pthread_cond_timedwait(&r->prog_wake, &r->lock, &ts);
+		if (r->stop)
+			break;
+		now = estrun_now_ns();
+		if (now < next)
+			continue;
+		next = now + ESTRUN_PROGRESS_TICK_NS;
+		pthread_mutex_unlock(&r->lock);
+		estrun_draw(r, now);
+		pthread_mutex_lock(&r->lock);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+void estrun_clear_progress(struct estrun *r)
+{
+	static const char clear[] = "\r\033[K";
+
+	if (!r || r->progress_fd < 0)
+		return;
+	pthread_mutex_lock(&r->draw_lock);
+	if (r->drawn && write(r->progress_fd, clear, sizeof(clear) - 1) > 0)
+		r->drawn = 0;
+	pthread_mutex_unlock(&r->draw_lock);
+}
+
+/* ---- setup and teardown ---- */
+
+static void estrun_stop(struct estrun *r)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&r->lock);
+	r->stop = 1;
+	pthread_cond_broadcast(&r->work);
+	pthread_cond_broadcast(&r->prog_wake);
+	pthread_mutex_unlock(&r->lock);
+	for (i = 0; i < r->jobs; i++)
+		if (r->w[i].started) {
+			pthread_join(r->w[i].th, NULL);
+			r->w[i].started = 0;
+		}
+	if (r->prog_started) {
+		pthread_join(r->prog, NULL);
+		r->prog_started = 0;
+	}
+	estrun_clear_progress(r);
+}
+
+void estrun_free(struct estrun *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	if (r->w) {
+		estrun_stop(r);
+		for (i = 0; i < r->jobs; i++)
+			est_free(r->w[i].ctx);
+	}
+	for (i = 0; r->slots && i < r->nslots; i++) {
+		if (r->slots[i].fd >= 0)
+			close(r->slots[i].fd);
+		free(r->slots[i].path);
+		free(r->slots[i].delta);
+	}
+	pthread_mutex_destroy(&r->lock);
+	pthread_mutex_destroy(&r->draw_lock);
+	pthread_cond_destroy(&r->work);
+	pthread_cond_destroy(&r->finished);
+	pthread_cond_destroy(&r->prog_wake);
+	est_free(r->total);
+	free(r->slots);
+	free(r->w);
+	free(r->rdisk);
+	free(r->runc);
+	free(r->scratch);
+	free(r->s);
+	free(r);
+}
+
+static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
+{
+	size_t i, n3 = 3 * (o->n ? o->n : 1);
+
+	r->s = calloc(o->n ? o->n : 1, sizeof(*r->s));
+	r->rdisk = calloc(o->n ? o->n : 1, sizeof(*r->rdisk));
+	r->runc = calloc(o->n ? o->n : 1, sizeof(*r->runc));
+	r->scratch = calloc(n3, sizeof(*r->scratch));
+	r->nslots = (size_t)o->jobs * ESTRUN_SLOTS_PER_JOB;
+	if (r->nslots < ESTRUN_MIN_SLOTS)
+		r->nslots = ESTRUN_MIN_SLOTS;
+	r->slots = calloc(r->nslots, sizeof(*r->slots));
+	r->w = calloc(o->jobs, sizeof(*r->w));
+	if (!r->s || !r->rdisk || !r->runc || !r->scratch || !r->slots ||
+	    !r->w)
+		return -ENOMEM;
+	if (o->n)
+		memcpy(r->s, o->s, o->n * sizeof(*o->s));
+	for (i = 0; i < r->nslots; i++) {
+		r->slots[i].fd = -1;
+		r->slots[i].delta = calloc(n3, sizeof(uint64_t));
+		if (!r->slots[i].delta)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct estrun *estrun_create(const struct estrun_opts *o,
+			     estrun_done_fn done, void *arg)
+{
+	pthread_condattr_t ca;
+	struct estrun *r;
+	unsigned i;
+	int ret;
+
+	if (!o->jobs || (o->n && !o->s) || !done || o->sample < 0 ||
+	    o->sample > 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->draw_lock, NULL);
+	pthread_cond_init(&r->work, NULL);
+	pthread_cond_init(&r->finished, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->prog_wake, &ca);
+	pthread_condattr_destroy(&ca);
+	r->n = o->n;
+	r->sectorsize = o->sectorsize;
+	r->sampling = o->sample > 0 && o->sample < 1;
+	r->f = r->sampling ? o->sample : 1;
+	r->seed = o->seed;
+	r->done = done;
+	r->arg = arg;
+	r->jobs = o->jobs;
+	r->progress_fd = o->progress_fd;
+	ret = estrun_alloc(r, o);
+	if (ret)
+		goto fail;
+	r->total = est_create(r->s, r->n, r->sectorsize);
+	if (!r->total) {
+		ret = -errno;
+		goto fail;
+	}
+	for (i = 0; i < r->jobs; i++) {
+		r->w[i].r = r;
+		r->w[i].ctx = est_create(r->s, r->n, r->sectorsize);
+		if (!r->w[i].ctx) {
+			ret = -errno;
+			goto fail;
+		}
+	}
+	for (i = 0; i < r->jobs; i++) {
+		ret = -pthread_create(&r->w[i].th, NULL, estrun_worker_main,
+				      &r->w[i]);
+		if (ret)
+			goto fail;
+		r->w[i].started = 1;
+	}
+	r->t0_ns = estrun_now_ns();
+	if (r->progress_fd >= 0) {
+		r->rchar0 = estrun_rchar();
+		ret = -pthread_create(&r->prog, NULL, estrun_progress_main, r);
+		if (ret)
+			goto fail;
+		r->prog_started = 1;
+	}
+	return r;
+fail:
+	estrun_free(r);
+	errno = -ret;
+	return NULL;
+}
+
+/* ---- the calling thread's side ---- */
+
+/* Hand one finished slot to the callback; called without the lock. */
+static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
+{
+	uint64_t *d = sl->delta;
+	size_t i;
+
+	if (sl->err) {
+		/* Left out of the extrapolation as of the exact totals. */
+		r->input_all -= sl->st.st_size;
+		return r->done(r->arg, sl->path, sl->err, sl->token, NULL);
+	}
+	r->files_read++;
+	if (r->sampling) {
+		for (i = 0; i < r->n; i++) {
+			estrun_ratio_add(&r->rdisk[i], d[3 * i + 2], d[3 * i]);
+			estrun_ratio_add(&r->runc[i], d[3 * i + 2],
+					 d[3 * i + 1]);
+			d[3 * i] = estrun_round(d[3 * i] / r->f);
+			d[3 * i + 1] = estrun_round(d[3 * i + 1] / r->f);
+		}
+	}
+	return r->done(r->arg, sl->path, 0, sl->token, d);
+}
+
+/* Deliver finished files; with wait, until none is left.  Called and
+ * returns with the lock held. */
+static int estrun_collect(struct estrun *r, int wait)
+{
+	struct estrun_slot *sl;
+	int ret;
+
+	for (;;) {
+		sl = estrun_oldest(r, SLOT_DONE);
+		if (!sl) {
+			if (!wait || !r->busy)
+				return 0;
+			pthread_cond_wait(&r->finished, &r->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&r->lock);
+		ret = estrun_deliver(r, sl);
+		free(sl->path);
+		sl->path = NULL;
+		pthread_mutex_lock(&r->lock);
+		sl->state = SLOT_FREE;
+		r->busy--;
+		if (ret)
+			return ret;
+	}
+}
+
+int estrun_submit(struct estrun *r, int fd, const char *path,
+		  const struct stat *st, size_t token)
+{
+	struct estrun_slot *sl = NULL;
+	size_t i;
+	int ret;
+
+	r->input_all += st->st_size;
+	if (!estrun_sampled(r, st)) {
+		for (i = 0; i < r->n; i++)
+			r->scratch[3 * i + 2] = st->st_size;
+		return r->done(r->arg, path, 0, token, r->scratch);
+	}
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		ret = estrun_collect(r, 0);
+		if (ret || r->busy < r->nslots)
+			break;
+		pthread_cond_wait(&r->finished, &r->lock);
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (ret)
+		return ret;
+	for (i = 0; i < r->nslots && !sl; i++)
+		if (r->slots[i].state == SLOT_FREE)
+			sl = &r->slots[i];
+	sl->path = strdup(path);
+	if (!sl->path)
+		return -ENOMEM;
+	sl->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (sl->fd < 0) {
+		ret = -errno;
+		free(sl->path);
+		sl->path = NULL;
+		return ret;
+	}
+	sl->st = *st;
+	sl->token = token;
+	sl->err = 0;
+	pthread_mutex_lock(&r->lock);
+	sl->seq = r->seq++;
+	sl->state = SLOT_QUEUED;
+	r->queued++;
+	r->busy++;
+	r->bytes_queued += st->st_size;
+	pthread_cond_signal(&r->work);
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+int estrun_drain(struct estrun *r)
+{
+	int ret;
+
+	pthread_mutex_lock(&r->lock);
+	ret = estrun_collect(r, 1);
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+int estrun_finish(struct estrun *r)
+{
+	unsigned i;
+	int ret;
+
+	pthread_mutex_lock(&r->lock);
+	r->walk_done = 1;
+	ret = estrun_collect(r, 1);
+	pthread_mutex_unlock(&r->lock);
+	if (ret)
+		return ret;
+	estrun_stop(r);
+	for (i = 0; i < r->jobs; i++) {
+		ret = est_merge(r->total, r->w[i].ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void estrun_get_result(const struct estrun *r, size_t i,
+		       struct estrun_result *out)
+{
+	double ci;
+
+	memset(out, 0, sizeof(*out));
+	if (i >= r->n)
+		return;
+	est_get_result(r->total, i, &out->est);
+	out->files_read = r->files_read;
+	if (!r->sampling)
+		return;
+	out->sampled = 1;
+	out->est.input = r->input_all;
+	out->est.disk = estrun_round(estrun_ratio_estimate(&r->rdisk[i],
+				r->input_all, r->f, &out->disk_ci95));
+	out->est.uncompressed = estrun_round(estrun_ratio_estimate(&r->runc[i],
+				r->input_all, r->f, &ci));
+}
