@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The README's scripting examples, run as written with /srv/data replaced by
+# a test filesystem: an example that is never run drifts.
+. "$(dirname "$0")/../common.sh"
+
+readme=$(cd "$(dirname "$0")/../../.." && pwd)/README.md
+setup_fs compress=zstd:1
+mkdir -p data/a data/b data/c
+text_data 2M >data/a/text
+random_data 1M >data/b/random
+text_data 600K >data/c/small
+text_data 800 >data/c/inline
+sync
+
+# The command lines of the ```sh block under "### Scripting".
+mapfile -t examples < <(awk '
+	in_block && /^```/ { exit }
+	in_block && /^compsize / { print }
+	in_block { next }
+	/^### Scripting/ { in_section = 1; next }
+	in_section && /^#/ { exit }
+	in_section && /^```sh/ { in_block = 1 }' "$readme")
+[ "${#examples[@]}" -ge 5 ] || fail "found ${#examples[@]} examples in README.md"
+
+for cmd in "${examples[@]}"; do
+	CHECKS=$((CHECKS + 1))
+	cmd=${cmd//\/srv\/data/$MNT/data}
+	# the README shows "compsize"; run ours
+	if ! (PATH=$(dirname "$COMPSIZE"):$PATH; cd "$TESTDIR" &&
+	      bash -o pipefail -c "$cmd" >"$OUT/example.out" 2>"$OUT/example.err"); then
+		fail "README example failed: $cmd"
+		cat "$OUT/example.err" >&2
+		continue
+	fi
+	case $cmd in
+	*'> usage.csv')
+		[ "$(head -n 1 "$TESTDIR/usage.csv" | cut -d, -f1-3)" = kind,path,type ] ||
+			fail "usage.csv has no CSV header"
+		[ "$(grep -c '^path,.*,TOTAL,' "$TESTDIR/usage.csv")" = 4 ] ||
+			fail "usage.csv should have 4 file rows"
+		;;
+	*--top=3*)
+		[ "$(wc -l <"$OUT/example.out")" = 3 ] || fail "--top=3 example: $(cat "$OUT/example.out")"
+		;;
+	*'.total.disk'*)
+		run_prog table "$COMPSIZE" -b "$MNT/data"
+		[ "$(cat "$OUT/example.out")" = "$(awk '$1 == "TOTAL" { print $3 }' "$OUT/table.out")" ] ||
+			fail "total disk example: $(cat "$OUT/example.out")"
+		;;
+	*)
+		[ -s "$OUT/example.out" ] || fail "README example printed nothing: $cmd"
+		;;
+	esac
+done
