@@ -45,8 +45,10 @@ struct tree_scan {
 
 	/* Nested subvolume candidates: (dir, subvolume id) pairs. */
 	struct u64_vec nested;
-	/* Subvolumes still to stream. */
+	/* Subvolumes still to stream, and every one ever queued: on a
+	 * corrupt filesystem two subvolumes can each claim the other. */
 	struct u64_vec subvols;
+	struct seen_set *queued;
 };
 
 static int vec_push(struct u64_vec *vec, uint64_t x)
@@ -122,6 +124,12 @@ static int on_inode(struct tree_scan *ts, const struct search_item *it)
 	nlink = get_le32(it->data + INODE_NLINK);
 	if (!S_ISREG(mode))
 		return 0;
+	/* BTRFS_LINK_MAX: more is corruption, and replaying the extents
+	 * billions of times would hang the scan. */
+	if (nlink > 65535) {
+		note_bad(ts->ctx, EXTENT_BAD_SIZE, 0);
+		return 0;
+	}
 	/* nlink 0: an orphan being deleted, which no path reaches. */
 	ts->cur_mult = ts->whole ? nlink : wanted_mult(ts, it->objectid);
 	if (ts->cur_mult == 1)
@@ -218,12 +226,17 @@ struct dir_list {
 	struct tree_scan *ts;
 	struct u64_vec *dirs;
 	struct u64_vec *files;
+	/* Directories already queued: on a corrupt filesystem an entry can
+	 * point to an ancestor, and the listing would never end. */
+	struct seen_set *listed;
 };
 
 static int list_item(const struct search_item *it, void *arg)
 {
 	struct dir_list *dl = arg;
+	uint64_t ino;
 	uint8_t type;
+	int ret;
 
 	if (it->type != BTRFS_DIR_INDEX_KEY || it->len < DIR_ITEM_SIZE)
 		return 0;
@@ -232,8 +245,13 @@ static int list_item(const struct search_item *it, void *arg)
 	case BTRFS_INODE_ITEM_KEY:
 		if (type == BTRFS_FT_REG_FILE)
 			return vec_push(dl->files, get_le64(it->data));
-		if (type == BTRFS_FT_DIR)
-			return vec_push(dl->dirs, get_le64(it->data));
+		if (type == BTRFS_FT_DIR) {
+			ino = get_le64(it->data);
+			ret = seen_insert(dl->listed, ino);
+			if (ret <= 0)
+				return ret;
+			return vec_push(dl->dirs, ino);
+		}
 		return 0;
 	case BTRFS_ROOT_ITEM_KEY:
 		return on_subvol_entry(dl->ts, it);
@@ -253,7 +271,7 @@ static int cmp_u64(const void *a, const void *b)
 static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 {
 	struct u64_vec dirs = { 0 }, files = { 0 };
-	struct dir_list dl = { ts, &dirs, &files };
+	struct dir_list dl = { .ts = ts, .dirs = &dirs, .files = &files };
 	struct btrfs_ioctl_search_key key = {
 		.tree_id = ts->tree_id,
 		.min_type = BTRFS_DIR_INDEX_KEY,
@@ -265,7 +283,12 @@ static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 	size_t i, j, n;
 	int ret;
 
-	ret = vec_push(&dirs, dir);
+	dl.listed = seen_create();
+	if (!dl.listed)
+		return -ENOMEM;
+	ret = seen_insert(dl.listed, dir);
+	if (ret == 1)
+		ret = vec_push(&dirs, dir);
 	for (i = 0; !ret && i < dirs.n; i++) {
 		key.min_objectid = key.max_objectid = dirs.v[i];
 		key.min_type = BTRFS_DIR_INDEX_KEY;
@@ -279,7 +302,8 @@ static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 		goto out;
 
 	/* Names per inode: a hard link found twice counts twice. */
-	qsort(files.v, files.n, sizeof(*files.v), cmp_u64);
+	if (files.n)	/* qsort(NULL, 0) is undefined */
+		qsort(files.v, files.n, sizeof(*files.v), cmp_u64);
 	ts->want = malloc((files.n ? files.n : 1) * sizeof(*ts->want));
 	if (!ts->want) {
 		ret = -ENOMEM;
@@ -306,6 +330,7 @@ out:
 	free(ts->want);
 	ts->want = NULL;
 	ts->nwant = 0;
+	seen_free(dl.listed);
 	free(dirs.v);
 	free(files.v);
 	return ret;
@@ -356,7 +381,12 @@ static int queue_nested(struct tree_scan *ts, uint64_t parent)
 				 check_ref, &rc);
 		if (ret)
 			return ret;
-		if (rc.found && vec_push(&ts->subvols, ts->nested.v[i + 1]))
+		if (!rc.found)
+			continue;
+		ret = seen_insert(ts->queued, ts->nested.v[i + 1]);
+		if (ret < 0)
+			return ret;
+		if (ret && vec_push(&ts->subvols, ts->nested.v[i + 1]))
 			return -ENOMEM;
 	}
 	ts->nested.n = 0;
@@ -393,6 +423,12 @@ int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 	}
 	ctx->bad_item = EXTENT_OK;
 	ts.tree_id = id;
+	ts.queued = seen_create();
+	if (!ts.queued)
+		return -ENOMEM;
+	ret = seen_insert(ts.queued, id);
+	if (ret < 0)
+		goto out;
 	if (st->st_ino == BTRFS_FIRST_FREE_OBJECTID) {
 		ret = vec_push(&ts.subvols, id);
 	} else {
@@ -408,6 +444,8 @@ int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 		if (!ret)
 			ret = queue_nested(&ts, ts.tree_id);
 	}
+out:
+	seen_free(ts.queued);
 	free(ts.pending);
 	free(ts.nested.v);
 	free(ts.subvols.v);
