@@ -76,6 +76,33 @@ def search():
           b''.join(item(4096, 16000, INLINE, 0, 0, 3, 0) for i in range(40)))
 
 
+def tree():
+    # byte 0: the directory scanned (0: subvolume root 256, 1: dir 257)
+    # and -x (0x80); then 8 bytes per item (see tree.c)
+    def item(tree, obj, typ, off, p1, p2, p3):
+        return struct.pack('<BBBHBBB', tree, obj, typ, off, p1, p2, p3)
+    fs, sub, root = 0, 1, 3
+    inode, index, extent, ref = 0, 1, 2, 3
+    items = (
+        item(fs, 0, inode, 0, 1, 1, 0) +        # 256: directory
+        item(fs, 1, inode, 0, 1, 1, 0) +        # 257: directory
+        item(fs, 2, inode, 0, 0, 2, 0) +        # 258: file, 2 links
+        item(fs, 0, index, 2, 1, 2, 0) +        # 256/257
+        item(fs, 1, index, 2, 2, 0, 0) +        # 257/258
+        item(fs, 1, index, 3, 2, 0, 0) +        # 257/258 again
+        item(fs, 2, extent, 0, 1, 1, 5) +       # 258: zlib extent
+        item(fs, 2, extent, 8, 0, 3, 40) +      # 258: inline zstd
+        item(fs, 0, index, 4, 0, 1, 0) +        # 256/subvolume 256
+        item(root, 0, ref, 0, 0, 0, 0) +        # 256 is in 5, dir 256
+        item(sub, 0, inode, 0, 1, 1, 0) +
+        item(sub, 1, inode, 0, 0, 1, 0) +
+        item(sub, 0, index, 2, 1, 0, 0) +
+        item(sub, 1, extent, 0, 1, 3, 9))
+    write('tree', 'subvol-root', b'\x00' + items)
+    write('tree', 'dir-257', b'\x01' + items)
+    write('tree', 'one-fs', b'\x80' + items)
+
+
 def estimate():
     text = b'the quick brown fox jumps over the lazy dog\n' * 200
     write('estimate', 'parse', b'\x00zstd:3,compress-force=lzo,zlib:1..9,all')
@@ -90,4 +117,5 @@ def estimate():
 
 extents()
 search()
+tree()
 estimate()
