@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * estrun: worker threads give the totals of one thread, per-file results
+ * come back once each with the right token, sampling is reproducible and
+ * reads nothing it leaves out, and the 95% interval covers the truth about
+ * 95% of the time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "unit.h"
+#include "estrun.h"
+
+#define NFILES 48
+
+static const char *const settings = "zstd:1,compress-force=lzo,zlib:1,"
+				    "compress-force=zstd:3";
+
+struct tfiles {
+	char dir[64];
+	char path[NFILES][96];
+	int fd[NFILES];
+	struct stat st[NFILES];
+};
+
+static uint64_t xs = 0x243f6a8885a308d3ull;
+
+static uint8_t rnd(void)
+{
+	xs ^= xs << 13;
+	xs ^= xs >> 7;
+	xs ^= xs << 17;
+	return xs >> 32;
+}
+
+/* Text, random, half and half, empty and tiny files of assorted sizes. */
+static int tfiles_make(struct tfiles *t)
+{
+	static const size_t sizes[] = { 0, 1, 100, 3000, 4096, 5000, 70000,
+					131072, 300000, 600000, 1100000 };
+	uint8_t *buf = malloc(1100000);
+	size_t i, j, sz;
+	FILE *f;
+
+	if (!buf)
+		return -1;
+	snprintf(t->dir, sizeof(t->dir), "/tmp/compsize-estrun.XXXXXX");
+	if (!mkdtemp(t->dir)) {
+		free(buf);
+		return -1;
+	}
+	for (i = 0; i < NFILES; i++) {
+		sz = sizes[i % (sizeof(sizes) / sizeof(sizes[0]))];
+		for (j = 0; j < sz; j++) {
+			switch (i % 3) {
+			case 0:
+				buf[j] = "the quick brown fox jumps over "[j % 31];
+				break;
+			case 1:
+				buf[j] = rnd();
+				break;
+			default:
+				buf[j] = j < sz / 2 ? (uint8_t)(j / 64) : rnd();
+			}
+		}
+		snprintf(t->path[i], sizeof(t->path[i]), "%s/f%zu", t->dir, i);
+		f = fopen(t->path[i], "w");
+		if (!f || fwrite(buf, 1, sz, f) != sz || fclose(f)) {
+			free(buf);
+			return -1;
+		}
+		t->fd[i] = open(t->path[i], O_RDONLY);
+		if (t->fd[i] < 0 || fstat(t->fd[i], &t->st[i])) {
+			free(buf);
+			return -1;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+static void tfiles_free(struct tfiles *t)
+{
+	size_t i;
+
+	for (i = 0; i < NFILES; i++) {
+		close(t->fd[i]);
+		unlink(t->path[i]);
+	}
+	rmdir(t->dir);
+}
+
+struct tcollect {
+	size_t n;			/* settings */
+	uint64_t sum[64];		/* 3 a setting */
+	unsigned calls[NFILES];
+	int token_ok;
+	int errors;
+};
+
+static int collect(void *arg, const char *path, int err, size_t token,
+		   const uint64_t *delta)
+{
+	struct tcollect *c = arg;
+	const char *slash = strrchr(path, '/');
+	size_t i = strtoul(slash + 2, NULL, 10);
+
+	c->calls[i]++;
+	if (token != i + 1000)
+		c->token_ok = 0;
+	if (err) {
+		c->errors++;
+		return 0;
+	}
+	for (i = 0; i < 3 * c->n; i++)
+		c->sum[i] += delta[i];
+	return 0;
+}
+
+/* Run every file through a runner; fd -1 for files not sampled. */
+static int run_files(struct tfiles *t, unsigned jobs, double sample,
+		     uint64_t seed, struct tcollect *c,
+		     struct estrun_result *res, size_t *n)
+{
+	struct est_setting *s = NULL;
+	struct estrun_opts o = { .jobs = jobs, .sample = sample,
+				 .seed = seed, .progress_fd = -1 };
+	struct estrun *r;
+	char err[128];
+	size_t i;
+	int ret;
+
+	if (est_parse_list(settings, &s, n, err, sizeof(err)))
+		return -EINVAL;
+	o.s = s;
+	o.n = *n;
+	memset(c, 0, sizeof(*c));
+	c->n = *n;
+	c->token_ok = 1;
+	r = estrun_create(&o, collect, c);
+	free(s);
+	if (!r)
+		return -errno;
+	for (i = 0; i < NFILES; i++) {
+		ret = estrun_submit(r, estrun_sampled(r, &t->st[i]) ?
+				    t->fd[i] : -1, t->path[i], &t->st[i],
+				    1000 + i);
+		if (ret)
+			goto out;
+		if (i == NFILES / 2) {
+			/* a drain in the middle, as when a row closes */
+			ret = estrun_drain(r);
+			if (ret)
+				goto out;
+		}
+	}
+	ret = estrun_finish(r);
+	for (i = 0; i < *n; i++)
+		estrun_get_result(r, i, &res[i]);
+out:
+	estrun_free(r);
+	return ret;
+}
+
+static void test_threads_same_totals(void)
+{
+	struct estrun_result one[8], four[8];
+	struct tcollect c1, c4;
+	struct tfiles t;
+	size_t n, i;
+
+	CU_ASSERT_FATAL(tfiles_make(&t) == 0);
+	CU_ASSERT_EQUAL_FATAL(run_files(&t, 1, 0, 0, &c1, one, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(run_files(&t, 4, 0, 0, &c4, four, &n), 0);
+	CU_ASSERT_EQUAL(n, 4);
+	for (i = 0; i < NFILES; i++) {
+		CU_ASSERT_EQUAL(c1.calls[i], 1);
+		CU_ASSERT_EQUAL(c4.calls[i], 1);
+	}
+	CU_ASSERT(c1.token_ok && c4.token_ok);
+	CU_ASSERT_EQUAL(c1.errors + c4.errors, 0);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_FALSE(one[i].sampled);
+		CU_ASSERT_EQUAL(one[i].est.disk, four[i].est.disk);
+		CU_ASSERT_EQUAL(one[i].est.uncompressed,
+				four[i].est.uncompressed);
+		CU_ASSERT_EQUAL(one[i].est.input, four[i].est.input);
+		CU_ASSERT_EQUAL(one[i].est.files, NFILES);
+		CU_ASSERT_EQUAL(four[i].est.files, NFILES);
+		/* the per-file deltas add up to the totals */
+		CU_ASSERT_EQUAL(c4.sum[3 * i], four[i].est.disk);
+		CU_ASSERT_EQUAL(c4.sum[3 * i + 1], four[i].est.uncompressed);
+		CU_ASSERT_EQUAL(c4.sum[3 * i + 2], four[i].est.input);
+		CU_ASSERT(four[i].est.disk > 0);
+		CU_ASSERT(four[i].est.disk < four[i].est.input);
+	}
+	tfiles_free(&t);
+}
+
+static void test_sample_reproducible(void)
+{
+	struct estrun_result a[8], b[8], full[8];
+	struct tcollect ca, cb, cf;
+	struct tfiles t;
+	size_t n, i;
+
+	CU_ASSERT_FATAL(tfiles_make(&t) == 0);
+	/* fd -1 for the files left out: reading one would be an error */
+	CU_ASSERT_EQUAL_FATAL(run_files(&t, 2, 0.4, 7, &ca, a, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(run_files(&t, 3, 0.4, 7, &cb, b, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(run_files(&t, 2, 0, 0, &cf, full, &n), 0);
+	CU_ASSERT_EQUAL(ca.errors + cb.errors, 0);
+	CU_ASSERT(a[0].files_read > 0 && a[0].files_read < NFILES);
+	CU_ASSERT_EQUAL(a[0].files_read, b[0].files_read);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT(a[i].sampled);
+		CU_ASSERT_EQUAL(a[i].est.disk, b[i].est.disk);
+		CU_ASSERT_EQUAL(a[i].est.uncompressed, b[i].est.uncompressed);
+		CU_ASSERT_DOUBLE_EQUAL(a[i].disk_ci95, b[i].disk_ci95, 1e-6);
+		/* every file's input is known, sampled or not */
+		CU_ASSERT_EQUAL(a[i].est.input, full[i].est.input);
+		CU_ASSERT_EQUAL(ca.sum[3 * i + 2], full[i].est.input);
+	}
+	tfiles_free(&t);
+}
+
+static void test_sample_picks(void)
+{
+	struct est_setting s = { EST_ZSTD, 1, false };
+	struct estrun_opts o = { .s = &s, .n = 1, .jobs = 1, .sample = 0.25,
+				 .seed = 1, .progress_fd = -1 };
+	struct estrun *r1, *r2, *r3;
+	struct tcollect c;
+	struct stat st;
+	unsigned same = 0, in1 = 0, k;
+
+	r1 = estrun_create(&o, collect, &c);
+	r2 = estrun_create(&o, collect, &c);
+	o.seed = 2;
+	r3 = estrun_create(&o, collect, &c);
+	CU_ASSERT_FATAL(r1 && r2 && r3);
+	memset(&st, 0, sizeof(st));
+	st.st_dev = 42;
+	for (k = 0; k < 20000; k++) {
+		st.st_ino = k + 256;
+		CU_ASSERT_EQUAL(estrun_sampled(r1, &st),
+				estrun_sampled(r2, &st));
+		in1 += estrun_sampled(r1, &st);
+		same += estrun_sampled(r1, &st) == estrun_sampled(r3, &st);
+	}
+	/* 25% +- 5 sigma; another seed agrees only by chance (62.5%) */
+	CU_ASSERT(in1 > 4700 && in1 < 5300);
+	CU_ASSERT(same > 12000 && same < 13000);
+	estrun_free(r1);
+	estrun_free(r2);
+	estrun_free(r3);
+}
+
+/*
+ * Coverage of the interval on a synthetic population shaped like a file
+ * tree: sizes spread over four orders of magnitude, and ratios that depend
+ * on the kind of file (text ~0.3, binaries ~0.55, media ~1.0).
+ */
+static void coverage(double f, unsigned units, unsigned seeds,
+		     double *rate)
+{
+	uint64_t *x = malloc(units * sizeof(*x)), *y = malloc(units *
+							     sizeof(*y));
+	double X = 0, Y = 0, est, ci;
+	unsigned i, seed, hit = 0;
+
+	CU_ASSERT_FATAL(x && y);
+	xs = 12345;
+	for (i = 0; i < units; i++) {
+		unsigned kind = rnd() % 10;
+		double r;
+
+		x[i] = 1000 + ((uint64_t)rnd() << 8 | rnd()) %
+			      (kind < 2 ? 2000000 : 60000);
+		r = kind < 5 ? 0.3 : kind < 8 ? 0.55 : 1.0;
+		r += (rnd() % 100 - 50) / 1000.0;
+		y[i] = (uint64_t)(x[i] * r);
+		X += x[i];
+		Y += y[i];
+	}
+	for (seed = 0; seed < seeds; seed++) {
+		struct estrun_ratio a = { 0 };
+
+		for (i = 0; i < units; i++)
+			if ((double)(estrun_hash(1, i, seed) >> 11) * 0x1p-53 < f)
+				estrun_ratio_add(&a, x[i], y[i]);
+		est = estrun_ratio_estimate(&a, X, f, &ci);
+		hit += est - ci <= Y && Y <= est + ci;
+	}
+	*rate = (double)hit / seeds;
+	free(x);
+	free(y);
+}
+
+static void test_ci_coverage(void)
+{
+	double rate;
+
+	coverage(0.05, 20000, 1000, &rate);
+	printf("\n      CI coverage, 5%% of 20000 units, 1000 seeds: %.1f%% ",
+	       rate * 100);
+	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
+	coverage(0.3, 3000, 1000, &rate);
+	printf("\n      CI coverage, 30%% of 3000 units, 1000 seeds: %.1f%% ",
+	       rate * 100);
+	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
+}
+
+static void test_ratio_edges(void)
+{
+	struct estrun_ratio a = { 0 };
+	double ci, est;
+
+	est = estrun_ratio_estimate(&a, 1000, 0.1, &ci);
+	CU_ASSERT_DOUBLE_EQUAL(est, 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(ci, 1000, 1e-9);
+	estrun_ratio_add(&a, 100, 50);
+	estrun_ratio_add(&a, 200, 100);
+	/* a constant ratio has no spread */
+	est = estrun_ratio_estimate(&a, 1000, 0.5, &ci);
+	CU_ASSERT_DOUBLE_EQUAL(est, 500, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(ci, 0, 1e-6);
+	/* everything sampled: no sampling error */
+	estrun_ratio_add(&a, 100, 100);
+	est = estrun_ratio_estimate(&a, 400, 1, &ci);
+	CU_ASSERT_DOUBLE_EQUAL(est, 250, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(ci, 0, 1e-6);
+}
+
+static void test_bad_opts(void)
+{
+	struct est_setting s = { EST_ZSTD, 1, false };
+	struct estrun_opts o = { .s = &s, .n = 1, .jobs = 0,
+				 .progress_fd = -1 };
+	struct tcollect c;
+
+	CU_ASSERT_PTR_NULL(estrun_create(&o, collect, &c));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	o.jobs = 1;
+	o.sectorsize = 1000;
+	CU_ASSERT_PTR_NULL(estrun_create(&o, collect, &c));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+}
+
+static CU_TestInfo estrun_tests[] = {
+	{ "threads give one thread's totals", test_threads_same_totals },
+	{ "same seed, same sample; nothing else read", test_sample_reproducible },
+	{ "sample membership by seed", test_sample_picks },
+	{ "95% interval coverage", test_ci_coverage },
+	{ "ratio estimator edge cases", test_ratio_edges },
+	{ "bad options", test_bad_opts },
+	CU_TEST_INFO_NULL,
+};
+
+UNIT_SUITE(estrun, estrun_tests)
