@@ -296,9 +296,12 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 		if (ret)
 			return ret;
 	}
-	if (run->usage) {
+	if (run->usage && (!run->opt->nest ||
+			   scan_fs_of(run->scan, st->st_dev))) {
 		ret = scan_result(run, path, scan_file(run->scan, fd, st));
 	} else {
+		/* Estimating files on another filesystem (on_enter_fs let
+		 * them in): no usage to read, and no error either. */
 		/* Counted as a file with nothing known of its extents. */
 		scan_begin_file(run->scan);
 	}
