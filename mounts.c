@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "mounts.h"
 
 struct dir_id {
@@ -37,20 +38,16 @@ static void unescape(char *s)
 
 static int add(struct mounts *m, const struct stat *st)
 {
+	struct dir_id *d;
 	size_t i;
 
 	for (i = 0; i < m->n; i++)
 		if (m->dirs[i].dev == st->st_dev && m->dirs[i].ino == st->st_ino)
 			return 0;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 64;
-		struct dir_id *d = realloc(m->dirs, cap * sizeof(*d));
-
-		if (!d)
-			return -ENOMEM;
-		m->dirs = d;
-		m->cap = cap;
-	}
+	d = array_grow(m->dirs, &m->cap, m->n, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	m->dirs = d;
 	m->dirs[m->n].dev = st->st_dev;
 	m->dirs[m->n].ino = st->st_ino;
 	m->n++;

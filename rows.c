@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "rows.h"
 
 struct open_row {
@@ -96,15 +97,10 @@ int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
 {
 	struct open_row *o;
 
-	if (rows->nopen == rows->cap_open) {
-		size_t cap = rows->cap_open ? 2 * rows->cap_open : 8;
-
-		o = realloc(rows->open, cap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		rows->open = o;
-		rows->cap_open = cap;
-	}
+	o = array_grow(rows->open, &rows->cap_open, rows->nopen, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	rows->open = o;
 	o = &rows->open[rows->nopen];
 	o->path = strdup(path);
 	o->est = rows->nest ? calloc(3 * rows->nest, sizeof(*o->est)) : NULL;
@@ -209,22 +205,16 @@ int rows_close(struct rows *rows, struct scan_ctx *ctx)
 	int ret;
 
 	scan_sink_pop(ctx, &st);
-	if (rows->ndone == rows->cap_done) {
-		size_t cap = rows->cap_done ? 2 * rows->cap_done : 64;
-
-		/* With --top, keep at most twice that many between cuts. */
-		if (rows->top && rows->ndone >= 2 * rows->top) {
-			sort_and_cut(rows);
-		} else {
-			row = realloc(rows->done, cap * sizeof(*row));
-			if (!row) {
-				ret = -ENOMEM;
-				goto fail;
-			}
-			rows->done = row;
-			rows->cap_done = cap;
-		}
+	/* With --top, keep at most twice that many between cuts. */
+	if (rows->top && rows->ndone >= 2 * rows->top)
+		sort_and_cut(rows);
+	row = array_grow(rows->done, &rows->cap_done, rows->ndone,
+			 sizeof(*row));
+	if (!row) {
+		ret = -ENOMEM;
+		goto fail;
 	}
+	rows->done = row;
 	row = &rows->done[rows->ndone];
 	memset(row, 0, sizeof(*row));
 	ret = row_from_stats(row, &st);

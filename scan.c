@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/vfs.h>
+#include "array.h"
 #include "ioctl.h"
 #include "scan.h"
 
@@ -80,15 +81,12 @@ static size_t fsid_index(struct scan_ctx *ctx, const uint8_t *fsid)
 
 int scan_sink_push(struct scan_ctx *ctx)
 {
-	if (ctx->nsinks == ctx->cap_sinks) {
-		size_t cap = ctx->cap_sinks ? 2 * ctx->cap_sinks : 8;
-		struct scan_sink *s = realloc(ctx->sinks, cap * sizeof(*s));
+	struct scan_sink *s = array_grow(ctx->sinks, &ctx->cap_sinks,
+					 ctx->nsinks, sizeof(*s));
 
-		if (!s)
-			return -ENOMEM;
-		ctx->sinks = s;
-		ctx->cap_sinks = cap;
-	}
+	if (!s)
+		return -ENOMEM;
+	ctx->sinks = s;
 	memset(&ctx->sinks[ctx->nsinks], 0, sizeof(ctx->sinks[0]));
 	ctx->nsinks++;
 	return 0;

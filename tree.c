@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <btrfsutil.h>
+#include "array.h"
 #include "ioctl.h"
 #include "tree.h"
 
@@ -53,15 +54,11 @@ struct tree_scan {
 
 static int vec_push(struct u64_vec *vec, uint64_t x)
 {
-	if (vec->n == vec->cap) {
-		size_t cap = vec->cap ? 2 * vec->cap : 64;
-		uint64_t *v = realloc(vec->v, cap * sizeof(*v));
+	uint64_t *v = array_grow(vec->v, &vec->cap, vec->n, sizeof(*v));
 
-		if (!v)
-			return -ENOMEM;
-		vec->v = v;
-		vec->cap = cap;
-	}
+	if (!v)
+		return -ENOMEM;
+	vec->v = v;
 	vec->v[vec->n++] = x;
 	return 0;
 }
@@ -139,7 +136,7 @@ static int on_inode(struct tree_scan *ts, const struct search_item *it)
 
 static int on_extent(struct tree_scan *ts, const struct search_item *it)
 {
-	struct extent_info ei;
+	struct extent_info ei, *p;
 	enum extent_error err;
 
 	if (it->objectid != ts->cur_ino || !ts->cur_mult)
@@ -151,15 +148,11 @@ static int on_extent(struct tree_scan *ts, const struct search_item *it)
 	}
 	if (ts->cur_mult == 1)
 		return scan_account(ts->ctx, ts->fs_idx, &ei);
-	if (ts->npending == ts->cap_pending) {
-		size_t cap = ts->cap_pending ? 2 * ts->cap_pending : 16;
-		struct extent_info *p = realloc(ts->pending, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		ts->pending = p;
-		ts->cap_pending = cap;
-	}
+	p = array_grow(ts->pending, &ts->cap_pending, ts->npending,
+		       sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ts->pending = p;
 	ts->pending[ts->npending++] = ei;
 	return 0;
 }
