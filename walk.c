@@ -210,9 +210,9 @@ static void pop(struct walker *w)
 	struct frame *top = &w->stack[w->depth - 1];
 	int fd = -1, err;
 
+	/* open_entry(): O_NOATIME, or reading it again would touch it. */
 	if (w->depth > 1 && !top[-1].dir)
-		fd = openat(dirfd(top->dir), "..",
-			    O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC);
+		fd = open_entry(dirfd(top->dir), "..");
 	closedir(top->dir);
 	leave(w);
 	w->nopen--;

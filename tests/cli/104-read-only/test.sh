@@ -22,6 +22,8 @@ btrfs -q subvolume create sub
 text_data 50K >sub/file
 btrfs -q subvolume snapshot sub snap
 touch a/empty
+# Deeper than the walk keeps open: it reopens directories through "..".
+(cd a && for ((i = 0; i < 40; i++)); do mkdir d; echo "$i" >d/f; cd d; done)
 
 # The list is made once: find reads directories, which moves their atime.
 find . -xdev -print0 >"$TESTDIR/list"
@@ -35,11 +37,16 @@ generation()
 	btrfs inspect-internal dump-super "$TESTDIR/img0" |
 		awk '$1 == "generation" { print $2 }'
 }
+runs=(". " "-b ." "-x ." "a/text a/b a/fifo" "a/symlink a/prealloc"
+	"--bytes sub snap")
+# The path walk too, where the default is to read metadata.
+if "$COMPSIZE" --walk a/text >/dev/null 2>&1; then
+	runs+=("--walk ." "--walk -x a")
+fi
 before=$(snapshot)
 gen_before=$(generation)
 
-for args in ". " "-b ." "-x ." "a/text a/b a/fifo" "a/symlink a/prealloc" \
-	"--bytes sub snap"; do
+for args in "${runs[@]}"; do
 	# shellcheck disable=SC2086
 	expect_ours 0 '' $args
 done
