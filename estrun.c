@@ -82,6 +82,7 @@ struct estrun {
 	struct est_ctx *total;		/* merged by estrun_finish() */
 	struct estrun_ratio *rdisk, *runc;
 	uint64_t input_all;		/* st_size of every file submitted */
+	uint64_t data_all;		/* their estrun_data() */
 	uint64_t files_read;
 	uint64_t *scratch;		/* 3n: answers for files not sampled */
 
@@ -118,6 +119,22 @@ static uint64_t estrun_mix(uint64_t z)
 uint64_t estrun_hash(uint64_t dev, uint64_t ino, uint64_t seed)
 {
 	return estrun_mix(estrun_mix(estrun_mix(seed) ^ dev) ^ ino);
+}
+
+/*
+ * What the ratio estimator scales by: the bytes of data in the file.  Not
+ * st_size: a sparse file's holes cost nothing, and one 40 MB sparse file
+ * in the sample would drag the ratio of every other file down.  The
+ * allocation (st_blocks; uncompressed bytes on btrfs) stands for it;
+ * a filesystem that reports none gets st_size.
+ */
+static uint64_t estrun_data(const struct stat *st)
+{
+	uint64_t alloc = (uint64_t)st->st_blocks * 512;
+
+	if (!alloc || alloc > (uint64_t)st->st_size)
+		return st->st_size;
+	return alloc;
 }
 
 int estrun_sampled(const struct estrun *r, const struct stat *st)
@@ -515,13 +532,15 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 	if (sl->err) {
 		/* Left out of the extrapolation as of the exact totals. */
 		r->input_all -= sl->st.st_size;
+		r->data_all -= estrun_data(&sl->st);
 		return r->done(r->arg, sl->path, sl->err, sl->token, NULL);
 	}
 	r->files_read++;
 	if (r->sampling) {
 		for (i = 0; i < r->n; i++) {
-			estrun_ratio_add(&r->rdisk[i], d[3 * i + 2], d[3 * i]);
-			estrun_ratio_add(&r->runc[i], d[3 * i + 2],
+			estrun_ratio_add(&r->rdisk[i], estrun_data(&sl->st),
+					 d[3 * i]);
+			estrun_ratio_add(&r->runc[i], estrun_data(&sl->st),
 					 d[3 * i + 1]);
 			d[3 * i] = estrun_round(d[3 * i] / r->f);
 			d[3 * i + 1] = estrun_round(d[3 * i + 1] / r->f);
@@ -565,6 +584,7 @@ int estrun_submit(struct estrun *r, int fd, const char *path,
 	int ret;
 
 	r->input_all += st->st_size;
+	r->data_all += estrun_data(st);
 	if (!estrun_sampled(r, st)) {
 		for (i = 0; i < r->n; i++)
 			r->scratch[3 * i + 2] = st->st_size;
@@ -652,7 +672,7 @@ void estrun_get_result(const struct estrun *r, size_t i,
 	out->sampled = 1;
 	out->est.input = r->input_all;
 	out->est.disk = estrun_round(estrun_ratio_estimate(&r->rdisk[i],
-				r->input_all, r->f, &out->disk_ci95));
+				r->data_all, r->f, &out->disk_ci95));
 	out->est.uncompressed = estrun_round(estrun_ratio_estimate(&r->runc[i],
-				r->input_all, r->f, &ci));
+				r->data_all, r->f, &ci));
 }
