@@ -1,15 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Kernel oracle for the estimate module: build a mixed corpus, copy it onto
-# fresh loop-mounted btrfs images with each compress option, measure the real
-# disk usage with compsize 1.5 and compare with what the estimator predicted.
+# Kernel oracle for --estimate: build a mixed corpus, copy it onto fresh
+# loop-mounted btrfs images with each compress option, measure the real disk
+# usage with compsize 1.5 and compare with what
+# `compsize --estimate=... --format=json -j 2` predicted.  A second run with
+# --sample=30% must hold the kernel's value within its interval.
 #
 # Usage (as root): bash tests/cli/estimate/test.sh [SETTING...]
-# Environment: ESTIMATE (a program taking "SETTINGS PATH" and printing
-# "name disk ..." lines; default: the est-driver built here), ORACLE
-# (default /usr/sbin/compsize), CORPUS_MB (approximate size, default 60),
-# KEEP=1 keeps the corpus directory.
+# Environment: COMPSIZE (default: ./compsize of this tree, built if needed),
+# JOBS (default 2), ESTIMATE (instead of the CLI, a program taking
+# "SETTINGS PATH" and printing "name disk uncompressed input files comp-MB/s
+# dec-MB/s" lines, such as tests/cli/estimate/est-driver: the estimate
+# module alone; no sampled run then), ORACLE (default /usr/sbin/compsize),
+# CORPUS_MB (approximate size, default 60), KEEP=1 keeps the corpus.
 # Exit status: 0 all targets met, 1 a target missed, 2 setup failure.
 
 set -u
@@ -32,10 +36,14 @@ for tool in mkfs.btrfs mount umount truncate gzip xz; do
 	command -v "$tool" >/dev/null || die "$tool is not installed"
 done
 
+JOBS=${JOBS:-2}
 if [ -z "${ESTIMATE:-}" ]; then
-	make -s -C "$root" tests/cli/estimate/est-driver >&2 ||
-		die "cannot build the est-driver"
-	ESTIMATE=$here/est-driver
+	if [ -z "${COMPSIZE:-}" ]; then
+		make -s -C "$root" compsize >&2 || die "cannot build compsize"
+		COMPSIZE=$root/compsize
+	fi
+	[ -x "$COMPSIZE" ] || die "$COMPSIZE is not executable"
+	command -v jq >/dev/null || die "jq is not installed"
 fi
 
 tmp=$(mktemp -d "${CLI_TMPROOT:-/tmp}/compsize-est.XXXXXX") || die "mktemp failed"
@@ -147,15 +155,43 @@ target()
 	esac
 }
 
+# predict OUT [OPTION...]: one line a setting in OUT: name disk uncompressed
+# input ci95 comp-MB/s dec-MB/s (ci95 0 unless sampled).
+predict()
+{
+	local out=$1
+	shift
+	if [ -n "${ESTIMATE:-}" ]; then
+		"$ESTIMATE" "$list" "$c" | awk '{ $5 = 0; print }' >"$out"
+		return
+	fi
+	"$COMPSIZE" --estimate="$list" --format=json -j "$JOBS" "$@" "$c" \
+		>"$tmp/est.json" 2>"$tmp/est.err" ||
+		{ cat "$tmp/est.err" >&2; return 1; }
+	[ -s "$tmp/est.err" ] && { cat "$tmp/est.err" >&2; return 1; }
+	jq -r '.estimates[] | [.setting, .disk, .uncompressed, .input,
+		(.disk_ci95 // 0), .compress_mbps, .decompress_mbps] | @tsv' \
+		"$tmp/est.json" >"$out"
+}
+
 list=$(IFS=,; echo "${settings[*]}")
 t0=$(date +%s.%N)
-"$ESTIMATE" "$list" "$c" >"$tmp/predicted" || die "estimator failed"
+predict "$tmp/predicted" || die "estimator failed"
 t1=$(date +%s.%N)
-echo "estimate of ${#settings[@]} settings: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+echo "estimate of ${#settings[@]} settings (-j $JOBS): $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+sampled=0
+if [ -z "${ESTIMATE:-}" ]; then
+	t0=$(date +%s.%N)
+	predict "$tmp/sampled" --sample=30% || die "sampled estimate failed"
+	t1=$(date +%s.%N)
+	echo "estimate of a 30% sample: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+	sampled=1
+fi
 
 failed=0
 printf '%-26s %12s %12s %8s %6s %9s %9s %s\n' setting predicted kernel \
 	error target comp-MB/s dec-MB/s result
+[ "$sampled" = 1 ] && : >"$tmp/sampled.report"
 for s in "${settings[@]}"; do
 	img=$tmp/img
 	rm -f "$img"
@@ -185,5 +221,28 @@ for s in "${settings[@]}"; do
 	[ "$ok" = 1 ] || { res=MISS; failed=1; }
 	printf '%-26s %12s %12s %7.3f%% %5s%% %9s %9s %s\n' "$s" "$pred" \
 		"$actual" "$err" "$tgt" "$cmbps" "$dmbps" "$res"
+	[ "$sampled" = 1 ] || continue
+	# The interval is for the sampling error alone; the model's own error
+	# (the target above) comes on top.  Allow 1.5 times the 95% interval
+	# (2.9 sigma: one miss in ~270 per setting, so that 14 settings from
+	# one sample rarely fail the run by chance) and count the plain 95%
+	# hits too.
+	read -r _ spred _ _ sci _ _ < <(awk -v s="$canon" '$1 == s' \
+		"$tmp/sampled")
+	awk -v s="$s" -v p="$spred" -v ci="$sci" -v a="$actual" -v t="$tgt" \
+		'BEGIN { d = p - a; if (d < 0) d = -d
+		in95 = d <= ci + a * t / 100
+		ok = d <= 1.5 * ci + a * t / 100
+		printf "%-26s %12d %12s +-%10.0f %7.3f%% %s %s\n", s, p, a, ci,
+			(p - a) * 100 / a, in95 ? "in-95%" : "out-95%",
+			ok ? "ok" : "MISS" }' >>"$tmp/sampled.report"
 done
+if [ "$sampled" = 1 ]; then
+	echo
+	echo "--sample=30% (the kernel's value against the reported interval):"
+	printf '%-26s %12s %12s %12s %8s\n' setting sampled kernel ci95 error
+	cat "$tmp/sampled.report"
+	grep -q ' MISS$' "$tmp/sampled.report" && failed=1
+	echo "within the 95% interval: $(grep -c ' in-95%' "$tmp/sampled.report") of $(wc -l <"$tmp/sampled.report")"
+fi
 exit $failed
