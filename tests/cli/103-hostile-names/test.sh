@@ -46,6 +46,13 @@ done
 cd h
 compare -- "${names[@]}"
 cd "$MNT"
+# The path walk too, where the default is to read metadata.
+if "$COMPSIZE" --walk "h/dir1/${names[0]}" >/dev/null 2>&1; then
+	expect_ours 0 '' --walk h
+	ours_stdout_matches_oracle h
+	expect_ours 0 '' --walk -b h/dir2 "h/${names[1]}"
+	ours_stdout_matches_oracle -b h/dir2 "h/${names[1]}"
+fi
 
 # Errors name the path with its exact bytes.
 for n in "${names[@]}"; do
