@@ -73,6 +73,8 @@ struct estrun {
 	size_t nslots;
 	size_t queued;			/* slots QUEUED */
 	size_t busy;			/* slots not FREE */
+	size_t ndone;			/* slots DONE */
+	size_t wake_done;		/* wake the main thread at this many */
 	uint64_t seq;
 	int stop;
 	struct estrun_worker *w;
@@ -250,8 +252,12 @@ static void *estrun_worker_main(void *arg)
 		estrun_one(w, sl);
 		pthread_mutex_lock(&r->lock);
 		sl->state = SLOT_DONE;
+		r->ndone++;
 		r->bytes_done += sl->st.st_size;
-		pthread_cond_signal(&r->finished);
+		/* Wake the main thread for a batch, not for every file: a
+		 * context switch a file cost more than the small ones. */
+		if (r->ndone >= r->wake_done || r->ndone == r->busy)
+			pthread_cond_signal(&r->finished);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
@@ -432,6 +438,7 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->nslots = (size_t)o->jobs * ESTRUN_SLOTS_PER_JOB;
 	if (r->nslots < ESTRUN_MIN_SLOTS)
 		r->nslots = ESTRUN_MIN_SLOTS;
+	r->wake_done = r->nslots / 2;
 	r->slots = calloc(r->nslots, sizeof(*r->slots));
 	r->w = calloc(o->jobs, sizeof(*r->w));
 	if (!r->s || !r->rdisk || !r->runc || !r->scratch || !r->slots ||
@@ -561,7 +568,8 @@ static int estrun_collect(struct estrun *r, int wait)
 		if (!sl) {
 			if (!wait || !r->busy)
 				return 0;
-			pthread_cond_wait(&r->finished, &r->lock);
+			while (r->ndone < r->busy)
+				pthread_cond_wait(&r->finished, &r->lock);
 			continue;
 		}
 		pthread_mutex_unlock(&r->lock);
@@ -571,6 +579,7 @@ static int estrun_collect(struct estrun *r, int wait)
 		pthread_mutex_lock(&r->lock);
 		sl->state = SLOT_FREE;
 		r->busy--;
+		r->ndone--;
 		if (ret)
 			return ret;
 	}
@@ -595,7 +604,9 @@ int estrun_submit(struct estrun *r, int fd, const char *path,
 		ret = estrun_collect(r, 0);
 		if (ret || r->busy < r->nslots)
 			break;
-		pthread_cond_wait(&r->finished, &r->lock);
+		/* Full: wait until half of it is done. */
+		while (r->ndone < r->wake_done && r->ndone < r->busy)
+			pthread_cond_wait(&r->finished, &r->lock);
 	}
 	pthread_mutex_unlock(&r->lock);
 	if (ret)
