@@ -34,6 +34,7 @@
  * (perf, 4 settings).  The sizes predicted never depend on it.
  */
 #define EST_VERIFY_EVERY 16
+#define EST_MEMO 8
 
 struct est_worker {
 	size_t n;
@@ -44,6 +45,11 @@ struct est_worker {
 	uint8_t *out;			/* one compressed piece */
 	uint8_t *back;			/* one piece decompressed back */
 	uint32_t *verify;		/* per setting: pieces until the next check */
+	/* Heuristic answers for the chunk loaded: every compress= setting
+	 * asks the same questions of the same bytes. */
+	unsigned nmemo;
+	uint64_t memo_start[EST_MEMO], memo_end[EST_MEMO];
+	bool memo_v[EST_MEMO];
 };
 
 struct est_ctx {
@@ -336,6 +342,25 @@ fail:
 
 /* ---- the write path ---- */
 
+/* est_heuristic() on the loaded chunk (which starts at cs), remembered. */
+static bool est_heur(struct est_worker *w, uint64_t cs, uint64_t start,
+		     uint64_t end)
+{
+	unsigned k;
+	bool v;
+
+	for (k = 0; k < w->nmemo; k++)
+		if (w->memo_start[k] == start && w->memo_end[k] == end)
+			return w->memo_v[k];
+	v = est_heuristic(w->chunk, cs, start, end);
+	if (w->nmemo < EST_MEMO) {
+		w->memo_start[w->nmemo] = start;
+		w->memo_end[w->nmemo] = end;
+		w->memo_v[w->nmemo++] = v;
+	}
+	return v;
+}
+
 static uint64_t est_round_up(uint64_t v, uint32_t a)
 {
 	return (v + a - 1) / a * a;
@@ -405,7 +430,7 @@ static int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 			len = EST_PIECE_MAX;
 		/* inode_need_compress() per piece, against the chunk end */
 		if (!s->force &&
-		    (fst->nocompress || !est_heuristic(w->chunk, cs, p, ce - 1)))
+		    (fst->nocompress || !est_heur(w, cs, p, ce - 1)))
 			goto raw;
 
 		/* output pages: as many as the chunk has left, at most 32 */
@@ -466,7 +491,7 @@ static void est_range_begin(struct est_worker *w, size_t i,
 	fst->raw = false;
 	if (s->force)
 		return;
-	if (fst->nocompress || !est_heuristic(w->chunk, rs, rs, re - 1))
+	if (fst->nocompress || !est_heur(w, rs, rs, re - 1))
 		fst->raw = true;
 }
 
@@ -477,6 +502,7 @@ static int est_load(struct est_worker *w, const uint8_t *mem, int fd,
 	uint64_t want = (isize < ce ? isize : ce) - cs, got = 0;
 	ssize_t r;
 
+	w->nmemo = 0;
 	if (mem) {
 		memcpy(w->chunk, mem + cs, want);
 		got = want;
