@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <linux/fs.h>
 #include "est-internal.h"
 
@@ -495,14 +496,49 @@ static void est_range_begin(struct est_worker *w, size_t i,
 		fst->raw = true;
 }
 
-/* Load chunk bytes [cs, min(ce, isize)) from mem or fd and zero pad to ce. */
+/*
+ * cachestat(2) (Linux 6.5): whether [off, off + len) of fd is all in the
+ * page cache.  0 when it is not or can't be told.  The uapi headers here
+ * may predate it: the call is made by number, which is the same on every
+ * architecture (the unified syscall table).
+ */
+#ifndef SYS_cachestat
+#define SYS_cachestat 451
+#endif
+struct est_cachestat_range {
+	uint64_t off, len;
+};
+struct est_cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
+		 nr_recently_evicted;
+};
+
+static int est_all_cached(int fd, uint64_t off, uint64_t len)
+{
+	struct est_cachestat_range range = { off, len };
+	struct est_cachestat cs;
+
+	if (syscall(SYS_cachestat, fd, &range, &cs, 0))
+		return 0;
+	return cs.nr_cache >= (len + EST_PAGE_SIZE - 1) / EST_PAGE_SIZE;
+}
+
+/*
+ * Load chunk bytes [cs, min(ce, isize)) from mem or fd and zero pad to ce.
+ * What was read into the page cache for us is dropped again; what was
+ * there already is left alone (it is someone's working set, and dropping
+ * it cost time as well).
+ */
 static int est_load(struct est_worker *w, const uint8_t *mem, int fd,
 		    uint64_t cs, uint64_t ce, uint64_t isize)
 {
 	uint64_t want = (isize < ce ? isize : ce) - cs, got = 0;
+	int cached = 0;
 	ssize_t r;
 
 	w->nmemo = 0;
+	if (!mem && want)
+		cached = est_all_cached(fd, cs, want);
 	if (mem) {
 		memcpy(w->chunk, mem + cs, want);
 		got = want;
@@ -519,7 +555,7 @@ static int est_load(struct est_worker *w, const uint8_t *mem, int fd,
 		got += r;
 	}
 	memset(w->chunk + got, 0, ce - cs - got);
-	if (!mem && got)
+	if (!mem && got && !cached)
 		posix_fadvise(fd, cs, got, POSIX_FADV_DONTNEED);
 	return 0;
 }
