@@ -4,8 +4,9 @@
 # second with nothing on stdout (no partial report that could be mistaken
 # for a result) and a 128+signal status; SIGUSR1 prints the statistics so
 # far and the run goes on to the same final report as without the signal.
-# Long scans: the fast scan reads 25,400 paths in milliseconds, so the same
-# tree is given many times; with --walk, fewer times.
+# Long scans: the same tree is given as many times as it takes, measured
+# first (the fast scan reads its 25,400 paths in milliseconds, the walk in a
+# second or so).
 . "$(dirname "$0")/../common.sh"
 
 setup_fs compress-force=zstd:3
@@ -33,9 +34,21 @@ many()
 	local i
 	for ((i = 0; i < $1; i++)); do printf 'sig\n'; done
 }
-mapfile -t LONG < <(many 2000)
+# How many copies take about MS milliseconds (at least 2, at most 5000)?
+copies_for()
+{
+	local ms=$1 t0 t1 per
+	t0=$EPOCHREALTIME
+	"$COMPSIZE" sig sig sig sig sig >/dev/null
+	t1=$EPOCHREALTIME
+	per=$(( (${t1/./} - ${t0/./}) / 5000 + 1 ))	# ms per copy, rounded up
+	per=$((ms / per))
+	echo $((per < 2 ? 2 : per > 5000 ? 5000 : per))
+}
+mapfile -t LONG < <(many "$(copies_for 20000)")
 mapfile -t WALK_LONG < <(many 15)
-mapfile -t MEDIUM < <(many 200)
+mapfile -t MEDIUM < <(many "$(copies_for 3000)")
+[ "${VERBOSE:-0}" = 1 ] && echo "copies: ${#LONG[@]} long, ${#MEDIUM[@]} medium" >&2
 
 # stop_with SIG EXPECTED_RC ARGS...: interrupt a scan that is running.
 stop_with()
