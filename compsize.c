@@ -448,7 +448,8 @@ static int parse_choice(const char *value, const char *const *names,
 
 /*
  * --sample: "N%" (0 < N <= 100, decimals allowed) into *frac, or a size
- * "N[KMGT]" (binary units, N > 0) into *bytes.  Returns 0 or -1.
+ * "N[KMGTP][B|iB]" (binary units, either case, N > 0) into *bytes.
+ * Returns 0 or -1.
  */
 static int parse_sample(const char *s, double *frac, uint64_t *bytes)
 {
@@ -473,7 +474,7 @@ static int parse_sample(const char *s, double *frac, uint64_t *bytes)
 	}
 	shift = 0;
 	if (*end) {
-		u = strchr(units, *end);
+		u = strchr(units, *end & ~0x20);	/* k or K */
 		if (!u || !*u || (end[1] && strcmp(end + 1, "iB") &&
 				  strcmp(end + 1, "B")))
 			return -1;
