@@ -297,9 +297,20 @@ static uint64_t estrun_rchar(void)
 	return v;
 }
 
+/* out_size() pads for table columns; the progress line doesn't. */
+static const char *estrun_size(uint64_t v, char buf[OUT_BUF])
+{
+	const char *p = out_size(v, 0, buf);
+
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
 static void estrun_draw(struct estrun *r, uint64_t now)
 {
 	char line[160], a[OUT_BUF], b[OUT_BUF], c[OUT_BUF];
+	const char *sa, *sb, *sc;
 	uint64_t done, queued, rchar, rate, secs;
 	int walk_done, len;
 
@@ -314,18 +325,18 @@ static void estrun_draw(struct estrun *r, uint64_t now)
 	if (walk_done && done > queued)
 		done = queued;
 	rate = done * 1000000000ull / (now - r->t0_ns);
-	out_size(done, 0, a);
-	out_size(rate, 0, b);
+	sa = estrun_size(done, a);
+	sb = estrun_size(rate, b);
 	if (walk_done) {
-		out_size(queued, 0, c);
+		sc = estrun_size(queued, c);
 		secs = rate ? (queued - done) / rate : 0;
 		len = snprintf(line, sizeof(line),
 			       "\rcompsize: estimate: %s of %s read, %s/s, ETA %" PRIu64
-			       ":%02" PRIu64 "\033[K", a, c, b, secs / 60,
+			       ":%02" PRIu64 "\033[K", sa, sc, sb, secs / 60,
 			       secs % 60);
 	} else {
 		len = snprintf(line, sizeof(line),
-			       "\rcompsize: estimate: %s read, %s/s\033[K", a, b);
+			       "\rcompsize: estimate: %s read, %s/s\033[K", sa, sb);
 	}
 	pthread_mutex_lock(&r->draw_lock);
 	if (write(r->progress_fd, line, len) == len)
