@@ -47,6 +47,8 @@ const char *extent_strerror(enum extent_error err)
 		return "unknown extent type";
 	case EXTENT_MISALIGNED:
 		return "extent not aligned to the sector size";
+	case EXTENT_SHORT_INODE:
+		return "inode item shorter than 160 bytes";
 	}
 	return "unknown error";
 }

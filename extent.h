@@ -46,6 +46,7 @@ enum extent_error {
 	EXTENT_BAD_SIZE,	/* regular/prealloc item not 53 bytes */
 	EXTENT_BAD_TYPE,	/* extent type not inline/regular/prealloc */
 	EXTENT_MISALIGNED,	/* disk_bytenr not a sector multiple */
+	EXTENT_SHORT_INODE,	/* an inode item too short (fast scan) */
 };
 
 /*

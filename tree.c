@@ -114,7 +114,7 @@ static int on_inode(struct tree_scan *ts, const struct search_item *it)
 		return ret;
 	ts->cur_ino = it->objectid;
 	if (it->len < INODE_ITEM_SIZE) {
-		note_bad(ts->ctx, EXTENT_SHORT_INLINE, 0);
+		note_bad(ts->ctx, EXTENT_SHORT_INODE, 0);
 		return 0;
 	}
 	mode = get_le32(it->data + INODE_MODE);
