@@ -36,6 +36,8 @@
  */
 #define EST_VERIFY_EVERY 16
 #define EST_MEMO 8
+/* Page cache dropped behind the reads in steps of this much. */
+#define EST_DROP_BEHIND (8u * 1024 * 1024)
 
 struct est_worker {
 	size_t n;
@@ -51,6 +53,9 @@ struct est_worker {
 	unsigned nmemo;
 	uint64_t memo_start[EST_MEMO], memo_end[EST_MEMO];
 	bool memo_v[EST_MEMO];
+	bool keep_cache;		/* the file was all cached before */
+	uint64_t drop_from;		/* file offset not yet dropped */
+	bool no_cachestat;		/* the kernel has no cachestat() */
 };
 
 struct est_ctx {
@@ -513,32 +518,34 @@ struct est_cachestat {
 		 nr_recently_evicted;
 };
 
-static int est_all_cached(int fd, uint64_t off, uint64_t len)
+static bool est_all_cached(struct est_worker *w, int fd, uint64_t len)
 {
-	struct est_cachestat_range range = { off, len };
+	struct est_cachestat_range range = { 0, len };
 	struct est_cachestat cs;
 
-	if (syscall(SYS_cachestat, fd, &range, &cs, 0))
-		return 0;
+	if (w->no_cachestat || !len)
+		return false;
+	if (syscall(SYS_cachestat, fd, &range, &cs, 0)) {
+		w->no_cachestat = errno == ENOSYS;
+		return false;
+	}
 	return cs.nr_cache >= (len + EST_PAGE_SIZE - 1) / EST_PAGE_SIZE;
 }
 
 /*
  * Load chunk bytes [cs, min(ce, isize)) from mem or fd and zero pad to ce.
- * What was read into the page cache for us is dropped again; what was
- * there already is left alone (it is someone's working set, and dropping
- * it cost time as well).
+ * What is read is dropped from the page cache again, unless the whole
+ * file was cached before (w->keep_cache): then it is someone's working
+ * set, and dropping it cost time as well.  Per file, not per chunk: the
+ * kernel's readahead for one chunk would make the next look cached.
  */
 static int est_load(struct est_worker *w, const uint8_t *mem, int fd,
 		    uint64_t cs, uint64_t ce, uint64_t isize)
 {
 	uint64_t want = (isize < ce ? isize : ce) - cs, got = 0;
-	int cached = 0;
 	ssize_t r;
 
 	w->nmemo = 0;
-	if (!mem && want)
-		cached = est_all_cached(fd, cs, want);
 	if (mem) {
 		memcpy(w->chunk, mem + cs, want);
 		got = want;
@@ -555,8 +562,14 @@ static int est_load(struct est_worker *w, const uint8_t *mem, int fd,
 		got += r;
 	}
 	memset(w->chunk + got, 0, ce - cs - got);
-	if (!mem && got && !cached)
-		posix_fadvise(fd, cs, got, POSIX_FADV_DONTNEED);
+	/* Pages just read sit in per-CPU LRU batches where DONTNEED can't
+	 * take them: drop what is a few chunks behind, the rest at the end
+	 * of the file (est_file). */
+	if (!mem && !w->keep_cache && cs >= w->drop_from + EST_DROP_BEHIND) {
+		posix_fadvise(fd, w->drop_from, cs - w->drop_from,
+			      POSIX_FADV_DONTNEED);
+		w->drop_from = cs;
+	}
 	return 0;
 }
 
@@ -712,6 +725,8 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 		goto out;
 	}
 	flags = est_inode_flags(fd);
+	ctx->w->keep_cache = est_all_cached(ctx->w, fd, isize);
+	ctx->w->drop_from = 0;
 	for (i = 0; i < ctx->n; i++)
 		raw[i] = flags == EST_NEVER ||
 			 (flags == EST_NOT_UNFORCED && !ctx->s[i].force);
@@ -748,6 +763,8 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 		pos = est_round_up(hole, ctx->sectorsize);
 	}
 account:
+	if (isize && !ctx->w->keep_cache)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	for (i = 0; acct && i < ctx->n; i++)
 		est_acct_add(&ctx->acct[i], &acct[i]);
 	ctx->input += isize;

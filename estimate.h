@@ -69,9 +69,9 @@ void est_free(struct est_ctx *ctx);
  * nodatacow (chattr +C) are predicted raw under every setting, nocompress
  * (chattr +m) ones under compress= only, as the kernel does. Whether a file
  * was ever fallocated (which also stops compression) is not looked at.
- * What the reads bring into the page cache is dropped behind them
- * (POSIX_FADV_DONTNEED); parts that were cached before are left (cachestat,
- * Linux 6.5+; older kernels drop everything read). Never
+ * The file's pages are dropped from the page cache behind the reads and
+ * at the end (POSIX_FADV_DONTNEED), unless the whole file was cached
+ * before (cachestat, Linux 6.5+; older kernels always drop). Never
  * writes. Returns 0, -EINVAL if st is not a regular file, -EIO if a codec
  * fails to decompress its own output, -ENOMEM or the -errno of a failed
  * read or lseek. On error the totals are left as before the call.
