@@ -17,7 +17,7 @@ truncate -s 1G "$tmp/img"
 mkfs.btrfs -q "$tmp/img" >/dev/null 2>&1
 mkdir "$mnt"
 mount -o loop,compress=zstd "$tmp/img" "$mnt"
-echo "Copying /usr/share/doc, /usr/include and /usr/bin into a btrfs mounted compress=zstd ..."
+echo "Copying /usr/share/doc, /usr/include and /usr/bin into a btrfs mounted compress=zstd (zstd:3) ..."
 cp -a /usr/share/doc /usr/include "$mnt"/ 2>/dev/null || true
 mkdir "$mnt/bin" && cp -a /usr/bin/. "$mnt/bin"/ 2>/dev/null || true
 sync
@@ -27,3 +27,10 @@ echo "\$ compsize $mnt"
 echo
 echo "\$ compsize -b $mnt/include"
 "$compsize" -b "$mnt/include"
+echo
+echo "\$ compsize --depth=1 $mnt"
+"$compsize" --depth=1 "$mnt"
+echo
+echo "# What would /usr/include cost under other settings?"
+echo "\$ compsize -e zstd:1,zstd:3,zstd:9,lzo,compress-force=zstd:3 $mnt/include"
+"$compsize" -e zstd:1,zstd:3,zstd:9,lzo,compress-force=zstd:3 "$mnt/include"
