@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The estimate runtime: -j, --sample, --seed.  Bad values are one-line usage
+# errors before any work; any number of threads gives the same numbers and
+# the same rows; a sample is the same for the same seed, reports its
+# interval in JSON, CSV and the table and counts every file's size; the
+# progress line never shows when stderr is not a terminal (every run here
+# wants an empty stderr).
+. "$(dirname "$0")/../common.sh"
+
+setup_fs compress-force=zstd:3
+mkdir -p data/text data/random data/mixed
+for i in $(seq 1 40); do
+	text_data $((i * 7))K >"data/text/t$i"
+	random_data $((i * 3))K >"data/random/r$i"
+	{ text_data $((i * 2))K; random_data $((i * 2))K; } >"data/mixed/m$i"
+done
+sync
+
+for bad in '-j 0' '-j x' '--jobs=1025' '--jobs=' '--sample=0%' '--sample=101%' \
+	'--sample=5x' '--sample=' '--sample=-5%' '--seed=-1' '--seed=x'; do
+	# shellcheck disable=SC2086
+	expect_ours 2 "compsize: invalid --(jobs|sample|seed) " -e zstd:1 $bad data
+	[ -s "$OUT/ours.out" ] && fail "$bad printed a report"
+	[ "$(wc -l <"$OUT/ours.err")" = 1 ] || fail "$bad: not one line"
+done
+expect_ours 2 'need --estimate' --sample=5% data
+expect_ours 2 'need --estimate' --seed=3 data
+
+# Threads: same totals and rows as one thread.
+for j in 1 2 5; do
+	expect_ours 0 '' -b -e zstd:1,compress-force=lzo,zlib:3 --depth=1 \
+		--format=json -j "$j" data
+	jq -c '[.estimates[] | {setting, disk, uncompressed, input}],
+		[.paths[] | {path, e: [.estimates[] | .disk]}]' \
+		"$OUT/ours.out" >"$OUT/j$j"
+done
+cmp -s "$OUT/j1" "$OUT/j2" || fail "-j 2 differs from -j 1: $(diff "$OUT/j1" "$OUT/j2")"
+cmp -s "$OUT/j1" "$OUT/j5" || fail "-j 5 differs from -j 1: $(diff "$OUT/j1" "$OUT/j5")"
+expect_ours 0 '' -b -e zstd:1 --per-file --format=json -j 2 data
+jq -e '([.paths[].estimates[0].disk] | add) == .estimates[0].disk' \
+	"$OUT/ours.out" >/dev/null || fail "--per-file rows don't add up"
+
+# Samples: reproducible, with an interval; input is every file's size.
+expect_ours 0 '' -e zstd:1,lzo --sample=40% --format=json -j 2 data
+cp "$OUT/ours.out" "$OUT/s1"
+expect_ours 0 '' -e zstd:1,lzo --sample=40% --seed=0 --format=json -j 1 data
+sel='[.estimates[] | {setting, disk, uncompressed, input, disk_ci95}]'
+[ "$(jq -c "$sel" "$OUT/s1")" = "$(jq -c "$sel" "$OUT/ours.out")" ] ||
+	fail "same seed, different estimate: $(jq -c "$sel" "$OUT/s1" "$OUT/ours.out")"
+jq -e '.estimates | all(has("disk_ci95") and .disk_ci95 > 0)' "$OUT/s1" \
+	>/dev/null || fail "no disk_ci95: $(jq -c .estimates "$OUT/s1")"
+full_input=$(head -n 1 "$OUT/j1" | jq '.[0].input')
+[ "$(jq '.estimates[0].input' "$OUT/s1")" = "$full_input" ] ||
+	fail "sampled input $(jq '.estimates[0].input' "$OUT/s1") != $full_input"
+expect_ours 0 '' -e zstd:1,lzo --sample=40% --seed=9 --format=json data
+[ "$(jq -c "$sel" "$OUT/s1")" != "$(jq -c "$sel" "$OUT/ours.out")" ] ||
+	fail "another seed, same estimate"
+expect_ours 0 '' -e zstd:1 --sample=2M --format=csv data
+grep -Eq '^estimate,,,compress=zstd:1,[0-9]+,[0-9]+,,,,,,[0-9.]+,[0-9.]+,[0-9]+$' \
+	"$OUT/ours.out" || fail "CSV: no disk_ci95: $(grep ^estimate "$OUT/ours.out")"
+expect_ours 0 '' -e zstd:1 --sample=30% data
+grep -Eq '^Setting .* 95% CI$' "$OUT/ours.out" || fail "table: no CI column"
+# All of it: no sampling, no interval.
+expect_ours 0 '' -b -e zstd:1,compress-force=lzo,zlib:3 --sample=100% --format=json data
+jq -e '.estimates | all(has("disk_ci95") | not)' "$OUT/ours.out" >/dev/null ||
+	fail "--sample=100% has an interval"
+[ "$(jq -c '[.estimates[] | {setting, disk, uncompressed, input}]' "$OUT/ours.out")" = \
+  "$(head -n 1 "$OUT/j1")" ] || fail "--sample=100% differs from the full estimate"
+
+true
