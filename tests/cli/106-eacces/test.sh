@@ -71,6 +71,8 @@ ORACLE=$ORACLE_REAL
 # As nobody: the 000 directory can't be searched, and nothing can be read
 # without CAP_SYS_ADMIN.
 chmod 755 "$TESTDIR" . acc acc/open
+# run.sh's directory for all the tests (mktemp: 700) must let nobody pass.
+[ -z "${CLI_TMPROOT:-}" ] || chmod o+x "$CLI_TMPROOT"
 [ "$(setpriv --reuid=65534 --regid=65534 --clear-groups id -u)" = 65534 ]
 cp "$REAL_COMPSIZE" "$TESTDIR/compsize-copy"
 chmod 755 "$TESTDIR/compsize-copy"
