@@ -619,12 +619,13 @@ int estrun_submit(struct estrun *r, int fd, const char *path,
 		while (r->ndone < r->wake_done && r->ndone < r->busy)
 			pthread_cond_wait(&r->finished, &r->lock);
 	}
+	/* under the lock: workers write the states of the other slots */
+	for (i = 0; !ret && i < r->nslots && !sl; i++)
+		if (r->slots[i].state == SLOT_FREE)
+			sl = &r->slots[i];
 	pthread_mutex_unlock(&r->lock);
 	if (ret)
 		return ret;
-	for (i = 0; i < r->nslots && !sl; i++)
-		if (r->slots[i].state == SLOT_FREE)
-			sl = &r->slots[i];
 	sl->path = strdup(path);
 	if (!sl->path)
 		return -ENOMEM;
