@@ -156,12 +156,15 @@ static int on_tick(void *arg)
 	if (run->est_err)
 		return run->est_err;
 	if (want_stats) {
-		/* Partial statistics, as compsize 1.5 prints them. */
+		/* Partial statistics, as compsize 1.5 prints them; on stderr
+		 * when stdout is JSON or CSV, which must stay whole. */
+		FILE *out = run->opt->format == REPORT_TABLE ? stdout : stderr;
+
 		want_stats = 0;
 		fill_report(run, &r);
 		r.format = REPORT_TABLE;
-		report_print(stdout, stderr, &r);
-		fflush(stdout);
+		report_print(out, stderr, &r);
+		fflush(out);
 	}
 	return 0;
 }
