@@ -11,7 +11,8 @@
 #                            shared libraries (default: static, which keeps
 #                            the resident size of a run near compsize 1.5's)
 #
-# Targets: all (default), check, check-unit, check-cli, deps, demo,
+# Targets: all (default), check (= check-unit check-cli check-estimate),
+#          check-unit, check-cli, check-estimate, deps, demo,
 #          install, uninstall, clean, fuzz, bench.
 
 PREFIX  ?= /usr/local
