@@ -335,6 +335,47 @@ static void test_ratio_edges(void)
 	CU_ASSERT_DOUBLE_EQUAL(ci, 0, 1e-6);
 }
 
+/* est_file()'s errors come back through the callback, once, with the
+ * token, and are left out of the totals. */
+static void test_errors(void)
+{
+	struct est_setting s = { EST_LZO, 0, true };
+	struct estrun_opts o = { .s = &s, .n = 1, .jobs = 2,
+				 .progress_fd = -1 };
+	struct estrun_result res;
+	struct tcollect c = { .n = 1, .token_ok = 1 };
+	struct tfiles t;
+	struct stat dir;
+	struct estrun *r;
+	size_t i;
+
+	CU_ASSERT_FATAL(tfiles_make(&t) == 0);
+	r = estrun_create(&o, collect, &c);
+	CU_ASSERT_FATAL(r != NULL);
+	for (i = 0; i < NFILES; i++) {
+		if (i % 5 == 2) {
+			/* not a regular file: -EINVAL from est_file() */
+			dir = t.st[i];
+			dir.st_mode = S_IFDIR | 0755;
+			CU_ASSERT_EQUAL(estrun_submit(r, t.fd[i], t.path[i],
+						      &dir, 1000 + i), 0);
+		} else {
+			CU_ASSERT_EQUAL(estrun_submit(r, t.fd[i], t.path[i],
+						      &t.st[i], 1000 + i), 0);
+		}
+	}
+	CU_ASSERT_EQUAL(estrun_finish(r), 0);
+	estrun_get_result(r, 0, &res);
+	for (i = 0; i < NFILES; i++)
+		CU_ASSERT_EQUAL(c.calls[i], 1);
+	CU_ASSERT(c.token_ok);
+	CU_ASSERT_EQUAL(c.errors, (NFILES + 2) / 5);
+	CU_ASSERT_EQUAL(res.est.files, NFILES - (NFILES + 2) / 5);
+	CU_ASSERT_EQUAL(c.sum[0], res.est.disk);
+	estrun_free(r);
+	tfiles_free(&t);
+}
+
 static void test_bad_opts(void)
 {
 	struct est_setting s = { EST_ZSTD, 1, false };
@@ -356,6 +397,7 @@ static CU_TestInfo estrun_tests[] = {
 	{ "sample membership by seed", test_sample_picks },
 	{ "95% interval coverage", test_ci_coverage },
 	{ "ratio estimator edge cases", test_ratio_edges },
+	{ "errors through the callback", test_errors },
 	{ "bad options", test_bad_opts },
 	CU_TEST_INFO_NULL,
 };
