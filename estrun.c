@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -159,6 +158,25 @@ void estrun_ratio_add(struct estrun_ratio *a, uint64_t x, uint64_t y)
 	a->sxy += (unsigned __int128)x * y;
 }
 
+/* Square root by Newton's method from above: no libm for one call (the
+ * fuzzing and sanitizer builds don't let sqrtl() inline). */
+static long double estrun_sqrt(long double v)
+{
+	long double x, nx;
+	int k;
+
+	if (!(v > 0))
+		return 0;
+	x = v > 1 ? v : 1;
+	for (k = 0; k < 400; k++) {
+		nx = (x + v / x) / 2;
+		if (nx >= x)
+			break;
+		x = nx;
+	}
+	return x;
+}
+
 double estrun_ratio_estimate(const struct estrun_ratio *a, double X, double f,
 			     double *ci95)
 {
@@ -181,7 +199,7 @@ double estrun_ratio_estimate(const struct estrun_ratio *a, double X, double f,
 	      (1 - f) * see;
 	if (var < 0)
 		var = 0;
-	*ci95 = 1.96 * sqrtl(var);
+	*ci95 = 1.96 * estrun_sqrt(var);
 	return X * R;
 }
 
