@@ -10,6 +10,8 @@
 /* Inodes this close together are fetched in one search, their neighbours'
  * items discarded: cheaper than another ioctl. */
 #define TREE_RUN_GAP	64
+/* Files listed before their extents are fetched. */
+#define TREE_FILE_BATCH	65536
 
 struct ino_mult {
 	uint64_t ino;
@@ -260,7 +262,48 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* List the subtree of dir through DIR_INDEX items, then stream its files. */
+/*
+ * Account the files listed so far (inode numbers, one per name found) and
+ * empty the list.  A hard link met in two batches counts once in each, as
+ * it would once per name in one.
+ */
+static int fetch_files(struct tree_scan *ts, struct u64_vec *files)
+{
+	size_t i, j, n;
+	int ret = 0;
+
+	if (!files->n)
+		return 0;
+	qsort(files->v, files->n, sizeof(*files->v), cmp_u64);
+	ts->want = malloc(files->n * sizeof(*ts->want));
+	if (!ts->want)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < files->n; i++) {
+		if (n && ts->want[n - 1].ino == files->v[i]) {
+			ts->want[n - 1].mult++;
+		} else {
+			ts->want[n].ino = files->v[i];
+			ts->want[n].mult = 1;
+			n++;
+		}
+	}
+	ts->nwant = n;
+	for (i = 0; !ret && i < n; i = j) {
+		for (j = i + 1; j < n; j++)
+			if (ts->want[j].ino - ts->want[j - 1].ino > TREE_RUN_GAP)
+				break;
+		ts->want_pos = i;
+		ret = stream(ts, ts->want[i].ino, ts->want[j - 1].ino);
+	}
+	free(ts->want);
+	ts->want = NULL;
+	ts->nwant = 0;
+	files->n = 0;
+	return ret;
+}
+
+/* List the subtree of dir through DIR_INDEX items, fetching its files'
+ * extents as the list grows. */
 static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 {
 	struct u64_vec dirs = { 0 }, files = { 0 };
@@ -273,7 +316,7 @@ static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 		.max_offset = UINT64_MAX,
 		.max_transid = UINT64_MAX,
 	};
-	size_t i, j, n;
+	size_t i;
 	int ret;
 
 	dl.listed = seen_create();
@@ -288,41 +331,14 @@ static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 		key.min_offset = 0;
 		ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
 				 list_item, &dl);
+		/* Memory stays bounded however many files the subtree has. */
+		if (!ret && files.n >= TREE_FILE_BATCH)
+			ret = fetch_files(ts, &files);
 		if (!ret && (i & 255) == 255)
 			ret = ts->tick(ts->tick_arg);
 	}
-	if (ret)
-		goto out;
-
-	/* Names per inode: a hard link found twice counts twice. */
-	if (files.n)	/* qsort(NULL, 0) is undefined */
-		qsort(files.v, files.n, sizeof(*files.v), cmp_u64);
-	ts->want = malloc((files.n ? files.n : 1) * sizeof(*ts->want));
-	if (!ts->want) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0, n = 0; i < files.n; i++) {
-		if (n && ts->want[n - 1].ino == files.v[i]) {
-			ts->want[n - 1].mult++;
-		} else {
-			ts->want[n].ino = files.v[i];
-			ts->want[n].mult = 1;
-			n++;
-		}
-	}
-	ts->nwant = n;
-	for (i = 0; !ret && i < n; i = j) {
-		for (j = i + 1; j < n; j++)
-			if (ts->want[j].ino - ts->want[j - 1].ino > TREE_RUN_GAP)
-				break;
-		ts->want_pos = i;
-		ret = stream(ts, ts->want[i].ino, ts->want[j - 1].ino);
-	}
-out:
-	free(ts->want);
-	ts->want = NULL;
-	ts->nwant = 0;
+	if (!ret)
+		ret = fetch_files(ts, &files);
 	seen_free(dl.listed);
 	free(dirs.v);
 	free(files.v);
