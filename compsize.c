@@ -54,7 +54,7 @@ struct run {
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct estrun *est;	/* NULL until the first file estimated */
-	double sample;		/* fraction of the files to estimate */
+	double pps;		/* --sample: estrun_opts.pps, 0 for all */
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
 	int have_usage;		/* ... and every file was on btrfs */
@@ -264,7 +264,7 @@ static int estimate_file(struct run *run, int fd, const char *path,
 		.s = run->opt->est,
 		.n = run->opt->nest,
 		.jobs = run->opt->jobs,
-		.sample = run->sample,
+		.pps = run->pps,
 		.seed = run->opt->seed,
 		/* only for a person watching, never for scripts */
 		.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
@@ -621,14 +621,31 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	return -1;
 }
 
-/* --sample=SIZE: a first walk adds up the files' sizes, reading no data. */
+/* --sample: a first walk lists the files' data sizes, reading no data. */
+struct sizes {
+	uint64_t *x;
+	size_t n, cap;
+};
+
 static int size_file(void *arg, int fd, const char *path,
 		     const struct stat *st, int depth)
 {
+	struct sizes *sz = arg;
+	uint64_t *x;
+
 	(void)fd;
 	(void)path;
 	(void)depth;
-	*(uint64_t *)arg += st->st_size;
+	if (sz->n == sz->cap) {
+		size_t cap = sz->cap ? 2 * sz->cap : 1024;
+
+		x = realloc(sz->x, cap * sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		sz->x = x;
+		sz->cap = cap;
+	}
+	sz->x[sz->n++] = estrun_data_bytes(st);
 	return 0;
 }
 
@@ -657,9 +674,13 @@ static void size_error(void *arg, const char *path, int err)
 	(void)err;
 }
 
-/* The fraction of the files under argv[optind..] that makes about bytes. */
-static int sample_fraction(int argc, char **argv, const struct walk_opts *wo,
-			   uint64_t bytes, double *frac)
+/*
+ * Plan the sample of the files under argv[optind..]: bytes of data, or
+ * the fraction frac of all of it when bytes is 0.  Sets *pps (0: read
+ * everything; estrun_plan()).  Returns 0 or -ENOMEM.
+ */
+static int sample_plan(int argc, char **argv, const struct walk_opts *wo,
+		       uint64_t bytes, double frac, double *pps)
 {
 	const struct walk_ops ops = {
 		.file = size_file,
@@ -667,12 +688,22 @@ static int sample_fraction(int argc, char **argv, const struct walk_opts *wo,
 		.tick = size_tick,
 		.error = size_error,
 	};
+	struct sizes sz = { 0 };
 	uint64_t total = 0;
+	size_t k;
 	int i, ret = 0;
 
 	for (i = optind; i < argc && !ret; i++)
-		ret = walk_path(argv[i], wo, &ops, &total);
-	*frac = total > bytes ? (double)bytes / total : 1;
+		ret = walk_path(argv[i], wo, &ops, &sz);
+	if (ret)
+		goto out;
+	for (k = 0; k < sz.n; k++)
+		total += sz.x[k];
+	if (!bytes)
+		bytes = (uint64_t)(frac * total);
+	*pps = estrun_plan(sz.x, sz.n, bytes);
+out:
+	free(sz.x);
 	return ret;
 }
 
@@ -748,10 +779,9 @@ int main(int argc, char **argv)
 			goto nomem;
 	}
 	raise_fd_limit();
-	run.sample = opt.sample;
-	if (opt.sample_bytes) {
-		ret = sample_fraction(argc, argv, &wopts, opt.sample_bytes,
-				      &run.sample);
+	if (opt.sample || opt.sample_bytes) {
+		ret = sample_plan(argc, argv, &wopts, opt.sample_bytes,
+				  opt.sample, &run.pps);
 		if (ret == -ENOMEM)
 			goto nomem;
 	}

@@ -61,6 +61,7 @@ struct estrun {
 	uint32_t sectorsize;
 	int sampling;
 	double f;
+	double pps;			/* > 0: read with probability c * x */
 	uint64_t seed;
 	estrun_done_fn done;
 	void *arg;
@@ -83,7 +84,7 @@ struct estrun {
 	struct est_ctx *total;		/* merged by estrun_finish() */
 	struct estrun_ratio *rdisk, *runc;
 	uint64_t input_all;		/* st_size of every file submitted */
-	uint64_t data_all;		/* their estrun_data() */
+	uint64_t data_all;		/* their estrun_data_bytes() */
 	uint64_t files_read;
 	uint64_t *scratch;		/* 3n: answers for files not sampled */
 
@@ -129,13 +130,43 @@ uint64_t estrun_hash(uint64_t dev, uint64_t ino, uint64_t seed)
  * allocation (st_blocks; uncompressed bytes on btrfs) stands for it;
  * a filesystem that reports none gets st_size.
  */
-static uint64_t estrun_data(const struct stat *st)
+uint64_t estrun_data_bytes(const struct stat *st)
 {
 	uint64_t alloc = (uint64_t)st->st_blocks * 512;
 
 	if (!alloc || alloc > (uint64_t)st->st_size)
 		return st->st_size;
 	return alloc;
+}
+
+/*
+ * With --sample, a file of x data bytes is read with probability
+ * min(1, c * max(x, ESTRUN_PPS_FLOOR)): proportional to its size, so that
+ * one big file in or out does not swing the estimate, but no less than a
+ * file of one 128 KiB piece, so that the tiny files, whose ratio varies
+ * most (inline or a whole sector), don't get enormous weights.
+ */
+#define ESTRUN_PPS_FLOOR (128u * 1024)
+
+static double estrun_pps_pi(double c, uint64_t x)
+{
+	double p = c * (x > ESTRUN_PPS_FLOOR ? x : ESTRUN_PPS_FLOOR);
+
+	return p < 1 ? p : 1;
+}
+
+/* The probability that file st is in the sample. */
+static double estrun_pi(const struct estrun *r, const struct stat *st)
+{
+	uint64_t x;
+
+	if (!r->sampling)
+		return 1;
+	if (!r->pps)
+		return r->f;
+	x = estrun_data_bytes(st);
+	/* empty files cost nothing to read */
+	return !x ? 1 : estrun_pps_pi(r->pps, x);
 }
 
 int estrun_sampled(const struct estrun *r, const struct stat *st)
@@ -145,17 +176,64 @@ int estrun_sampled(const struct estrun *r, const struct stat *st)
 	if (!r->sampling)
 		return 1;
 	h = estrun_hash(st->st_dev, st->st_ino, r->seed);
-	return (double)(h >> 11) * 0x1p-53 < r->f;
+	return (double)(h >> 11) * 0x1p-53 < estrun_pi(r, st);
 }
 
-void estrun_ratio_add(struct estrun_ratio *a, uint64_t x, uint64_t y)
+/* Expected data bytes read with that c. */
+static double estrun_expected(const uint64_t *x, size_t n, double c)
 {
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += x[i] ? estrun_pps_pi(c, x[i]) * x[i] : 0;
+	return sum;
+}
+
+double estrun_plan(const uint64_t *x, size_t n, uint64_t budget)
+{
+	double lo = 0, hi = 0, c, total = 0;
+	uint64_t min = 0;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		total += x[i];
+		if (x[i] && (!min || x[i] < min))
+			min = x[i];
+	}
+	if (!min || budget >= total)
+		return 0;
+	/* c = 1 / min reads everything: bisect below it */
+	hi = 1.0 / (min > ESTRUN_PPS_FLOOR ? min : ESTRUN_PPS_FLOOR);
+	for (k = 0; k < 100; k++) {
+		c = (lo + hi) / 2;
+		if (estrun_expected(x, n, c) < budget)
+			lo = c;
+		else
+			hi = c;
+	}
+	return hi;
+}
+
+/* A non-negative term, rounded to a whole number so that the sums are
+ * exact and independent of the order the threads deliver in. */
+static unsigned __int128 estrun_term(long double v)
+{
+	return v <= 0 ? 0 : (unsigned __int128)(v + 0.5L);
+}
+
+void estrun_ratio_add(struct estrun_ratio *a, uint64_t x, uint64_t y,
+		      double pi)
+{
+	long double w = 1.0L / pi, w2 = (1.0L - pi) / ((long double)pi * pi);
+
 	a->n++;
-	a->sx += x;
-	a->sy += y;
-	a->sxx += (unsigned __int128)x * x;
-	a->syy += (unsigned __int128)y * y;
-	a->sxy += (unsigned __int128)x * y;
+	a->sx += estrun_term(w * x);
+	a->sy += estrun_term(w * y);
+	a->sxx += estrun_term(w2 * x * x);
+	a->syy += estrun_term(w2 * y * y);
+	a->sxy += estrun_term(w2 * x * y);
 }
 
 /* Square root by Newton's method from above: no libm for one call (the
@@ -177,7 +255,7 @@ static long double estrun_sqrt(long double v)
 	return x;
 }
 
-double estrun_ratio_estimate(const struct estrun_ratio *a, double X, double f,
+double estrun_ratio_estimate(const struct estrun_ratio *a, double X,
 			     double *ci95)
 {
 	long double R, see, var;
@@ -195,8 +273,7 @@ double estrun_ratio_estimate(const struct estrun_ratio *a, double X, double f,
 	if (see < 0)
 		see = 0;
 	see *= (long double)a->n / (a->n - 1);
-	var = (X / (long double)a->sx) * (X / (long double)a->sx) *
-	      (1 - f) * see;
+	var = (X / (long double)a->sx) * (X / (long double)a->sx) * see;
 	if (var < 0)
 		var = 0;
 	*ci95 = 1.96 * estrun_sqrt(var);
@@ -512,8 +589,9 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	pthread_condattr_destroy(&ca);
 	r->n = o->n;
 	r->sectorsize = o->sectorsize;
-	r->sampling = o->sample > 0 && o->sample < 1;
-	r->f = r->sampling ? o->sample : 1;
+	r->sampling = o->pps > 0 || (o->sample > 0 && o->sample < 1);
+	r->f = o->sample > 0 && o->sample < 1 ? o->sample : 1;
+	r->pps = o->pps;
 	r->seed = o->seed;
 	r->done = done;
 	r->arg = arg;
@@ -568,18 +646,19 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 	if (sl->err) {
 		/* Left out of the extrapolation as of the exact totals. */
 		r->input_all -= sl->st.st_size;
-		r->data_all -= estrun_data(&sl->st);
+		r->data_all -= estrun_data_bytes(&sl->st);
 		return r->done(r->arg, sl->path, sl->err, sl->token, NULL);
 	}
 	r->files_read++;
 	if (r->sampling) {
+		double pi = estrun_pi(r, &sl->st);
+		uint64_t x = estrun_data_bytes(&sl->st);
+
 		for (i = 0; i < r->n; i++) {
-			estrun_ratio_add(&r->rdisk[i], estrun_data(&sl->st),
-					 d[3 * i]);
-			estrun_ratio_add(&r->runc[i], estrun_data(&sl->st),
-					 d[3 * i + 1]);
-			d[3 * i] = estrun_round(d[3 * i] / r->f);
-			d[3 * i + 1] = estrun_round(d[3 * i + 1] / r->f);
+			estrun_ratio_add(&r->rdisk[i], x, d[3 * i], pi);
+			estrun_ratio_add(&r->runc[i], x, d[3 * i + 1], pi);
+			d[3 * i] = estrun_round(d[3 * i] / pi);
+			d[3 * i + 1] = estrun_round(d[3 * i + 1] / pi);
 		}
 	}
 	return r->done(r->arg, sl->path, 0, sl->token, d);
@@ -622,7 +701,7 @@ int estrun_submit(struct estrun *r, int fd, const char *path,
 	int ret;
 
 	r->input_all += st->st_size;
-	r->data_all += estrun_data(st);
+	r->data_all += estrun_data_bytes(st);
 	if (!estrun_sampled(r, st)) {
 		for (i = 0; i < r->n; i++)
 			r->scratch[3 * i + 2] = st->st_size;
@@ -713,7 +792,7 @@ void estrun_get_result(const struct estrun *r, size_t i,
 	out->sampled = 1;
 	out->est.input = r->input_all;
 	out->est.disk = estrun_round(estrun_ratio_estimate(&r->rdisk[i],
-				r->data_all, r->f, &out->disk_ci95));
+				r->data_all, &out->disk_ci95));
 	out->est.uncompressed = estrun_round(estrun_ratio_estimate(&r->runc[i],
-				r->data_all, r->f, &ci));
+				r->data_all, &ci));
 }

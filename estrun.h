@@ -21,8 +21,11 @@ struct estrun_opts {
 	size_t n;
 	uint32_t sectorsize;	/* as for est_create() */
 	unsigned jobs;		/* worker threads, 1 or more */
-	double sample;		/* fraction of files to read, (0, 1]; 0 or 1
-				 * reads every file */
+	double sample;		/* every file read with this probability,
+				 * (0, 1]; 0 or 1 reads every file */
+	double pps;		/* instead, if > 0: a file of x data bytes
+				 * (estrun_data_bytes()) is read with
+				 * probability min(1, pps * max(x, 128 KiB)) */
 	uint64_t seed;		/* picks the sample */
 	int progress_fd;	/* a terminal to draw progress on, or -1 */
 };
@@ -55,10 +58,24 @@ void estrun_free(struct estrun *r);
 
 /*
  * Whether the file st would be read under the sampling options: a hash of
- * (st_dev, st_ino, seed) against the fraction.  The same file and seed
+ * (st_dev, st_ino, seed) against its probability.  The same file and seed
  * always give the same answer.
  */
 int estrun_sampled(const struct estrun *r, const struct stat *st);
+
+/* The bytes of data in a file, which the sample is planned and scaled by:
+ * st_blocks * 512 (holes cost nothing), at most st_size; st_size when the
+ * filesystem reports no blocks. */
+uint64_t estrun_data_bytes(const struct stat *st);
+
+/*
+ * Plan a sample of about budget data bytes from files of x[0..n) data
+ * bytes, each read with probability proportional to its size (files under
+ * 128 KiB as if they had 128 KiB): returns the c for estrun_opts.pps such
+ * that the sum of min(1, c max(x, 128 KiB)) x is the budget, or 0 when the
+ * budget covers everything.
+ */
+double estrun_plan(const uint64_t *x, size_t n, uint64_t budget);
 
 /*
  * Queue the regular file open on fd (dup()ed: the caller may close fd on
@@ -99,8 +116,9 @@ void estrun_get_result(const struct estrun *r, size_t i,
 
 /*
  * The sample estimator, on its own for tests: a ratio estimator of a
- * population total of y with known total X of x, from a Bernoulli sample
- * of units each taken with probability f.
+ * population total of y with known total X of x, from a Poisson sample
+ * (unit i taken independently with probability pi_i).  The sums are of
+ * terms rounded to whole numbers, exact, so independent of the order.
  */
 struct estrun_ratio {
 	uint64_t n;			/* units sampled */
@@ -108,15 +126,16 @@ struct estrun_ratio {
 	unsigned __int128 sx, sy, sxx, syy, sxy;
 };
 
-void estrun_ratio_add(struct estrun_ratio *a, uint64_t x, uint64_t y);
+void estrun_ratio_add(struct estrun_ratio *a, uint64_t x, uint64_t y,
+		      double pi);
 
 /*
- * Estimate of the total of y: X * sum(y) / sum(x) over the sample; *ci95 is
- * the half-width of its 95% interval, 1.96 * sqrt((X / sum(x))^2 * (1 - f) *
- * sum(e^2) * n / (n - 1)) with e = y - R x.  With nothing sampled the
- * estimate is 0 and the interval X.
+ * Estimate of the total of y: X * R, R = sum(y / pi) / sum(x / pi) over the
+ * sample; *ci95 is the half-width of its 95% interval, 1.96 * sqrt(V),
+ * V = (X / sum(x / pi))^2 * n / (n - 1) * sum((1 - pi) / pi^2 * e^2) with
+ * e = y - R x.  With fewer than two units sampled the interval is X.
  */
-double estrun_ratio_estimate(const struct estrun_ratio *a, double X, double f,
+double estrun_ratio_estimate(const struct estrun_ratio *a, double X,
 			     double *ci95);
 
 /* splitmix64-based hash used for sampling, for tests. */

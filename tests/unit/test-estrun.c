@@ -264,12 +264,12 @@ static void test_sample_picks(void)
  * tree: sizes spread over four orders of magnitude, and ratios that depend
  * on the kind of file (text ~0.3, binaries ~0.55, media ~1.0).
  */
-static void coverage(double f, unsigned units, unsigned seeds,
+static void coverage(double f, unsigned units, unsigned seeds, int pps,
 		     double *rate)
 {
 	uint64_t *x = malloc(units * sizeof(*x)), *y = malloc(units *
 							     sizeof(*y));
-	double X = 0, Y = 0, est, ci;
+	double X = 0, Y = 0, est, ci, c = 0;
 	unsigned i, seed, hit = 0;
 
 	CU_ASSERT_FATAL(x && y);
@@ -286,13 +286,22 @@ static void coverage(double f, unsigned units, unsigned seeds,
 		X += x[i];
 		Y += y[i];
 	}
+	if (pps) {
+		/* the same expected bytes, by size: what the CLI does */
+		c = estrun_plan(x, units, (uint64_t)(f * X));
+		CU_ASSERT(c > 0);
+	}
 	for (seed = 0; seed < seeds; seed++) {
 		struct estrun_ratio a = { 0 };
 
-		for (i = 0; i < units; i++)
-			if ((double)(estrun_hash(1, i, seed) >> 11) * 0x1p-53 < f)
-				estrun_ratio_add(&a, x[i], y[i]);
-		est = estrun_ratio_estimate(&a, X, f, &ci);
+		for (i = 0; i < units; i++) {
+			double xf = x[i] > 131072 ? x[i] : 131072;
+			double pi = pps ? (c * xf < 1 ? c * xf : 1) : f;
+
+			if ((double)(estrun_hash(1, i, seed) >> 11) * 0x1p-53 < pi)
+				estrun_ratio_add(&a, x[i], y[i], pi);
+		}
+		est = estrun_ratio_estimate(&a, X, &ci);
 		hit += est - ci <= Y && Y <= est + ci;
 	}
 	*rate = (double)hit / seeds;
@@ -304,12 +313,20 @@ static void test_ci_coverage(void)
 {
 	double rate;
 
-	coverage(0.05, 20000, 1000, &rate);
-	printf("\n      CI coverage, 5%% of 20000 units, 1000 seeds: %.1f%% ",
+	coverage(0.05, 20000, 1000, 0, &rate);
+	printf("\n      CI coverage, equal probability, 5%% of 20000 units, 1000 seeds: %.1f%% ",
 	       rate * 100);
 	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
-	coverage(0.3, 3000, 1000, &rate);
-	printf("\n      CI coverage, 30%% of 3000 units, 1000 seeds: %.1f%% ",
+	coverage(0.3, 3000, 1000, 0, &rate);
+	printf("\n      CI coverage, equal probability, 30%% of 3000 units, 1000 seeds: %.1f%% ",
+	       rate * 100);
+	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
+	coverage(0.05, 20000, 1000, 1, &rate);
+	printf("\n      CI coverage, by size, 5%% of the bytes of 20000 units, 1000 seeds: %.1f%% ",
+	       rate * 100);
+	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
+	coverage(0.3, 3000, 1000, 1, &rate);
+	printf("\n      CI coverage, by size, 30%% of the bytes of 3000 units, 1000 seeds: %.1f%% ",
 	       rate * 100);
 	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
 }
@@ -319,18 +336,21 @@ static void test_ratio_edges(void)
 	struct estrun_ratio a = { 0 };
 	double ci, est;
 
-	est = estrun_ratio_estimate(&a, 1000, 0.1, &ci);
+	est = estrun_ratio_estimate(&a, 1000, &ci);
 	CU_ASSERT_DOUBLE_EQUAL(est, 0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(ci, 1000, 1e-9);
-	estrun_ratio_add(&a, 100, 50);
-	estrun_ratio_add(&a, 200, 100);
+	estrun_ratio_add(&a, 100, 50, 0.5);
+	estrun_ratio_add(&a, 200, 100, 0.5);
 	/* a constant ratio has no spread */
-	est = estrun_ratio_estimate(&a, 1000, 0.5, &ci);
+	est = estrun_ratio_estimate(&a, 1000, &ci);
 	CU_ASSERT_DOUBLE_EQUAL(est, 500, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(ci, 0, 1e-6);
 	/* everything sampled: no sampling error */
-	estrun_ratio_add(&a, 100, 100);
-	est = estrun_ratio_estimate(&a, 400, 1, &ci);
+	memset(&a, 0, sizeof(a));
+	estrun_ratio_add(&a, 100, 50, 1);
+	estrun_ratio_add(&a, 200, 100, 1);
+	estrun_ratio_add(&a, 100, 100, 1);
+	est = estrun_ratio_estimate(&a, 400, &ci);
 	CU_ASSERT_DOUBLE_EQUAL(est, 250, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(ci, 0, 1e-6);
 }

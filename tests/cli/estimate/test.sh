@@ -223,16 +223,21 @@ for s in "${settings[@]}"; do
 		"$actual" "$err" "$tgt" "$cmbps" "$dmbps" "$res"
 	[ "$sampled" = 1 ] || continue
 	# The interval is for the sampling error alone; the model's own error
-	# (the target above) comes on top.  Allow 1.5 times the 95% interval
-	# (2.9 sigma: one miss in ~270 per setting, so that 14 settings from
-	# one sample rarely fail the run by chance) and count the plain 95%
-	# hits too.
+	# (the target above) comes on top.  This corpus is hard to sample: a
+	# few multi-megabyte incompressible files weigh as much as thousands
+	# of small ones, and over 100 seeds the plain interval held the full
+	# estimate 83-89% of the time, 1.5 times it 94-99%, 2 times 99%.
+	# The 14 settings come from one sample and pass or fail together, so
+	# allow 2.5 times the interval: this catches a biased estimator (the
+	# st_size-scaled one was 65% off), not the last few percent of
+	# coverage, which the unit tests check on a controlled population.
+	# The plain 95% hits are counted too.
 	read -r _ spred _ _ sci _ _ < <(awk -v s="$canon" '$1 == s' \
 		"$tmp/sampled")
 	awk -v s="$s" -v p="$spred" -v ci="$sci" -v a="$actual" -v t="$tgt" \
 		'BEGIN { d = p - a; if (d < 0) d = -d
 		in95 = d <= ci + a * t / 100
-		ok = d <= 1.5 * ci + a * t / 100
+		ok = d <= 2.5 * ci + a * t / 100
 		printf "%-26s %12d %12s +-%10.0f %7.3f%% %s %s\n", s, p, a, ci,
 			(p - a) * 100 / a, in95 ? "in-95%" : "out-95%",
 			ok ? "ok" : "MISS" }' >>"$tmp/sampled.report"
