@@ -57,6 +57,10 @@ struct run {
 	double pps;		/* --sample: estrun_opts.pps, 0 for all */
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
+	/* With --estimate: the depth of the directory whose usage the fast
+	 * scan has counted while the walk reads its files for their data;
+	 * -1 when none. */
+	int counted_depth;
 	int have_usage;		/* ... and every file was on btrfs */
 	uint64_t alloc_bytes;	/* st_blocks of the files, in bytes */
 	unsigned long failed;	/* paths that could not be read */
@@ -259,20 +263,20 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 static int estimate_file(struct run *run, int fd, const char *path,
 			 const struct stat *st)
 {
-	const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
-	struct estrun_opts eo = {
-		.s = run->opt->est,
-		.n = run->opt->nest,
-		.jobs = run->opt->jobs,
-		.pps = run->pps,
-		.seed = run->opt->seed,
-		/* only for a person watching, never for scripts */
-		.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
-	};
-
 	if (!run->est) {
-		/* The sector size of the first filesystem read decides. */
-		eo.sectorsize = fs ? fs->sectorsize : 4096;
+		const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
+		struct estrun_opts eo = {
+			.s = run->opt->est,
+			.n = run->opt->nest,
+			.jobs = run->opt->jobs,
+			.pps = run->pps,
+			.seed = run->opt->seed,
+			/* only for a person watching, never for scripts */
+			.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
+			/* The first filesystem read decides the sector size. */
+			.sectorsize = fs ? fs->sectorsize : 4096,
+		};
+
 		run->est = estrun_create(&eo, on_est_done, run);
 		if (!run->est)
 			return -errno;
@@ -299,8 +303,10 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 		if (ret)
 			return ret;
 	}
-	if (run->usage && (!run->opt->nest ||
-			   scan_fs_of(run->scan, st->st_dev))) {
+	if (run->counted_depth >= 0) {
+		/* its usage came with its directory's fast scan */
+	} else if (run->usage && (!run->opt->nest ||
+				  scan_fs_of(run->scan, st->st_dev))) {
 		ret = scan_result(run, path, scan_file(run->scan, fd, st));
 	} else {
 		/* Estimating files on another filesystem (on_enter_fs let
@@ -331,9 +337,11 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 		if (ret)
 			return ret;
 	}
-	/* The fast scan reads no file data and can't tell rows apart below
-	 * it: not when estimating, nor above the deepest row. */
-	if (run->opt->walk || run->opt->nest || !run->usage || !run->fast ||
+	/* The fast scan can't tell rows apart below it: not above the
+	 * deepest row, nor with a row per file; and once a directory is
+	 * counted, nothing under it is counted again. */
+	if (run->opt->walk || !run->usage || !run->fast ||
+	    run->counted_depth >= 0 ||
 	    (run->rows && (run->opt->per_file || depth < run->opt->depth)))
 		return WALK_ENTER;
 	if (!run->mounts) {
@@ -349,6 +357,12 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	ret = scan_result(run, path, ret);
 	if (ret < 0)
 		return ret;
+	if (run->opt->nest) {
+		/* The usage is counted; the walk still reads every file's
+		 * data for the estimate, without searching each again. */
+		run->counted_depth = depth;
+		return WALK_ENTER;
+	}
 	if (row)
 		ret = rows_close(run->rows, run->scan);
 	return ret < 0 ? ret : WALK_SKIP;
@@ -359,6 +373,8 @@ static void on_leave_dir(void *arg, const char *path, int depth)
 	struct run *run = arg;
 
 	(void)path;
+	if (depth == run->counted_depth)
+		run->counted_depth = -1;
 	/* Out of memory here leaves the row out; rows_close reports it.
 	 * A failed drain (out of memory too) ends the run at the next file
 	 * or at estrun_finish(). */
@@ -736,7 +752,7 @@ static struct report_est *collect_estimates(struct run *run)
 int main(int argc, char **argv)
 {
 	struct options opt = { .depth = -1 };
-	struct run run = { .opt = &opt };
+	struct run run = { .opt = &opt, .counted_depth = -1 };
 	struct report_est *est = NULL;
 	struct walk_opts wopts;
 	struct report r;
