@@ -11,7 +11,7 @@
  * items discarded: cheaper than another ioctl. */
 #define TREE_RUN_GAP	64
 /* Files listed before their extents are fetched. */
-#define TREE_FILE_BATCH	65536
+#define TREE_FILE_BATCH	4096
 
 struct ino_mult {
 	uint64_t ino;
