@@ -8,7 +8,8 @@ enum cs_exit {
 	CS_EXIT_ERROR = 1,	/* nothing to report, or some path failed */
 	CS_EXIT_USAGE = 2,	/* bad option or argument; nothing was read */
 	CS_EXIT_FATAL = 3,	/* out of memory or another internal failure */
-	CS_EXIT_INTERRUPTED = 130, /* SIGINT or SIGTERM; no report */
+	/* SIGINT and SIGTERM keep their default action: the process ends by
+	 * the signal (a shell shows 130, 143) with nothing on stdout. */
 };
 
 #endif
