@@ -93,8 +93,12 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+# Every test, the fuzzers time-boxed (CHECK_FUZZ_SECONDS each; CI runs
+# them longer on top).
+CHECK_FUZZ_SECONDS ?= 15
 check: deps
 	$(MAKE) check-unit check-cli check-estimate
+	$(MAKE) fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS)
 
 check-unit: tests/unit/run-unit
 	$(E) "  UNIT    tests/unit/run-unit"
