@@ -156,16 +156,13 @@ static int stop_at_first(const struct search_item *item, void *arg)
 
 static int can_search(struct scan_ctx *ctx, int fd, uint32_t nodesize)
 {
-	struct btrfs_ioctl_search_key key = {
-		.min_objectid = BTRFS_FIRST_FREE_OBJECTID,
-		.max_objectid = BTRFS_FIRST_FREE_OBJECTID,
-		.min_type = BTRFS_INODE_ITEM_KEY,
-		.max_type = BTRFS_INODE_ITEM_KEY,
-		.max_offset = UINT64_MAX,
-		.max_transid = UINT64_MAX,
-	};
-	int ret = search_run(ctx->search, fd, &key, nodesize, stop_at_first,
-			     NULL);
+	struct btrfs_ioctl_search_key key;
+	int ret;
+
+	search_key_range(&key, 0, BTRFS_FIRST_FREE_OBJECTID,
+			 BTRFS_INODE_ITEM_KEY, BTRFS_FIRST_FREE_OBJECTID,
+			 BTRFS_INODE_ITEM_KEY);
+	ret = search_run(ctx->search, fd, &key, nodesize, stop_at_first, NULL);
 
 	return ret < 0 ? ret : 0;
 }

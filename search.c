@@ -144,20 +144,26 @@ int search_run(struct search_ctx *ctx, int fd,
 	}
 }
 
+void search_key_range(struct btrfs_ioctl_search_key *key, uint64_t tree_id,
+		      uint64_t min_objectid, uint32_t min_type,
+		      uint64_t max_objectid, uint32_t max_type)
+{
+	memset(key, 0, sizeof(*key));
+	key->tree_id = tree_id;
+	key->min_objectid = min_objectid;
+	key->min_type = min_type;
+	key->max_objectid = max_objectid;
+	key->max_type = max_type;
+	key->max_offset = UINT64_MAX;
+	key->max_transid = UINT64_MAX;
+}
+
 int search_file_extents(struct search_ctx *ctx, int fd, uint64_t ino,
 			uint32_t nodesize, search_cb cb, void *arg)
 {
-	struct btrfs_ioctl_search_key key = {
-		.tree_id = 0,
-		.min_objectid = ino,
-		.max_objectid = ino,
-		.min_type = BTRFS_EXTENT_DATA_KEY,
-		.max_type = BTRFS_EXTENT_DATA_KEY,
-		.min_offset = 0,
-		.max_offset = UINT64_MAX,
-		.min_transid = 0,
-		.max_transid = UINT64_MAX,
-	};
+	struct btrfs_ioctl_search_key key;
 
+	search_key_range(&key, 0, ino, BTRFS_EXTENT_DATA_KEY, ino,
+			 BTRFS_EXTENT_DATA_KEY);
 	return search_run(ctx, fd, &key, nodesize, cb, arg);
 }

@@ -43,6 +43,15 @@ int search_run(struct search_ctx *ctx, int fd,
 	       const struct btrfs_ioctl_search_key *key, uint32_t nodesize,
 	       search_cb cb, void *arg);
 
+/*
+ * Set *key to every item of tree tree_id (0: the subvolume of the fd
+ * searched) from (min_objectid, min_type, 0) to (max_objectid, max_type,
+ * UINT64_MAX), of any transaction.
+ */
+void search_key_range(struct btrfs_ioctl_search_key *key, uint64_t tree_id,
+		      uint64_t min_objectid, uint32_t min_type,
+		      uint64_t max_objectid, uint32_t max_type);
+
 /* The same search for all EXTENT_DATA items of inode ino. */
 int search_file_extents(struct search_ctx *ctx, int fd, uint64_t ino,
 			uint32_t nodesize, search_cb cb, void *arg);

@@ -192,19 +192,11 @@ static int stream_item(const struct search_item *it, void *arg)
 /* Stream inodes lo..hi of the current tree. */
 static int stream(struct tree_scan *ts, uint64_t lo, uint64_t hi)
 {
-	struct btrfs_ioctl_search_key key = {
-		.tree_id = ts->tree_id,
-		.min_objectid = lo,
-		.max_objectid = hi,
-		.min_type = BTRFS_INODE_ITEM_KEY,
-		.max_type = BTRFS_EXTENT_DATA_KEY,
-		.min_offset = 0,
-		.max_offset = UINT64_MAX,
-		.min_transid = 0,
-		.max_transid = UINT64_MAX,
-	};
+	struct btrfs_ioctl_search_key key;
 	int ret;
 
+	search_key_range(&key, ts->tree_id, lo, BTRFS_INODE_ITEM_KEY, hi,
+			 BTRFS_EXTENT_DATA_KEY);
 	ts->cur_ino = 0;
 	ts->cur_mult = 0;
 	ts->npending = 0;
@@ -308,14 +300,7 @@ static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 {
 	struct u64_vec dirs = { 0 }, files = { 0 };
 	struct dir_list dl = { .ts = ts, .dirs = &dirs, .files = &files };
-	struct btrfs_ioctl_search_key key = {
-		.tree_id = ts->tree_id,
-		.min_type = BTRFS_DIR_INDEX_KEY,
-		.max_type = BTRFS_DIR_INDEX_KEY,
-		.min_offset = 0,
-		.max_offset = UINT64_MAX,
-		.max_transid = UINT64_MAX,
-	};
+	struct btrfs_ioctl_search_key key;
 	size_t i;
 	int ret;
 
@@ -326,9 +311,9 @@ static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 	if (ret == 1)
 		ret = vec_push(&dirs, dir);
 	for (i = 0; !ret && i < dirs.n; i++) {
-		key.min_objectid = key.max_objectid = dirs.v[i];
-		key.min_type = BTRFS_DIR_INDEX_KEY;
-		key.min_offset = 0;
+		search_key_range(&key, ts->tree_id, dirs.v[i],
+				 BTRFS_DIR_INDEX_KEY, dirs.v[i],
+				 BTRFS_DIR_INDEX_KEY);
 		ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
 				 list_item, &dl);
 		/* Memory stays bounded however many files the subtree has. */
@@ -368,14 +353,7 @@ static int check_ref(const struct search_item *it, void *arg)
  */
 static int queue_nested(struct tree_scan *ts, uint64_t parent)
 {
-	struct btrfs_ioctl_search_key key = {
-		.tree_id = BTRFS_ROOT_TREE_OBJECTID,
-		.min_objectid = parent,
-		.max_objectid = parent,
-		.min_type = BTRFS_ROOT_REF_KEY,
-		.max_type = BTRFS_ROOT_REF_KEY,
-		.max_transid = UINT64_MAX,
-	};
+	struct btrfs_ioctl_search_key key;
 	struct ref_check rc;
 	size_t i;
 	int ret;
@@ -383,8 +361,9 @@ static int queue_nested(struct tree_scan *ts, uint64_t parent)
 	for (i = 0; i + 1 < ts->nested.n; i += 2) {
 		rc.dir = ts->nested.v[i];
 		rc.found = 0;
-		key.min_objectid = parent;
-		key.min_type = BTRFS_ROOT_REF_KEY;
+		/* the one ROOT_REF (parent, ROOT_REF, subvolume id) */
+		search_key_range(&key, BTRFS_ROOT_TREE_OBJECTID, parent,
+				 BTRFS_ROOT_REF_KEY, parent, BTRFS_ROOT_REF_KEY);
 		key.min_offset = key.max_offset = ts->nested.v[i + 1];
 		ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
 				 check_ref, &rc);

@@ -89,7 +89,27 @@ static void test_key_advance(void)
 			1);
 }
 
+static void test_key_range(void)
+{
+	struct btrfs_ioctl_search_key key;
+
+	memset(&key, 0xaa, sizeof(key));
+	search_key_range(&key, 5, 256, BTRFS_INODE_ITEM_KEY, 300,
+			 BTRFS_EXTENT_DATA_KEY);
+	CU_ASSERT_EQUAL(key.tree_id, 5);
+	CU_ASSERT_EQUAL(key.min_objectid, 256);
+	CU_ASSERT_EQUAL(key.min_type, BTRFS_INODE_ITEM_KEY);
+	CU_ASSERT_EQUAL(key.min_offset, 0);
+	CU_ASSERT_EQUAL(key.max_objectid, 300);
+	CU_ASSERT_EQUAL(key.max_type, BTRFS_EXTENT_DATA_KEY);
+	CU_ASSERT_EQUAL(key.max_offset, UINT64_MAX);
+	CU_ASSERT_EQUAL(key.min_transid, 0);
+	CU_ASSERT_EQUAL(key.max_transid, UINT64_MAX);
+	CU_ASSERT_EQUAL(key.nr_items, 0);
+}
+
 static CU_TestInfo tests[] = {
+	{ "key range", test_key_range },
 	{ "iterate", test_iterate },
 	{ "truncated buffers", test_truncated },
 	{ "key advance", test_key_advance },
