@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include "array.h"
 #include "estimate.h"
 #include "estrun.h"
 #include "exitcode.h"
@@ -115,15 +116,11 @@ static void report(struct run *run, const char *path, const char *cause)
 	estrun_clear_progress(run->est);
 	fprintf(stderr, "compsize: %s: %s\n", path, cause);
 	run->failed++;
-	if (run->nerrors == run->cap_errors) {
-		size_t cap = run->cap_errors ? 2 * run->cap_errors : 16;
-
-		e = realloc(run->errors, cap * sizeof(*e));
-		if (!e)
-			return;	/* still counted: the exit status is 1 */
-		run->errors = e;
-		run->cap_errors = cap;
-	}
+	e = array_grow(run->errors, &run->cap_errors, run->nerrors,
+		       sizeof(*e));
+	if (!e)
+		return;	/* still counted: the exit status is 1 */
+	run->errors = e;
 	e = &run->errors[run->nerrors];
 	e->path = strdup(path);
 	e->error = strdup(cause);
@@ -652,15 +649,10 @@ static int size_file(void *arg, int fd, const char *path,
 	(void)fd;
 	(void)path;
 	(void)depth;
-	if (sz->n == sz->cap) {
-		size_t cap = sz->cap ? 2 * sz->cap : 1024;
-
-		x = realloc(sz->x, cap * sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		sz->x = x;
-		sz->cap = cap;
-	}
+	x = array_grow(sz->x, &sz->cap, sz->n, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	sz->x = x;
 	sz->x[sz->n++] = estrun_data_bytes(st);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "array.h"
 #include "walk.h"
 
 /* Directories kept open at once; the rest of the stack is closed. */
@@ -86,15 +87,10 @@ static int push(struct walker *w, DIR *dir, const struct stat *st)
 {
 	struct frame *f;
 
-	if (w->depth == w->stack_cap) {
-		size_t cap = w->stack_cap ? 2 * w->stack_cap : 32;
-		struct frame *s = realloc(w->stack, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		w->stack = s;
-		w->stack_cap = cap;
-	}
+	f = array_grow(w->stack, &w->stack_cap, w->depth, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	w->stack = f;
 	if (w->nopen == WALK_MAX_OPEN) {
 		/* On Linux telldir() is the kernel's directory offset (the
 		 * d_off cookie), which stays valid for a new descriptor of
