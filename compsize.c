@@ -306,9 +306,9 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 				  scan_fs_of(run->scan, st->st_dev))) {
 		ret = scan_result(run, path, scan_file(run->scan, fd, st));
 	} else {
-		/* Estimating files on another filesystem (on_enter_fs let
-		 * them in): no usage to read, and no error either. */
-		/* Counted as a file with nothing known of its extents. */
+		/* Estimating without root, or on another filesystem: no
+		 * usage to read, and no error either; the file is counted
+		 * with nothing known of its extents. */
 		scan_begin_file(run->scan);
 	}
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
