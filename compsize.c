@@ -43,7 +43,7 @@ struct options {
 	size_t top;		/* --top=N, 0 for all */
 	struct est_setting *est;	/* --estimate */
 	size_t nest;
-	unsigned jobs;		/* -j N */
+	unsigned jobs;		/* -j N; 0: one per online CPU */
 	double sample;		/* --sample=PERCENT as a fraction, or 0 */
 	uint64_t sample_bytes;	/* --sample=SIZE, or 0 */
 	uint64_t seed;		/* --seed=N */
@@ -257,6 +257,17 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 	return 0;
 }
 
+/* -j default: one worker per online CPU.  Asked only when estimating:
+ * sysconf() parses /sys, which costs a scan resident pages of libc. */
+static unsigned default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return n > ESTRUN_MAX_JOBS ? ESTRUN_MAX_JOBS : (unsigned)n;
+}
+
 static int estimate_file(struct run *run, int fd, const char *path,
 			 const struct stat *st)
 {
@@ -265,7 +276,7 @@ static int estimate_file(struct run *run, int fd, const char *path,
 		struct estrun_opts eo = {
 			.s = run->opt->est,
 			.n = run->opt->nest,
-			.jobs = run->opt->jobs,
+			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
 			.pps = run->pps,
 			.seed = run->opt->seed,
 			/* only for a person watching, never for scripts */
@@ -380,16 +391,6 @@ static void on_leave_dir(void *arg, const char *path, int depth)
 			run->est_err = est_drain(run);
 		rows_close(run->rows, run->scan);
 	}
-}
-
-/* -j default: one worker per online CPU. */
-static unsigned default_jobs(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (n < 1)
-		return 1;
-	return n > ESTRUN_MAX_JOBS ? ESTRUN_MAX_JOBS : (unsigned)n;
 }
 
 /* Is capability cap in our effective set?  1 if we can't tell. */
@@ -759,7 +760,6 @@ int main(int argc, char **argv)
 	size_t i;
 	int ret, code;
 
-	opt.jobs = default_jobs();
 	code = parse_options(argc, argv, &opt);
 	if (code >= 0)
 		goto out;

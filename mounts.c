@@ -83,7 +83,7 @@ static int add_ancestors(struct mounts *m, char *path)
 struct mounts *mounts_create(void)
 {
 	struct mounts *m = calloc(1, sizeof(*m));
-	char *line = NULL, *mp;
+	char *line = NULL, *mp, *end;
 	size_t cap = 0;
 	FILE *f;
 	int field;
@@ -96,12 +96,19 @@ struct mounts *mounts_create(void)
 		return m;
 	}
 	while (getline(&line, &cap, f) > 0) {
-		/* id parent major:minor root mountpoint ... */
-		mp = strtok(line, " ");
-		for (field = 1; mp && field < 5; field++)
-			mp = strtok(NULL, " ");
+		/* id parent major:minor root mountpoint ... (strtok() would
+		 * fault in pages of libc that nothing else uses) */
+		mp = line;
+		for (field = 1; mp && field < 5; field++) {
+			mp = strchr(mp, ' ');
+			if (mp)
+				mp++;
+		}
 		if (!mp || mp[0] != '/')
 			continue;
+		for (end = mp; *end && *end != ' ' && *end != '\n'; end++)
+			;
+		*end = '\0';
 		unescape(mp);
 		if (add_ancestors(m, mp)) {
 			m->unknown = 1;

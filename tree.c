@@ -11,12 +11,7 @@
  * items discarded: cheaper than another ioctl. */
 #define TREE_RUN_GAP	64
 /* Files listed before their extents are fetched. */
-#define TREE_FILE_BATCH	4096
-
-struct ino_mult {
-	uint64_t ino;
-	uint32_t mult;	/* paths to it within the subtree */
-};
+#define TREE_FILE_BATCH	1024
 
 struct u64_vec {
 	uint64_t *v;
@@ -36,8 +31,9 @@ struct tree_scan {
 
 	/* Streaming a whole subvolume: nlink is the multiplicity. */
 	int whole;
-	/* Otherwise the files found, sorted, and a cursor into them. */
-	struct ino_mult *want;
+	/* Otherwise the files found, sorted, an inode once per path to it
+	 * within the subtree, and a cursor into them. */
+	const uint64_t *want;
 	size_t nwant, want_pos;
 
 	/* The inode being streamed and its extents if it counts twice. */
@@ -99,11 +95,15 @@ static int finish_inode(struct tree_scan *ts)
 
 static uint32_t wanted_mult(struct tree_scan *ts, uint64_t ino)
 {
-	while (ts->want_pos < ts->nwant && ts->want[ts->want_pos].ino < ino)
+	uint32_t mult = 0;
+
+	while (ts->want_pos < ts->nwant && ts->want[ts->want_pos] < ino)
 		ts->want_pos++;
-	if (ts->want_pos < ts->nwant && ts->want[ts->want_pos].ino == ino)
-		return ts->want[ts->want_pos].mult;
-	return 0;
+	while (ts->want_pos < ts->nwant && ts->want[ts->want_pos] == ino) {
+		ts->want_pos++;
+		mult++;
+	}
+	return mult;
 }
 
 static int on_inode(struct tree_scan *ts, const struct search_item *it)
@@ -261,33 +261,21 @@ static int cmp_u64(const void *a, const void *b)
  */
 static int fetch_files(struct tree_scan *ts, struct u64_vec *files)
 {
-	size_t i, j, n;
+	size_t i, j, n = files->n;
 	int ret = 0;
 
-	if (!files->n)
+	if (!n)
 		return 0;
-	qsort(files->v, files->n, sizeof(*files->v), cmp_u64);
-	ts->want = malloc(files->n * sizeof(*ts->want));
-	if (!ts->want)
-		return -ENOMEM;
-	for (i = 0, n = 0; i < files->n; i++) {
-		if (n && ts->want[n - 1].ino == files->v[i]) {
-			ts->want[n - 1].mult++;
-		} else {
-			ts->want[n].ino = files->v[i];
-			ts->want[n].mult = 1;
-			n++;
-		}
-	}
+	qsort(files->v, n, sizeof(*files->v), cmp_u64);
+	ts->want = files->v;
 	ts->nwant = n;
 	for (i = 0; !ret && i < n; i = j) {
 		for (j = i + 1; j < n; j++)
-			if (ts->want[j].ino - ts->want[j - 1].ino > TREE_RUN_GAP)
+			if (files->v[j] - files->v[j - 1] > TREE_RUN_GAP)
 				break;
 		ts->want_pos = i;
-		ret = stream(ts, ts->want[i].ino, ts->want[j - 1].ino);
+		ret = stream(ts, files->v[i], files->v[j - 1]);
 	}
-	free(ts->want);
 	ts->want = NULL;
 	ts->nwant = 0;
 	files->n = 0;
