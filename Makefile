@@ -7,9 +7,10 @@
 #   WERROR=1                 turn warnings into errors
 #   SAN=address,undefined    build everything with these sanitizers
 #   PREFIX=/usr/local        install prefix; DESTDIR for staged installs
-#   DYNAMIC=1                link libbtrfsutil, libzstd, liblzo2 and zlib as
-#                            shared libraries (default: static, which keeps
-#                            the resident size of a run near compsize 1.5's)
+#   LIBDIR=$(PREFIX)/lib     compsize-estimate.so goes in $(LIBDIR)/compsize
+#   DYNAMIC=1                link libbtrfsutil as a shared library (default:
+#                            static, which keeps a scan's resident size
+#                            below compsize 1.5's)
 #
 # Targets: all (default), check (= check-unit check-cli check-estimate),
 #          check-unit, check-cli, check-estimate, deps, demo,
@@ -17,6 +18,8 @@
 
 PREFIX  ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
+LIBDIR  ?= $(PREFIX)/lib
+PKGLIBDIR ?= $(LIBDIR)/compsize
 MANDIR  ?= $(PREFIX)/share/man
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -24,15 +27,19 @@ PKG_CONFIG ?= pkg-config
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
-LIBS_PC := libbtrfsutil libzstd lzo2 zlib
+# The main program links libbtrfsutil only; the codecs are linked into
+# compsize-estimate.so, loaded for --estimate alone (est-plugin.h).
+CODECS_PC := libzstd lzo2 zlib
+LIBS_PC := libbtrfsutil $(CODECS_PC)
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
 	-Wformat=2 -Wstrict-prototypes -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-DCOMPSIZE_VERSION='"$(VERSION)"' -pthread -fno-math-errno \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
+CODEC_LIBS := $(shell $(PKG_CONFIG) --libs $(CODECS_PC) 2>/dev/null)
 ifeq ($(DYNAMIC),1)
-override LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -pthread
+override LDLIBS += $(shell $(PKG_CONFIG) --libs libbtrfsutil 2>/dev/null) -pthread
 else
-override LDLIBS += -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) \
+override LDLIBS += -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs libbtrfsutil 2>/dev/null) \
 	-Wl,-Bdynamic -pthread
 endif
 ifeq ($(WERROR),1)
@@ -52,15 +59,23 @@ endif
 
 # -fno-math-errno lets sqrt() compile to one instruction: no libm, whose
 # mapping alone costs ~300 KiB of resident memory on every run.
-# Every top-level .c except the CLI is a library module: new modules need no
-# Makefile edit.
-LIB_SRCS := $(filter-out compsize.c,$(wildcard *.c))
+# Every top-level .c is a library module, linked into the program and the
+# tests, except the CLI and the estimator's loader (the program only) and
+# the estimator (compsize-estimate.so; linked into the tests): new modules
+# need no Makefile edit.
+MAIN_SRCS := compsize.c est-load.c
+PLUGIN_SRCS := estimate.c est-heuristic.c est-lzo.c est-zlib.c est-zstd.c \
+	est-plugin.c
+CORE_SRCS := $(filter-out $(MAIN_SRCS) $(PLUGIN_SRCS),$(wildcard *.c))
+LIB_SRCS := $(CORE_SRCS) $(PLUGIN_SRCS)
+CORE_OBJS := $(CORE_SRCS:.c=.o)
+PLUGIN_OBJS := $(PLUGIN_SRCS:.c=.o)
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(UNIT_SRCS:.c=.o)
-DEPS := $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) compsize.d
+DEPS := $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(MAIN_SRCS:.c=.d)
 
-all: compsize
+all: compsize compsize-estimate.so
 
 -include $(DEPS)
 
@@ -72,13 +87,24 @@ tests/unit/%.o: tests/unit/%.c
 	$(E) "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. -MMD -MP -c -o $@ $<
 
-compsize: compsize.o $(LIB_OBJS)
+# The estimator is position independent and exports one symbol.
+$(PLUGIN_OBJS): override CFLAGS += -fPIC -fvisibility=hidden
+est-load.o: override CFLAGS += -DCOMPSIZE_PLUGIN_DIR='"$(PKGLIBDIR)"'
+# est-load.o is rebuilt when PKGLIBDIR changes (make install PREFIX=/usr).
+$(shell echo '$(PKGLIBDIR)' | cmp -s - .pkglibdir || echo '$(PKGLIBDIR)' >.pkglibdir)
+est-load.o: .pkglibdir
+
+compsize: $(MAIN_SRCS:.c=.o) $(CORE_OBJS)
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+compsize-estimate.so: $(PLUGIN_OBJS)
+	$(E) "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(CODEC_LIBS)
+
 tests/unit/run-unit: $(UNIT_OBJS) $(LIB_OBJS)
 	$(E) "  LD      $@"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CODEC_LIBS) -lcunit
 
 # Install what the build and the tests need (Debian/Ubuntu, as root).
 DEB_PKGS := build-essential pkg-config btrfs-progs libbtrfsutil-dev \
@@ -105,40 +131,47 @@ check-unit: tests/unit/run-unit
 	$(Q)./tests/unit/run-unit
 
 # The suite runs twice: on the fast scan (the default) and on --walk.
-check-cli: compsize
+check-cli: compsize compsize-estimate.so
 	$(E) "  CLI     fast scan"
 	$(Q)tests/cli/run.sh ./compsize
 	$(E) "  CLI     --walk"
 	$(Q)WALK_COMPSIZE=$(CURDIR)/compsize tests/cli/run.sh tests/cli/walk.sh
 
 demo: deps
-	$(MAKE) compsize
+	$(MAKE) compsize compsize-estimate.so
 	$(Q)tests/demo.sh ./compsize
 
-bench: compsize
+bench: compsize compsize-estimate.so
 	$(Q)bench/run.sh ./compsize
 
-install: compsize
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
+install: compsize compsize-estimate.so
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PKGLIBDIR) \
+		$(DESTDIR)$(MANDIR)/man8
 	install -m 755 compsize $(DESTDIR)$(SBINDIR)/compsize
+	install -m 644 compsize-estimate.so \
+		$(DESTDIR)$(PKGLIBDIR)/compsize-estimate.so
 	install -m 644 man/compsize.8 $(DESTDIR)$(MANDIR)/man8/compsize.8
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/compsize $(DESTDIR)$(MANDIR)/man8/compsize.8
+	rm -f $(DESTDIR)$(SBINDIR)/compsize \
+		$(DESTDIR)$(PKGLIBDIR)/compsize-estimate.so \
+		$(DESTDIR)$(MANDIR)/man8/compsize.8
+	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
 
 clean:
-	rm -f compsize *.o *.d tests/unit/*.o tests/unit/*.d tests/unit/run-unit
+	rm -f compsize compsize-estimate.so .pkglibdir *.o *.d tests/unit/*.o \
+		tests/unit/*.d tests/unit/run-unit
 
 .PHONY: all deps check check-unit check-cli demo bench install uninstall clean
 
 # estimate test driver: the estimate module alone, for tests/cli/estimate.
-EST_OBJS := estimate.o est-zstd.o est-lzo.o est-zlib.o est-heuristic.o
-tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(EST_OBJS)
+tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(PLUGIN_OBJS) \
+		est-setting.o
 	$(E) "  LD      $@"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(CODEC_LIBS)
 # Kernel oracle for --estimate (root, loop devices, ~1-3 minutes); the
 # est-driver above runs the estimate module alone: ESTIMATE=path/to/it.
-check-estimate: compsize
+check-estimate: compsize compsize-estimate.so
 	$(E) "  CLI     --estimate against the kernel"
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/test.sh
 clean: clean-est-driver
@@ -176,7 +209,7 @@ tests/fuzz/obj/%.o: %.c
 tests/fuzz/%-fuzz: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
 	$(E) "  FUZZLD  $@"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_LDFLAGS_$*) \
-		-o $@ $^ $(LDLIBS)
+		-o $@ $^ $(LDLIBS) $(CODEC_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 

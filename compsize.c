@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "array.h"
+#include "est-plugin.h"
 #include "estimate.h"
 #include "estrun.h"
 #include "exitcode.h"
@@ -757,6 +758,7 @@ int main(int argc, char **argv)
 		.tick = on_tick,
 		.error = on_error,
 	};
+	char err[512];
 	size_t i;
 	int ret, code;
 
@@ -778,6 +780,10 @@ int main(int argc, char **argv)
 	}
 
 	code = CS_EXIT_FATAL;
+	if (opt.nest && est_plugin_load(err, sizeof(err))) {
+		fprintf(stderr, "compsize: --estimate: %s\n", err);
+		goto out;
+	}
 	run.scan = scan_create();
 	if (!run.scan)
 		goto nomem;

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * est-load: the main program's side of est-plugin.h.  Loads
+ * compsize-estimate.so and defines estimate.h's est_ctx functions as calls
+ * into it.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "est-plugin.h"
+
+#ifndef COMPSIZE_PLUGIN_DIR
+#define COMPSIZE_PLUGIN_DIR "/usr/local/lib/compsize"
+#endif
+
+static const struct est_plugin *plugin;
+
+/* dirname(/proc/self/exe)/compsize-estimate.so, or "" if unknown. */
+static void beside_exe(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	buf[0] = '\0';
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	if ((size_t)snprintf(buf, len, "%s/%s", exe, EST_PLUGIN_FILE) >= len)
+		buf[0] = '\0';
+}
+
+int est_plugin_load(char *err, size_t errlen)
+{
+	const char *installed = COMPSIZE_PLUGIN_DIR "/" EST_PLUGIN_FILE;
+	char local[PATH_MAX + sizeof(EST_PLUGIN_FILE)];
+	const struct est_plugin *p;
+	const char *path;
+	void *h;
+
+	if (plugin)
+		return 0;
+	beside_exe(local, sizeof(local));
+	path = local[0] && !access(local, F_OK) ? local : installed;
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err, errlen, "cannot load the estimator: %s", dlerror());
+		return -1;
+	}
+	p = dlsym(h, EST_PLUGIN_SYMBOL);
+	if (!p) {
+		snprintf(err, errlen, "%s: not a compsize estimator", path);
+		dlclose(h);
+		return -1;
+	}
+	if (p->abi != EST_PLUGIN_ABI ||
+	    p->result_size != sizeof(struct est_result)) {
+		snprintf(err, errlen, "%s: estimator interface %u, want %u: reinstall",
+			 path, p->abi, EST_PLUGIN_ABI);
+		dlclose(h);
+		return -1;
+	}
+	if (strcmp(p->version, COMPSIZE_VERSION)) {
+		snprintf(err, errlen,
+			 "%s is from compsize %s, this is compsize %s: reinstall",
+			 path, p->version, COMPSIZE_VERSION);
+		dlclose(h);
+		return -1;
+	}
+	plugin = p;	/* never unloaded: worker threads run its code */
+	return 0;
+}
+
+struct est_ctx *est_create(const struct est_setting *s, size_t n,
+			   uint32_t sectorsize)
+{
+	if (!plugin) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return plugin->create(s, n, sectorsize);
+}
+
+void est_free(struct est_ctx *ctx)
+{
+	if (ctx)
+		plugin->free(ctx);
+}
+
+int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
+{
+	return plugin->file(ctx, fd, st);
+}
+
+int est_merge(struct est_ctx *dst, const struct est_ctx *src)
+{
+	return plugin->merge(dst, src);
+}
+
+void est_get_result(const struct est_ctx *ctx, size_t i,
+		    struct est_result *out)
+{
+	plugin->get_result(ctx, i, out);
+}
