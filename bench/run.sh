@@ -152,9 +152,10 @@ drop_caches()
 # EPOCHREALTIME in microseconds.
 now_us() { local t=$EPOCHREALTIME; echo $((10#${t/./})); }
 
-# run_one WHO OUTFILE ARGS...: run ours or theirs under GNU time; sets
-# ELAPSED_US, CPU_US (user + sys) and RSS_KB.  Wall time includes the exec of /usr/bin/time
-# (about a millisecond), the same for both programs.
+# run_one WHO OUTFILE ARGS...: run ours or theirs under GNU time and
+# peak-rss; sets ELAPSED_US, CPU_US (user + sys) and RSS_KB (exact VmHWM,
+# see peak-rss.c for why not %M).  Wall time includes the exec of
+# /usr/bin/time and peak-rss (about a millisecond), the same for both.
 run_one()
 {
 	local who=$1 out=$2 bin t0 t1 rc=0
@@ -164,11 +165,13 @@ run_one()
 	theirs) bin=$THEIRS ;;
 	esac
 	t0=$(now_us)
-	/usr/bin/time -f '%M %U %S' -o "$WORK/time" "$bin" "$@" >"$out" 2>"$WORK/err" || rc=$?
+	/usr/bin/time -f '%U %S' -o "$WORK/time" \
+		"$BENCH_DIR/bin/peak-rss" -o "$WORK/hwm" "$bin" "$@" \
+		>"$out" 2>"$WORK/err" || rc=$?
 	t1=$(now_us)
 	ELAPSED_US=$((t1 - t0))
-	read -r RSS_KB CPU_US < <(tail -n 1 "$WORK/time" |
-		awk '{ printf "%d %d\n", $1, ($2 + $3) * 1e6 }')
+	CPU_US=$(tail -n 1 "$WORK/time" | awk '{ printf "%d\n", ($1 + $2) * 1e6 }')
+	RSS_KB=$(cat "$WORK/hwm")
 	if [ "$rc" != 0 ]; then
 		note "$who exited $rc on: $*"
 		sed 's/^/    /' "$WORK/err" >&2
@@ -299,7 +302,7 @@ section_size()
 	echo "Cold: \`sync; echo 3 > /proc/sys/vm/drop_caches\` before every run."
 	echo "Speed-up = compsize 1.5 / ours (wall clock).  CPU = user + sys (GNU time"
 	echo "%U + %S, 10 ms resolution; less disturbed by other load than wall clock)."
-	echo "RSS = median peak RSS (GNU time %M)."
+	echo "RSS = median peak RSS (VmHWM at exit, read by bench/peak-rss.c)."
 	echo
 	echo "| case | files | ours (median s) | compsize 1.5 (median s) | speed-up | target | CPU s ours / theirs | RSS ours / theirs (KiB), target <= | load 1 min (start-end) |"
 	echo "|---|---:|---:|---:|---:|---|---:|---|---|"
@@ -414,6 +417,7 @@ section_seen()
 # ---------------------------------------------------------------- main
 
 need_pkgs time
+build_helper peak-rss
 echo "# compsize benchmark"
 echo
 echo "- ours: $OURS ($("$OURS" --version 2>&1 | head -n 1), built $(date -u -r "$OURS" '+%H:%M UTC'); tree $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?'))"
