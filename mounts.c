@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Directories with a mount point beneath them, from /proc/self/mountinfo. */
 #include <errno.h>
-#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "array.h"
 #include "mounts.h"
 
@@ -80,24 +81,63 @@ static int add_ancestors(struct mounts *m, char *path)
 	return 0;
 }
 
+/* The whole of a /proc file, NUL-terminated, or NULL.  Plain read(): stdio
+ * would bring in libc code and a buffer nothing else in a scan uses. */
+static char *read_file(const char *path)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL, *p;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (cap - len < 2) {
+			p = array_grow(buf, &cap, cap ? cap : 4095, 1);
+			if (!p)
+				break;
+			buf = p;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0) {
+				buf[len] = '\0';
+				close(fd);
+				return buf;
+			}
+			break;
+		}
+		len += (size_t)n;
+	}
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
 struct mounts *mounts_create(void)
 {
 	struct mounts *m = calloc(1, sizeof(*m));
-	char *line = NULL, *mp, *end;
-	size_t cap = 0;
-	FILE *f;
+	char *text, *line, *next, *mp, *end;
 	int field;
 
 	if (!m)
 		return NULL;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f) {
+	text = read_file("/proc/self/mountinfo");
+	if (!text) {
 		m->unknown = 1;
 		return m;
 	}
-	while (getline(&line, &cap, f) > 0) {
-		/* id parent major:minor root mountpoint ... (strtok() would
-		 * fault in pages of libc that nothing else uses) */
+	for (line = text; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		/* id parent major:minor root mountpoint ... */
 		mp = line;
 		for (field = 1; mp && field < 5; field++) {
 			mp = strchr(mp, ' ');
@@ -106,7 +146,7 @@ struct mounts *mounts_create(void)
 		}
 		if (!mp || mp[0] != '/')
 			continue;
-		for (end = mp; *end && *end != ' ' && *end != '\n'; end++)
+		for (end = mp; *end && *end != ' '; end++)
 			;
 		*end = '\0';
 		unescape(mp);
@@ -115,8 +155,7 @@ struct mounts *mounts_create(void)
 			break;
 		}
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	return m;
 }
 

@@ -247,11 +247,38 @@ static int list_item(const struct search_item *it, void *arg)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* In-place heapsort: glibc's qsort() copies the array to a malloc()ed
+ * buffer and asks sysconf() for the memory size first, libc code and heap
+ * a scan would otherwise not touch. */
+static void sift_down(uint64_t *v, size_t i, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = v[i];
+	size_t c;
 
-	return x < y ? -1 : x > y;
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && v[c + 1] > v[c])
+			c++;
+		if (v[c] <= x)
+			break;
+		v[i] = v[c];
+		i = c;
+	}
+	v[i] = x;
+}
+
+static void sort_u64(uint64_t *v, size_t n)
+{
+	uint64_t top;
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift_down(v, i, n);
+	while (n > 1) {
+		top = v[0];
+		v[0] = v[--n];
+		v[n] = top;
+		sift_down(v, 0, n);
+	}
 }
 
 /*
@@ -266,7 +293,7 @@ static int fetch_files(struct tree_scan *ts, struct u64_vec *files)
 
 	if (!n)
 		return 0;
-	qsort(files->v, n, sizeof(*files->v), cmp_u64);
+	sort_u64(files->v, n);
 	ts->want = files->v;
 	ts->nwant = n;
 	for (i = 0; !ret && i < n; i = j) {
