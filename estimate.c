@@ -64,6 +64,10 @@ struct est_ctx {
 	struct est_acct *acct;
 	uint64_t input;
 	uint64_t files;
+	/* est_file()'s per-setting scratch, n each */
+	struct est_fstate *fst;
+	struct est_acct *facct;
+	bool *raw;
 };
 
 /* Per file and setting: the sticky BTRFS_INODE_NOCOMPRESS flag. */
@@ -498,7 +502,10 @@ struct est_ctx *est_create(const struct est_setting *s, size_t n,
 	ctx->sectorsize = sectorsize;
 	ctx->s = calloc(n ? n : 1, sizeof(*ctx->s));
 	ctx->acct = calloc(n ? n : 1, sizeof(*ctx->acct));
-	if (!ctx->s || !ctx->acct)
+	ctx->fst = calloc(n ? n : 1, sizeof(*ctx->fst));
+	ctx->facct = calloc(n ? n : 1, sizeof(*ctx->facct));
+	ctx->raw = calloc(n ? n : 1, sizeof(*ctx->raw));
+	if (!ctx->s || !ctx->acct || !ctx->fst || !ctx->facct || !ctx->raw)
 		goto nomem;
 	if (n)
 		memcpy(ctx->s, s, n * sizeof(*s));
@@ -529,6 +536,9 @@ void est_free(struct est_ctx *ctx)
 	est_worker_free(ctx->w);
 	free(ctx->s);
 	free(ctx->acct);
+	free(ctx->fst);
+	free(ctx->facct);
+	free(ctx->raw);
 	free(ctx);
 }
 
@@ -555,11 +565,27 @@ static int est_inode_flags(int fd)
 	return 0;
 }
 
+/*
+ * The first data run: [0, hole) if one SEEK_HOLE says the file starts with
+ * data (*data = 0), which for a file without holes is the only run.  The
+ * same answer as SEEK_DATA then SEEK_HOLE from 0, with one system call
+ * (each is 1.5-2 us on btrfs: a tree search).  Returns 0 when the caller
+ * must look with SEEK_DATA (a hole at 0, or an error to be told apart).
+ */
+static uint64_t est_first_run(int fd, uint64_t isize)
+{
+	off_t h = lseek(fd, 0, SEEK_HOLE);
+
+	if (h <= 0)
+		return 0;
+	return (uint64_t)h < isize ? (uint64_t)h : isize;
+}
+
 int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 {
-	struct est_fstate *fst = NULL;
-	struct est_acct *acct = NULL;
-	bool *raw = NULL;
+	struct est_fstate *fst = ctx->fst;
+	struct est_acct *acct = ctx->facct;
+	bool *raw = ctx->raw;
 	uint64_t isize, pos = 0, data, hole;
 	size_t i;
 	int flags, ret = 0;
@@ -569,13 +595,8 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 	isize = st->st_size;
 	if (!isize)
 		goto account;
-	fst = calloc(ctx->n ? ctx->n : 1, sizeof(*fst));
-	acct = calloc(ctx->n ? ctx->n : 1, sizeof(*acct));
-	raw = calloc(ctx->n ? ctx->n : 1, sizeof(*raw));
-	if (!fst || !acct || !raw) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	memset(fst, 0, ctx->n * sizeof(*fst));
+	memset(acct, 0, ctx->n * sizeof(*acct));
 	flags = est_inode_flags(fd);
 	ctx->w->keep_cache = est_all_cached(ctx->w, fd, isize);
 	ctx->w->drop_from = 0;
@@ -583,6 +604,14 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 		raw[i] = flags == EST_NEVER ||
 			 (flags == EST_NOT_UNFORCED && !ctx->s[i].force);
 
+	hole = est_first_run(fd, isize);
+	if (hole) {
+		ret = est_run(ctx->w, NULL, fd, 0, hole, isize, fst, raw,
+			      acct);
+		if (ret)
+			goto out;
+		pos = est_round_up(hole, ctx->sectorsize);
+	}
 	while (pos < isize) {
 		off_t d = lseek(fd, pos, SEEK_DATA), h;
 
@@ -617,14 +646,11 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
 account:
 	if (isize && !ctx->w->keep_cache)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	for (i = 0; acct && i < ctx->n; i++)
+	for (i = 0; isize && i < ctx->n; i++)
 		est_acct_add(&ctx->acct[i], &acct[i]);
 	ctx->input += isize;
 	ctx->files++;
 out:
-	free(fst);
-	free(acct);
-	free(raw);
 	return ret;
 }
 

@@ -487,6 +487,32 @@ static void test_file(void)
 	CU_ASSERT_EQUAL(r.disk, c0);
 	CU_ASSERT(r.compress_mbps > 0);
 	CU_ASSERT(r.decompress_mbps > 0);
+
+	/* data from 0 (found with one SEEK_HOLE), a hole, data to EOF:
+	 * two dirty ranges */
+	CU_ASSERT_EQUAL(pwrite(fd, text, 128 * K, 0), 128 * K);
+	CU_ASSERT_EQUAL(pwrite(fd, text, 128 * K, 2176 * K), 128 * K);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	est_get_result(ctx, 0, &r);
+	CU_ASSERT_EQUAL(r.files, 3);
+	CU_ASSERT_EQUAL(r.uncompressed, 128 * K + 3 * 128 * K);
+	CU_ASSERT_EQUAL(r.disk, c0 + 3 * c0);
+	close(fd);
+
+	/* no holes at all: one run */
+	strcpy(path, "/tmp/test-estimate.XXXXXX");
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	unlink(path);
+	CU_ASSERT_EQUAL(pwrite(fd, text, 128 * K, 0), 128 * K);
+	CU_ASSERT_EQUAL(pwrite(fd, text, 100, 128 * K), 100);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	est_get_result(ctx, 0, &r);
+	CU_ASSERT_EQUAL(r.files, 4);
+	CU_ASSERT_EQUAL(r.uncompressed, 5 * 128 * K + 4096);
+	CU_ASSERT_EQUAL(r.disk, 5 * c0 + 4096);
 	close(fd);
 
 	st.st_mode = S_IFDIR | 0755;
