@@ -9,10 +9,13 @@
  * both kinds and a file is read once for all settings, so files are never
  * split: a single huge file is estimated by one thread.
  *
- * Locking: one mutex guards the slots' states and the counters.  Only the
- * calling (main) thread moves a slot FREE -> QUEUED and DONE -> FREE, only
- * workers QUEUED -> RUNNING -> DONE; a slot's contents belong to whoever
- * moved it last, so they are read and written without the lock.
+ * Locking: one mutex guards the queues and the counters.  A slot is free
+ * (on the main thread's free list), queued (in the FIFO the workers take
+ * from), running, or done (in the FIFO the main thread delivers from, in
+ * the order the files finished).  Only the calling (main) thread moves a
+ * slot free -> queued and done -> free, only workers queued -> running ->
+ * done; a slot's contents belong to whoever moved it last, so they are
+ * read and written without the lock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,22 +27,28 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include "estrun.h"
 #include "output.h"
 
-/* Files queued or running per worker: enough to keep each busy while the
- * walk opens the next ones, few enough to bound open fds and memory. */
-#define ESTRUN_SLOTS_PER_JOB	4
+/*
+ * Files queued, running or not yet delivered, per worker: enough to keep
+ * the workers busy while the main thread does something else (the usage
+ * scan of a directory of 15,000 files takes it 50 ms; a time slice lost to
+ * other load), few enough to bound open fds and memory (~200 bytes a
+ * slot): at most ESTRUN_MAX_SLOTS and a quarter of RLIMIT_NOFILE, but
+ * never fewer than ESTRUN_MIN_SLOTS_PER_JOB a worker.  With 8 slots for 2
+ * workers each worker waited ~400 times a run, 0.13-0.22 s in all.
+ */
+#define ESTRUN_SLOTS_PER_JOB	256
+#define ESTRUN_MIN_SLOTS_PER_JOB 4
 #define ESTRUN_MIN_SLOTS	8
+#define ESTRUN_MAX_SLOTS	4096
 /* Progress: nothing before this, then a redraw at most this often. */
 #define ESTRUN_PROGRESS_DELAY_NS	1000000000ull
 #define ESTRUN_PROGRESS_TICK_NS		200000000ull
 
-enum estrun_state { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
-
 struct estrun_slot {
-	enum estrun_state state;
-	uint64_t seq;		/* submission order: workers take the oldest */
 	int fd;
 	char *path;
 	struct stat st;
@@ -71,11 +80,14 @@ struct estrun {
 	pthread_cond_t finished;	/* a slot is done */
 	struct estrun_slot *slots;
 	size_t nslots;
-	size_t queued;			/* slots QUEUED */
-	size_t busy;			/* slots not FREE */
-	size_t ndone;			/* slots DONE */
+	/* Rings of nslots slot indices: queued (submission order) and done
+	 * (completion order); the free list is the main thread's alone. */
+	size_t *queue, qhead, queued;
+	size_t *done_q, dhead, ndone;
+	size_t *free_list, nfree;
+	size_t busy;			/* slots not free */
 	size_t wake_done;		/* wake the main thread at this many */
-	uint64_t seq;
+	uint64_t *deltas;		/* nslots * 3n */
 	int stop;
 	struct estrun_worker *w;
 	unsigned jobs;
@@ -292,17 +304,21 @@ static void estrun_block_signals(void)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 }
 
-static struct estrun_slot *estrun_oldest(struct estrun *r,
-					 enum estrun_state state)
+/* The oldest queued slot, taken off the queue; under the lock. */
+static struct estrun_slot *estrun_take(struct estrun *r)
 {
-	struct estrun_slot *best = NULL;
-	size_t i;
+	size_t k = r->queue[r->qhead];
 
-	for (i = 0; i < r->nslots; i++)
-		if (r->slots[i].state == state &&
-		    (!best || r->slots[i].seq < best->seq))
-			best = &r->slots[i];
-	return best;
+	r->qhead = (r->qhead + 1) % r->nslots;
+	r->queued--;
+	return &r->slots[k];
+}
+
+/* Slot sl is done; under the lock. */
+static void estrun_put_done(struct estrun *r, struct estrun_slot *sl)
+{
+	r->done_q[(r->dhead + r->ndone) % r->nslots] = sl - r->slots;
+	r->ndone++;
 }
 
 static void estrun_one(struct estrun_worker *w, struct estrun_slot *sl)
@@ -340,14 +356,11 @@ static void *estrun_worker_main(void *arg)
 			pthread_cond_wait(&r->work, &r->lock);
 		if (r->stop)
 			break;
-		sl = estrun_oldest(r, SLOT_QUEUED);
-		sl->state = SLOT_RUNNING;
-		r->queued--;
+		sl = estrun_take(r);
 		pthread_mutex_unlock(&r->lock);
 		estrun_one(w, sl);
 		pthread_mutex_lock(&r->lock);
-		sl->state = SLOT_DONE;
-		r->ndone++;
+		estrun_put_done(r, sl);
 		r->bytes_done += sl->st.st_size;
 		/* Wake the main thread for a batch, not for every file: a
 		 * context switch a file cost more than the small ones. */
@@ -516,7 +529,6 @@ void estrun_free(struct estrun *r)
 		if (r->slots[i].fd >= 0)
 			close(r->slots[i].fd);
 		free(r->slots[i].path);
-		free(r->slots[i].delta);
 	}
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->draw_lock);
@@ -525,12 +537,33 @@ void estrun_free(struct estrun *r)
 	pthread_cond_destroy(&r->prog_wake);
 	est_free(r->total);
 	free(r->slots);
+	free(r->deltas);
+	free(r->queue);
+	free(r->done_q);
+	free(r->free_list);
 	free(r->w);
 	free(r->rdisk);
 	free(r->runc);
 	free(r->scratch);
 	free(r->s);
 	free(r);
+}
+
+/* How many files may be in the queue: see ESTRUN_SLOTS_PER_JOB. */
+static size_t estrun_nslots(unsigned jobs)
+{
+	size_t n = (size_t)jobs * ESTRUN_SLOTS_PER_JOB, max = ESTRUN_MAX_SLOTS;
+	size_t min = (size_t)jobs * ESTRUN_MIN_SLOTS_PER_JOB;
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < max)
+		max = rl.rlim_cur / 4;
+	if (n > max)
+		n = max;
+	if (n < min)
+		n = min;
+	return n < ESTRUN_MIN_SLOTS ? ESTRUN_MIN_SLOTS : n;
 }
 
 static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
@@ -541,23 +574,26 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->rdisk = calloc(o->n ? o->n : 1, sizeof(*r->rdisk));
 	r->runc = calloc(o->n ? o->n : 1, sizeof(*r->runc));
 	r->scratch = calloc(n3, sizeof(*r->scratch));
-	r->nslots = (size_t)o->jobs * ESTRUN_SLOTS_PER_JOB;
-	if (r->nslots < ESTRUN_MIN_SLOTS)
-		r->nslots = ESTRUN_MIN_SLOTS;
+	r->nslots = estrun_nslots(o->jobs);
 	r->wake_done = r->nslots / 2;
 	r->slots = calloc(r->nslots, sizeof(*r->slots));
+	r->deltas = calloc(r->nslots * n3, sizeof(*r->deltas));
+	r->queue = calloc(r->nslots, sizeof(*r->queue));
+	r->done_q = calloc(r->nslots, sizeof(*r->done_q));
+	r->free_list = calloc(r->nslots, sizeof(*r->free_list));
 	r->w = calloc(o->jobs, sizeof(*r->w));
 	if (!r->s || !r->rdisk || !r->runc || !r->scratch || !r->slots ||
-	    !r->w)
+	    !r->deltas || !r->queue || !r->done_q || !r->free_list || !r->w)
 		return -ENOMEM;
 	if (o->n)
 		memcpy(r->s, o->s, o->n * sizeof(*o->s));
 	for (i = 0; i < r->nslots; i++) {
 		r->slots[i].fd = -1;
-		r->slots[i].delta = calloc(n3, sizeof(uint64_t));
-		if (!r->slots[i].delta)
-			return -ENOMEM;
+		r->slots[i].delta = r->deltas + i * n3;
+		/* handed out from the start of the array first */
+		r->free_list[i] = r->nslots - 1 - i;
 	}
+	r->nfree = r->nslots;
 	return 0;
 }
 
@@ -672,22 +708,23 @@ static int estrun_collect(struct estrun *r, int wait)
 	int ret;
 
 	for (;;) {
-		sl = estrun_oldest(r, SLOT_DONE);
-		if (!sl) {
+		if (!r->ndone) {
 			if (!wait || !r->busy)
 				return 0;
 			while (r->ndone < r->busy)
 				pthread_cond_wait(&r->finished, &r->lock);
 			continue;
 		}
+		sl = &r->slots[r->done_q[r->dhead]];
+		r->dhead = (r->dhead + 1) % r->nslots;
+		r->ndone--;
+		r->busy--;
 		pthread_mutex_unlock(&r->lock);
 		ret = estrun_deliver(r, sl);
 		free(sl->path);
 		sl->path = NULL;
+		r->free_list[r->nfree++] = sl - r->slots;
 		pthread_mutex_lock(&r->lock);
-		sl->state = SLOT_FREE;
-		r->busy--;
-		r->ndone--;
 		if (ret)
 			return ret;
 	}
@@ -716,13 +753,10 @@ int estrun_submit(struct estrun *r, int fd, const char *path,
 		while (r->ndone < r->wake_done && r->ndone < r->busy)
 			pthread_cond_wait(&r->finished, &r->lock);
 	}
-	/* under the lock: workers write the states of the other slots */
-	for (i = 0; !ret && i < r->nslots && !sl; i++)
-		if (r->slots[i].state == SLOT_FREE)
-			sl = &r->slots[i];
 	pthread_mutex_unlock(&r->lock);
 	if (ret)
 		return ret;
+	sl = &r->slots[r->free_list[r->nfree - 1]];
 	sl->path = strdup(path);
 	if (!sl->path)
 		return -ENOMEM;
@@ -736,9 +770,9 @@ int estrun_submit(struct estrun *r, int fd, const char *path,
 	sl->st = *st;
 	sl->token = token;
 	sl->err = 0;
+	r->nfree--;
 	pthread_mutex_lock(&r->lock);
-	sl->seq = r->seq++;
-	sl->state = SLOT_QUEUED;
+	r->queue[(r->qhead + r->queued) % r->nslots] = sl - r->slots;
 	r->queued++;
 	r->busy++;
 	r->bytes_queued += st->st_size;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include "unit.h"
 #include "estrun.h"
 
@@ -197,6 +198,42 @@ static void test_threads_same_totals(void)
 		CU_ASSERT(four[i].est.disk > 0);
 		CU_ASSERT(four[i].est.disk < four[i].est.input);
 	}
+	tfiles_free(&t);
+}
+
+/* With few fds allowed the queue holds fewer files than are submitted:
+ * the walk waits for slots, and the results are the same. */
+static void test_full_queue(void)
+{
+	struct estrun_result ref[8], res[8];
+	struct rlimit old, low;
+	struct tcollect c;
+	struct tfiles t;
+	unsigned jobs;
+	size_t n, i;
+
+	CU_ASSERT_FATAL(tfiles_make(&t) == 0);
+	CU_ASSERT_EQUAL_FATAL(run_files(&t, 1, 0, 0, &c, ref, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	/* a quarter of it for the queue: 24 slots for NFILES files */
+	low.rlim_cur = 96;
+	if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < low.rlim_cur)
+		low.rlim_cur = old.rlim_cur;
+	CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_NOFILE, &low), 0);
+	for (jobs = 1; jobs <= 3; jobs++) {
+		CU_ASSERT_EQUAL(run_files(&t, jobs, 0, 0, &c, res, &n), 0);
+		for (i = 0; i < NFILES; i++)
+			CU_ASSERT_EQUAL(c.calls[i], 1);
+		CU_ASSERT(c.token_ok);
+		CU_ASSERT_EQUAL(c.errors, 0);
+		for (i = 0; i < n; i++) {
+			CU_ASSERT_EQUAL(res[i].est.disk, ref[i].est.disk);
+			CU_ASSERT_EQUAL(res[i].est.files, NFILES);
+			CU_ASSERT_EQUAL(c.sum[3 * i], ref[i].est.disk);
+		}
+	}
+	setrlimit(RLIMIT_NOFILE, &old);
 	tfiles_free(&t);
 }
 
@@ -413,6 +450,7 @@ static void test_bad_opts(void)
 
 static CU_TestInfo estrun_tests[] = {
 	{ "threads give one thread's totals", test_threads_same_totals },
+	{ "more files than queue slots", test_full_queue },
 	{ "same seed, same sample; nothing else read", test_sample_reproducible },
 	{ "sample membership by seed", test_sample_picks },
 	{ "95% interval coverage", test_ci_coverage },
