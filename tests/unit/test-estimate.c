@@ -243,6 +243,40 @@ static void test_lzo_framing(void)
 	ops->ws_free(ws);
 }
 
+/* A piece's size does not depend on what the workspace compressed before
+ * (zstd reuses one context, sized once, across small and large pieces). */
+static void test_zstd_history(void)
+{
+	static const int levels[] = { -5, 1, 3, 9, 15 };
+	static const size_t lens[] = { 128 * K, 100, 16 * K, 16 * K + 1,
+				       5000, 128 * K, 70 * K };
+	const struct est_codec_ops *ops = est_codec(EST_ZSTD);
+	uint8_t *in = malloc(EST_PIECE_MAX), *out = malloc(EST_OUT_MAX);
+	size_t l, j, k;
+	void *ws;
+
+	fill_text(in, EST_PIECE_MAX);
+	for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		ws = ops->ws_create(levels[l]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ws);
+		for (k = 0; k < 3; k++) {
+			for (j = 0; j < sizeof(lens) / sizeof(lens[0]); j++)
+				CU_ASSERT_EQUAL(ops->compress(ws, 4096, in,
+							      lens[j], out,
+							      EST_OUT_MAX),
+						codec_size(EST_ZSTD, levels[l],
+							   in, lens[j]));
+			/* many small pieces in a row, then a large one */
+			for (j = 0; j < 300; j++)
+				ops->compress(ws, 4096, in + j, 200, out,
+					      EST_OUT_MAX);
+		}
+		ops->ws_free(ws);
+	}
+	free(in);
+	free(out);
+}
+
 /* Incompressible input: every codec gives up (0), none errors. */
 static void test_codec_give_up(void)
 {
@@ -636,6 +670,7 @@ static CU_TestInfo tests[] = {
 	{ "parse bad items", test_parse_bad },
 	{ "codec sizes match the kernel", test_codec_kernel_sizes },
 	{ "lzo framing", test_lzo_framing },
+	{ "zstd pieces don't depend on the last ones", test_zstd_history },
 	{ "codecs give up on random data", test_codec_give_up },
 	{ "failure rule: rest of the chunk raw", test_failure_rule },
 	{ "NOCOMPRESS is sticky under compress=", test_nocompress },
