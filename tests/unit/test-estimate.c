@@ -243,6 +243,29 @@ static void test_lzo_framing(void)
 	ops->ws_free(ws);
 }
 
+/* lzo never writes past cap: a piece whose framed output is exactly cap
+ * bytes fits, with one byte less it gives up. */
+static void test_lzo_capacity(void)
+{
+	const struct est_codec_ops *ops = est_codec(EST_LZO);
+	uint8_t in[5 * 4096], big[EST_OUT_MAX], tight[EST_OUT_MAX];
+	void *ws = ops->ws_create(0);
+	long len, len2;
+
+	fill_text(in, sizeof(in));
+	len = ops->compress(ws, 4096, in, sizeof(in), big, sizeof(big));
+	CU_ASSERT_FATAL(len > 0);
+	memset(tight, 0xaa, sizeof(tight));
+	len2 = ops->compress(ws, 4096, in, sizeof(in), tight, len);
+	CU_ASSERT_EQUAL(len2, len);
+	CU_ASSERT_EQUAL(memcmp(big, tight, len), 0);
+	/* nothing written past the capacity */
+	CU_ASSERT_EQUAL(tight[len], 0xaa);
+	/* one byte less: gives up */
+	CU_ASSERT_EQUAL(ops->compress(ws, 4096, in, sizeof(in), tight, len - 1), 0);
+	ops->ws_free(ws);
+}
+
 /* A piece's size does not depend on what the workspace compressed before
  * (zstd reuses one context, sized once, across small and large pieces). */
 static void test_zstd_history(void)
@@ -670,6 +693,7 @@ static CU_TestInfo tests[] = {
 	{ "parse bad items", test_parse_bad },
 	{ "codec sizes match the kernel", test_codec_kernel_sizes },
 	{ "lzo framing", test_lzo_framing },
+	{ "lzo output capacity", test_lzo_capacity },
 	{ "zstd pieces don't depend on the last ones", test_zstd_history },
 	{ "codecs give up on random data", test_codec_give_up },
 	{ "failure rule: rest of the chunk raw", test_failure_rule },
