@@ -59,31 +59,39 @@ static uint32_t est_ilog2_w(uint64_t n)
 /*
  * radix_sort() sorts descending by only ALIGN(ilog2(max), 8) low bits of
  * each count, stably: a maximum count of 256..511 sorts by the low 8 bits
- * and a maximum of 1 does not sort at all. Same result, different method.
+ * and a maximum of 1 does not sort at all.  Same result, as a stable sort
+ * by one key has only one: an LSD radix sort like the kernel's, 8 bits a
+ * pass where it takes 4 (an insertion sort here was 0.3% of a run).
  */
 static void est_sort_counts(uint32_t *count)
 {
-	uint32_t tmp[EST_BUCKET_SIZE];
-	uint32_t max = 0, bitlen, mask;
-	int i, j;
+	uint32_t tmp[EST_BUCKET_SIZE], pos[256];
+	uint32_t *src = count, *dst = tmp, *t;
+	uint32_t max = 0, bitlen, shift, sum, c;
+	int i;
 
 	for (i = 0; i < EST_BUCKET_SIZE; i++)
 		if (count[i] > max)
 			max = count[i];
 	bitlen = (est_ilog2(max) + 7) / 8 * 8;
-	if (!bitlen)
-		return;
-	mask = bitlen >= 32 ? ~0u : (1u << bitlen) - 1;
-	/* stable insertion sort by masked key, descending */
-	memcpy(tmp, count, sizeof(tmp));
-	for (i = 1; i < EST_BUCKET_SIZE; i++) {
-		uint32_t v = tmp[i];
-
-		for (j = i - 1; j >= 0 && (tmp[j] & mask) < (v & mask); j--)
-			tmp[j + 1] = tmp[j];
-		tmp[j + 1] = v;
+	for (shift = 0; shift < bitlen; shift += 8) {
+		/* descending: digit d goes to bucket 255 - d */
+		memset(pos, 0, sizeof(pos));
+		for (i = 0; i < EST_BUCKET_SIZE; i++)
+			pos[255 - ((src[i] >> shift) & 0xff)]++;
+		for (i = 0, sum = 0; i < 256; i++) {
+			c = pos[i];
+			pos[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < EST_BUCKET_SIZE; i++)
+			dst[pos[255 - ((src[i] >> shift) & 0xff)]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
 	}
-	memcpy(count, tmp, sizeof(tmp));
+	if (src != count)
+		memcpy(count, src, sizeof(tmp));
 }
 
 /* byte_core_set_size() */
