@@ -6,6 +6,7 @@
  * codes, and the wiring of walk -> scan/estimate -> rows -> report.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -60,16 +61,22 @@ struct run {
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
 	/* With --estimate: the depth of the directory whose usage the fast
-	 * scan has counted while the walk reads its files for their data;
-	 * -1 when none. */
+	 * scan counts while the walk reads its files for their data; -1
+	 * when none.  The scan runs when the walk leaves it (on_leave_dir),
+	 * on counted_fd, a copy of its descriptor (-1 once done), with
+	 * counted_st its stat. */
 	int counted_depth;
+	int counted_fd;
+	struct stat counted_st;
 	int have_usage;		/* ... and every file was on btrfs */
 	uint64_t alloc_bytes;	/* st_blocks of the files, in bytes */
 	unsigned long failed;	/* paths that could not be read */
 	struct report_error *errors;	/* those of them with memory to keep */
 	size_t nerrors, cap_errors;
 	int fatal;		/* exit code if the walk was aborted */
-	int est_err;		/* a drain that failed where nothing returns */
+	int leave_err;		/* a failure in on_leave_dir, which returns
+				 * nothing: ends the run at the next tick or
+				 * when the walk returns */
 };
 
 static volatile sig_atomic_t want_stats;
@@ -155,8 +162,8 @@ static int on_tick(void *arg)
 	struct run *run = arg;
 	struct report r;
 
-	if (run->est_err)
-		return run->est_err;
+	if (run->leave_err)
+		return run->leave_err;
 	if (want_stats) {
 		/* Partial statistics, as compsize 1.5 prints them; on stderr
 		 * when stdout is JSON or CSV, which must stay whole. */
@@ -333,6 +340,54 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 	return ret;
 }
 
+/*
+ * Estimating: the walk reads every file under dir for its data, and the
+ * fast scan counts its usage when the walk leaves it (scan_deferred()),
+ * so the estimate's workers get files from the start and the scan runs
+ * while they still have some queued: on the same cores, but with none
+ * idle.  No file under it is searched again.
+ */
+static int defer_scan(struct run *run, int fd, const char *path,
+		      const struct stat *st, int depth)
+{
+	uint64_t id;
+	int ret;
+
+	ret = tree_scan_probe(fd, &id);
+	if (ret == 1)
+		return WALK_ENTER;
+	run->counted_depth = depth;
+	if (!ret) {
+		run->counted_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (run->counted_fd >= 0) {
+			run->counted_st = *st;
+			return WALK_ENTER;
+		}
+		/* No descriptor to spare: count it now. */
+		ret = tree_scan_dir(run->scan, fd, st, run->opt->one_fs,
+				    on_tick, run);
+	}
+	ret = scan_result(run, path, ret);
+	return ret < 0 ? ret : WALK_ENTER;
+}
+
+/* The deferred scan of the directory the walk is leaving, at path. */
+static int scan_deferred(struct run *run, const char *path)
+{
+	int fd = run->counted_fd;
+	int ret;
+
+	run->counted_fd = -1;
+	ret = tree_scan_dir(run->scan, fd, &run->counted_st,
+			    run->opt->one_fs, on_tick, run);
+	close(fd);
+	/* It was probed: 1 means it changed under us, as any failed
+	 * search would. */
+	if (ret == 1)
+		ret = -ENOENT;
+	return scan_result(run, path, ret);
+}
+
 /* Whether dir gets a row, and whether it must be walked entry by entry. */
 static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 		  int depth)
@@ -360,18 +415,14 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	}
 	if (mounts_beneath(run->mounts, st))
 		return WALK_ENTER;
+	if (run->opt->nest)
+		return defer_scan(run, fd, path, st, depth);
 	ret = tree_scan_dir(run->scan, fd, st, run->opt->one_fs, on_tick, run);
 	if (ret == 1)
 		return WALK_ENTER;
 	ret = scan_result(run, path, ret);
 	if (ret < 0)
 		return ret;
-	if (run->opt->nest) {
-		/* The usage is counted; the walk still reads every file's
-		 * data for the estimate, without searching each again. */
-		run->counted_depth = depth;
-		return WALK_ENTER;
-	}
 	if (row)
 		ret = rows_close(run->rows, run->scan);
 	return ret < 0 ? ret : WALK_SKIP;
@@ -381,17 +432,23 @@ static void on_leave_dir(void *arg, const char *path, int depth)
 {
 	struct run *run = arg;
 
-	(void)path;
-	if (depth == run->counted_depth)
+	int ret = 0;
+
+	if (depth == run->counted_depth) {
 		run->counted_depth = -1;
+		if (run->counted_fd >= 0)
+			ret = scan_deferred(run, path);
+	}
 	/* Out of memory here leaves the row out; rows_close reports it.
-	 * A failed drain (out of memory too) ends the run at the next file
-	 * or at estrun_finish(). */
+	 * A failed scan or drain ends the run at the next tick or when the
+	 * walk returns (main()). */
 	if (run->rows && !run->opt->per_file && depth <= run->opt->depth) {
-		if (!run->est_err)
-			run->est_err = est_drain(run);
+		if (!ret)
+			ret = est_drain(run);
 		rows_close(run->rows, run->scan);
 	}
+	if (ret && !run->leave_err)
+		run->leave_err = ret;
 }
 
 /* Is capability cap in our effective set?  1 if we can't tell. */
@@ -746,7 +803,7 @@ static struct report_est *collect_estimates(struct run *run)
 int main(int argc, char **argv)
 {
 	struct options opt = { .depth = -1 };
-	struct run run = { .opt = &opt, .counted_depth = -1 };
+	struct run run = { .opt = &opt, .counted_depth = -1, .counted_fd = -1 };
 	struct report_est *est = NULL;
 	struct walk_opts wopts;
 	struct report r;
@@ -801,8 +858,11 @@ int main(int argc, char **argv)
 	}
 	signal(SIGUSR1, on_sigusr1);
 
-	for (ret = 0; optind < argc && !ret; optind++)
+	for (ret = 0; optind < argc && !ret; optind++) {
 		ret = walk_path(argv[optind], &wopts, &ops, &run);
+		if (!ret)
+			ret = run.leave_err;
+	}
 	if (!ret && run.est)
 		ret = estrun_finish(run.est);
 
@@ -842,6 +902,8 @@ out:
 		free(run.errors[i].error);
 	}
 	free(run.errors);
+	if (run.counted_fd >= 0)
+		close(run.counted_fd);
 	free(est);
 	estrun_free(run.est);
 	rows_free(run.rows);

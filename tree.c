@@ -396,6 +396,20 @@ static int queue_nested(struct tree_scan *ts, uint64_t parent)
 	return 0;
 }
 
+int tree_scan_probe(int fd, uint64_t *id)
+{
+	/* A stand-in directory (no btrfs ioctls) or anything unexpected:
+	 * nothing counted yet, let the walk handle it. */
+	if (btrfs_util_subvolume_id_fd(fd, id)) {
+		if (errno == EPERM)
+			return -EPERM;
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		return 1;
+	}
+	return 0;
+}
+
 int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg)
 {
@@ -410,20 +424,12 @@ int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 		.tick = tick,
 		.tick_arg = tick_arg,
 	};
-	enum btrfs_util_error uerr;
 	uint64_t id;
 	int ret;
 
-	/* A stand-in directory (no btrfs ioctls) or anything unexpected:
-	 * nothing counted yet, let the walk handle it. */
-	uerr = btrfs_util_subvolume_id_fd(fd, &id);
-	if (uerr) {
-		if (errno == EPERM)
-			return -EPERM;
-		if (errno == ENOMEM)
-			return -ENOMEM;
-		return 1;
-	}
+	ret = tree_scan_probe(fd, &id);
+	if (ret)
+		return ret;
 	ctx->bad_item = EXTENT_OK;
 	ts.tree_id = id;
 	ts.queued = seen_create();

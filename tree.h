@@ -19,6 +19,7 @@
 #ifndef COMPSIZE_TREE_H
 #define COMPSIZE_TREE_H
 
+#include <stdint.h>
 #include <sys/stat.h>
 #include "scan.h"
 
@@ -33,5 +34,12 @@
  */
 int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg);
+
+/*
+ * Whether tree_scan_dir() would scan the directory open on fd: 0 (and
+ * its subvolume's id in *id), 1 when it would return 1, or -EPERM or
+ * -ENOMEM as it would.  One ioctl, nothing read.
+ */
+int tree_scan_probe(int fd, uint64_t *id);
 
 #endif
