@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include "unit.h"
 #include "est-internal.h"
 
@@ -582,6 +583,180 @@ static void test_file(void)
 	CU_ASSERT_EQUAL(errno, EINVAL);
 }
 
+/* A temporary file, unlinked; its descriptor. */
+static int temp_file(void)
+{
+	char path[] = "/tmp/test-estimate.XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/* One setting's disk and uncompressed bytes for the file on fd. */
+static void file_est(const struct est_setting *s, int fd, uint64_t *disk,
+		     uint64_t *ram)
+{
+	struct est_ctx *ctx = est_create(s, 1, 4096);
+	struct est_result r;
+	struct stat st;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	est_get_result(ctx, 0, &r);
+	*disk = r.disk;
+	*ram = r.uncompressed;
+	est_free(ctx);
+}
+
+/*
+ * Files of one chunk or less are read before holes are looked for: a
+ * hole reads as zeros, so a sector of zeros sends them the long way
+ * (SEEK_DATA/SEEK_HOLE).  Written zeros are data and are estimated;
+ * holes are not.
+ */
+static void test_small_file_holes(void)
+{
+	struct est_setting s = { EST_ZSTD, 1, true };
+	uint8_t *text = malloc(256 * K), *buf = malloc(256 * K);
+	struct est_worker *w = est_worker_create(&s, 1, 4096);
+	struct est_acct a = { 0 }, b = { 0 };
+	uint64_t disk, ram;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	fill_text(text, 256 * K);
+
+	/* text, a 128 KiB hole, text: two runs of 64 KiB */
+	fd = temp_file();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(pwrite(fd, text, 64 * K, 0), 64 * K);
+	CU_ASSERT_EQUAL(pwrite(fd, text, 64 * K, 192 * K), 64 * K);
+	file_est(&s, fd, &disk, &ram);
+	CU_ASSERT_EQUAL(est_buffer(w, 0, text, 64 * K, &a), 0);
+	CU_ASSERT_EQUAL(ram, 128 * K);
+	CU_ASSERT_EQUAL(disk, 2 * a.disk);
+	close(fd);
+
+	/* the same bytes with the zeros written: one run of 256 KiB */
+	fd = temp_file();
+	CU_ASSERT_FATAL(fd >= 0);
+	memcpy(buf, text, 64 * K);
+	memset(buf + 64 * K, 0, 128 * K);
+	memcpy(buf + 192 * K, text, 64 * K);
+	CU_ASSERT_EQUAL(pwrite(fd, buf, 256 * K, 0), 256 * K);
+	file_est(&s, fd, &disk, &ram);
+	CU_ASSERT_EQUAL(est_buffer(w, 0, buf, 256 * K, &b), 0);
+	CU_ASSERT_EQUAL(ram, 256 * K);
+	CU_ASSERT_EQUAL(disk, b.disk);
+	close(fd);
+
+	/* a hole first, then data to an unaligned EOF */
+	fd = temp_file();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(pwrite(fd, text, 10000, 64 * K), 10000);
+	file_est(&s, fd, &disk, &ram);
+	memset(&a, 0, sizeof(a));
+	CU_ASSERT_EQUAL(est_buffer(w, 0, text, 10000, &a), 0);
+	/* not at 0: never inline */
+	CU_ASSERT_EQUAL(ram, 12 * K);
+	CU_ASSERT_EQUAL(disk, rup(codec_size(EST_ZSTD, 1, text, 10000)));
+	close(fd);
+
+	/* only a hole */
+	fd = temp_file();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(ftruncate(fd, 100 * K), 0);
+	file_est(&s, fd, &disk, &ram);
+	CU_ASSERT_EQUAL(ram, 0);
+	CU_ASSERT_EQUAL(disk, 0);
+	close(fd);
+
+	est_worker_free(w);
+	free(text);
+	free(buf);
+}
+
+/* Pages of [0, size) of fd in the page cache. */
+static size_t cached_pages(int fd, size_t size)
+{
+	size_t pg = sysconf(_SC_PAGESIZE), n = (size + pg - 1) / pg, i, c = 0;
+	unsigned char *vec = malloc(n);
+	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+
+	CU_ASSERT_FATAL(map != MAP_FAILED && vec);
+	CU_ASSERT_EQUAL(mincore(map, size, vec), 0);
+	for (i = 0; i < n; i++)
+		c += vec[i] & 1;
+	munmap(map, size);
+	free(vec);
+	return c;
+}
+
+/* Written out and dropped from the page cache, then [0, keep) read back. */
+static void uncache(int fd, size_t keep)
+{
+	char buf[4096];
+	size_t off;
+
+	CU_ASSERT_EQUAL(fsync(fd), 0);
+	CU_ASSERT_EQUAL(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	/* no readahead: it would cache the rest too */
+	CU_ASSERT_EQUAL(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
+	for (off = 0; off < keep; off += sizeof(buf))
+		CU_ASSERT_EQUAL(pread(fd, buf, sizeof(buf), off), sizeof(buf));
+	CU_ASSERT_EQUAL(posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL), 0);
+}
+
+/*
+ * A file all in the page cache is left there; one that was not, or only
+ * in part, is dropped again after reading.  Small files are told apart
+ * by a read that does not wait (RWF_NOWAIT), larger ones by cachestat().
+ */
+static void test_file_cache(void)
+{
+	static const size_t sizes[] = { 100 * K, 2048 * K };
+	struct est_setting s = { EST_LZO, 0, true };
+	uint8_t *text = malloc(2048 * K);
+	size_t i, size, pages;
+	uint64_t disk, ram;
+	int fd;
+
+	fill_text(text, 2048 * K);
+	for (i = 0; i < 2; i++) {
+		size = sizes[i];
+		pages = size / 4096;
+		fd = temp_file();
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_EQUAL(pwrite(fd, text, size, 0), (ssize_t)size);
+		uncache(fd, 0);
+		if (cached_pages(fd, size) > pages / 4) {
+			/* a filesystem that can't drop its pages (tmpfs) */
+			close(fd);
+			continue;
+		}
+		/* not cached: read, then dropped again */
+		file_est(&s, fd, &disk, &ram);
+		CU_ASSERT_EQUAL(ram, size);
+		CU_ASSERT(cached_pages(fd, size) <= pages / 4);
+		/* half cached: the same */
+		uncache(fd, size / 2);
+		CU_ASSERT_EQUAL(cached_pages(fd, size), (size / 2 + 4095) / 4096);
+		file_est(&s, fd, &disk, &ram);
+		CU_ASSERT(cached_pages(fd, size) <= pages / 4);
+		/* all cached: left alone */
+		uncache(fd, size);
+		CU_ASSERT_EQUAL(cached_pages(fd, size), pages);
+		file_est(&s, fd, &disk, &ram);
+		CU_ASSERT_EQUAL(ram, size);
+		CU_ASSERT_EQUAL(cached_pages(fd, size), pages);
+		close(fd);
+	}
+	free(text);
+}
+
 /* 64 KiB sectors: same rules, max_inline still 2048, raw rounds to 64K. */
 static void test_sector_64k(void)
 {
@@ -703,6 +878,8 @@ static CU_TestInfo tests[] = {
 	{ "heuristic decisions", test_heuristic },
 	{ "range heuristic", test_range_heuristic },
 	{ "est_file", test_file },
+	{ "small files: holes read as zeros", test_small_file_holes },
+	{ "page cache kept or dropped", test_file_cache },
 	{ "64 KiB sectors", test_sector_64k },
 	{ "contexts per thread, merged", test_merge },
 	CU_TEST_INFO_NULL,
