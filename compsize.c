@@ -863,8 +863,14 @@ int main(int argc, char **argv)
 		if (!ret)
 			ret = run.leave_err;
 	}
-	if (!ret && run.est)
+	if (!ret && run.est) {
 		ret = estrun_finish(run.est);
+		/* -EIO: a piece kept to check did not decompress back */
+		if (ret && ret != -ENOMEM)
+			fprintf(stderr, "compsize: --estimate: %s\n",
+				ret == -EIO ? "a codec did not decompress its own output" :
+				strerror(-ret));
+	}
 
 	if (ret == -ENOMEM)
 		goto nomem;

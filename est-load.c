@@ -94,18 +94,18 @@ void est_free(struct est_ctx *ctx)
 		plugin->free(ctx);
 }
 
-int est_file(struct est_ctx *ctx, int fd, const struct stat *st)
+int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
+	     uint64_t *delta)
 {
-	return plugin->file(ctx, fd, st);
+	return plugin->file(ctx, fd, st, delta);
 }
 
-int est_merge(struct est_ctx *dst, const struct est_ctx *src)
+int est_merge(struct est_ctx *dst, struct est_ctx *src)
 {
 	return plugin->merge(dst, src);
 }
 
-void est_get_result(const struct est_ctx *ctx, size_t i,
-		    struct est_result *out)
+void est_get_result(struct est_ctx *ctx, size_t i, struct est_result *out)
 {
 	plugin->get_result(ctx, i, out);
 }

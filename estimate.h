@@ -72,20 +72,30 @@ void est_free(struct est_ctx *ctx);
  * The file's pages are dropped from the page cache behind the reads and
  * at the end (POSIX_FADV_DONTNEED), unless the whole file was cached
  * before (cachestat, Linux 6.5+; older kernels always drop). Never
- * writes. Returns 0, -EINVAL if st is not a regular file, -EIO if a codec
- * fails to decompress its own output, -ENOMEM or the -errno of a failed
- * read or lseek. On error the totals are left as before the call.
+ * writes. delta is NULL or 3n values: on success, setting i's disk,
+ * uncompressed and input for this file alone at 3i, 3i + 1 and 3i + 2 (as
+ * in est_result). Returns 0, -EINVAL if st is not a regular file, -EIO if
+ * a codec fails to decompress its own output, -ENOMEM or the -errno of a
+ * failed read or lseek. On error the totals are left as before the call.
+ *
+ * Some compressed pieces are kept to be decompressed later, together (the
+ * decompress figure); est_merge() and est_get_result() decompress what is
+ * left, on the calling thread.
  */
-int est_file(struct est_ctx *ctx, int fd, const struct stat *st);
+int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
+	     uint64_t *delta);
 
 /*
- * Add the totals of src to dst; src is unchanged. Returns 0, or -EINVAL if
- * the two were not created with the same settings and sector size.
+ * Add the totals of src to dst, after decompressing what src kept. Returns
+ * 0, -EINVAL if the two were not created with the same settings and sector
+ * size, or -EIO if a piece src kept did not decompress to its input.
  */
-int est_merge(struct est_ctx *dst, const struct est_ctx *src);
+int est_merge(struct est_ctx *dst, struct est_ctx *src);
 
-/* Copy out the totals of setting i (0 <= i < n); zeros if i is out of range. */
-void est_get_result(const struct est_ctx *ctx, size_t i,
-		    struct est_result *out);
+/*
+ * Copy out the totals of setting i (0 <= i < n), after decompressing what
+ * ctx kept; zeros if i is out of range.
+ */
+void est_get_result(struct est_ctx *ctx, size_t i, struct est_result *out);
 
 #endif

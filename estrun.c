@@ -324,22 +324,7 @@ static void estrun_put_done(struct estrun *r, struct estrun_slot *sl)
 
 static void estrun_one(struct estrun_worker *w, struct estrun_slot *sl)
 {
-	size_t n = w->r->n, i;
-	struct est_result res;
-
-	for (i = 0; i < n; i++) {
-		est_get_result(w->ctx, i, &res);
-		sl->delta[3 * i] = res.disk;
-		sl->delta[3 * i + 1] = res.uncompressed;
-		sl->delta[3 * i + 2] = res.input;
-	}
-	sl->err = est_file(w->ctx, sl->fd, &sl->st);
-	for (i = 0; !sl->err && i < n; i++) {
-		est_get_result(w->ctx, i, &res);
-		sl->delta[3 * i] = res.disk - sl->delta[3 * i];
-		sl->delta[3 * i + 1] = res.uncompressed - sl->delta[3 * i + 1];
-		sl->delta[3 * i + 2] = res.input - sl->delta[3 * i + 2];
-	}
+	sl->err = est_file(w->ctx, sl->fd, &sl->st, sl->delta);
 	close(sl->fd);
 	sl->fd = -1;
 }

@@ -526,7 +526,7 @@ static void test_file(void)
 	CU_ASSERT_FATAL(fd >= 0);
 	unlink(path);
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
-	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, NULL), 0);
 	est_get_result(ctx, 0, &r);
 	CU_ASSERT_EQUAL(r.files, 1);
 	CU_ASSERT_EQUAL(r.disk, 0);
@@ -537,7 +537,7 @@ static void test_file(void)
 	CU_ASSERT_EQUAL(pwrite(fd, text, 128 * K, 1024 * K), 128 * K);
 	CU_ASSERT_EQUAL(ftruncate(fd, 2304 * K), 0);
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
-	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, NULL), 0);
 	est_get_result(ctx, 0, &r);
 	CU_ASSERT_EQUAL(r.files, 2);
 	CU_ASSERT_EQUAL(r.input, 2304 * K);
@@ -551,7 +551,7 @@ static void test_file(void)
 	CU_ASSERT_EQUAL(pwrite(fd, text, 128 * K, 0), 128 * K);
 	CU_ASSERT_EQUAL(pwrite(fd, text, 128 * K, 2176 * K), 128 * K);
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
-	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, NULL), 0);
 	est_get_result(ctx, 0, &r);
 	CU_ASSERT_EQUAL(r.files, 3);
 	CU_ASSERT_EQUAL(r.uncompressed, 128 * K + 3 * 128 * K);
@@ -566,7 +566,7 @@ static void test_file(void)
 	CU_ASSERT_EQUAL(pwrite(fd, text, 128 * K, 0), 128 * K);
 	CU_ASSERT_EQUAL(pwrite(fd, text, 100, 128 * K), 100);
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
-	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, NULL), 0);
 	est_get_result(ctx, 0, &r);
 	CU_ASSERT_EQUAL(r.files, 4);
 	CU_ASSERT_EQUAL(r.uncompressed, 5 * 128 * K + 4096);
@@ -574,7 +574,7 @@ static void test_file(void)
 	close(fd);
 
 	st.st_mode = S_IFDIR | 0755;
-	CU_ASSERT_EQUAL(est_file(ctx, 0, &st), -EINVAL);
+	CU_ASSERT_EQUAL(est_file(ctx, 0, &st, NULL), -EINVAL);
 	est_free(ctx);
 	free(text);
 
@@ -604,7 +604,7 @@ static void file_est(const struct est_setting *s, int fd, uint64_t *disk,
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
-	CU_ASSERT_EQUAL(est_file(ctx, fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, NULL), 0);
 	est_get_result(ctx, 0, &r);
 	*disk = r.disk;
 	*ram = r.uncompressed;
@@ -677,6 +677,61 @@ static void test_small_file_holes(void)
 	est_worker_free(w);
 	free(text);
 	free(buf);
+}
+
+/*
+ * One compressed piece in 64 is kept and decompressed later, in batches
+ * of up to 32: when a batch is full, and what is left when the results
+ * are read.
+ */
+static void test_kept_pieces(void)
+{
+	struct est_setting s[2] = { { EST_ZLIB, 3, true }, { EST_LZO, 0, true } };
+	struct est_worker *w = est_worker_create(s, 2, 4096);
+	struct est_ctx *ctx = est_create(s, 2, 4096);
+	uint8_t *text = malloc(8 * K);
+	struct est_acct a = { 0 };
+	struct est_result r, one;
+	struct stat st;
+	uint64_t delta[6];
+	int fd, i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	fill_text(text, 8 * K);
+	/* 200 one-piece files: pieces 0, 64, 128 and 192 come back */
+	for (i = 0; i < 200; i++)
+		CU_ASSERT_EQUAL(est_buffer(w, 0, text, 8 * K, &a), 0);
+	CU_ASSERT_EQUAL(a.dec_out, 4 * 8 * K);
+	CU_ASSERT(a.dec_ns > 0);
+	CU_ASSERT_EQUAL(a.comp_in, 200 * 8 * K);
+
+	/* 2,100 pieces through est_file(): 33 kept, a full batch of 32
+	 * decompressed on the way, the last one when the results are read */
+	fd = temp_file();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(pwrite(fd, text, 8 * K, 0), 8 * K);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	for (i = 0; i < 2100; i++) {
+		CU_ASSERT_EQUAL(est_file(ctx, fd, &st, delta), 0);
+		CU_ASSERT_EQUAL(delta[2], 8 * K);
+		CU_ASSERT_EQUAL(delta[5], 8 * K);
+	}
+	est_get_result(ctx, 0, &r);
+	CU_ASSERT_EQUAL(r.files, 2100);
+	CU_ASSERT_EQUAL(r.input, 2100 * 8 * K);
+	CU_ASSERT_EQUAL(r.disk, 2100 * delta[0]);
+	CU_ASSERT(r.decompress_mbps > 0);
+	est_get_result(ctx, 1, &one);
+	CU_ASSERT_EQUAL(one.disk, 2100 * delta[3]);
+	CU_ASSERT(one.decompress_mbps > 0);
+	/* reading again decompresses nothing more and changes nothing */
+	est_get_result(ctx, 0, &one);
+	CU_ASSERT_EQUAL(one.decompress_mbps, r.decompress_mbps);
+	close(fd);
+	est_free(ctx);
+	est_worker_free(w);
+	free(text);
 }
 
 /* Pages of [0, size) of fd in the page cache. */
@@ -793,7 +848,7 @@ static void *merge_thread(void *arg)
 	struct merge_job *j = arg;
 	struct stat st;
 
-	j->ret = fstat(j->fd, &st) ? -errno : est_file(j->ctx, j->fd, &st);
+	j->ret = fstat(j->fd, &st) ? -errno : est_file(j->ctx, j->fd, &st, NULL);
 	return NULL;
 }
 
@@ -823,7 +878,7 @@ static void test_merge(void)
 		CU_ASSERT_EQUAL(pwrite(job[k].fd, d, 700 * K - k * 1000, 0),
 				(ssize_t)(700 * K - k * 1000));
 		CU_ASSERT_EQUAL(fstat(job[k].fd, &st), 0);
-		CU_ASSERT_EQUAL(est_file(one, job[k].fd, &st), 0);
+		CU_ASSERT_EQUAL(est_file(one, job[k].fd, &st, NULL), 0);
 	}
 	for (k = 0; k < 2; k++)
 		CU_ASSERT_EQUAL(pthread_create(&th[k], NULL, merge_thread, &job[k]), 0);
@@ -880,6 +935,7 @@ static CU_TestInfo tests[] = {
 	{ "est_file", test_file },
 	{ "small files: holes read as zeros", test_small_file_holes },
 	{ "page cache kept or dropped", test_file_cache },
+	{ "kept pieces decompressed in batches", test_kept_pieces },
 	{ "64 KiB sectors", test_sector_64k },
 	{ "contexts per thread, merged", test_merge },
 	CU_TEST_INFO_NULL,

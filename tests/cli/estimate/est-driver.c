@@ -39,7 +39,7 @@ static int drv_visit(const char *path, const struct stat *sb, int type,
 		return 0;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		ret = est_file(drv_ctx, fd, &st);
+		ret = est_file(drv_ctx, fd, &st, NULL);
 		if (ret) {
 			fprintf(stderr, "est-driver: %s: %s\n", path, strerror(-ret));
 			drv_errors++;
