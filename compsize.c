@@ -74,9 +74,10 @@ struct run {
 	struct report_error *errors;	/* those of them with memory to keep */
 	size_t nerrors, cap_errors;
 	int fatal;		/* exit code if the walk was aborted */
-	int leave_err;		/* a failure in on_leave_dir, which returns
-				 * nothing: ends the run at the next tick or
-				 * when the walk returns */
+	int leave_err;		/* a failure where the walk can't be told
+				 * (on_leave_dir, or on_file once estrun has
+				 * the descriptor): ends the run at the next
+				 * tick or when the walk returns */
 };
 
 static volatile sig_atomic_t want_stats;
@@ -276,7 +277,9 @@ static unsigned default_jobs(void)
 	return n > ESTRUN_MAX_JOBS ? ESTRUN_MAX_JOBS : (unsigned)n;
 }
 
-static int estimate_file(struct run *run, int fd, const char *path,
+/* Queue the file on *fd; estrun takes the descriptor (*fd = -1) when it
+ * reads the file. */
+static int estimate_file(struct run *run, int *fd, const char *path,
 			 const struct stat *st)
 {
 	if (!run->est) {
@@ -312,7 +315,7 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 {
 	struct run *run = arg;
 	int row = run->rows && (run->opt->per_file || depth == 0);
-	int ret = 0;
+	int ret = 0, kept = fd;
 
 	if (row) {
 		ret = rows_open(run->rows, run->scan, path);
@@ -332,12 +335,18 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 	}
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
 	if (!ret && run->opt->nest)
-		ret = estimate_file(run, fd, path, st);
+		ret = estimate_file(run, &kept, path, st);
 	if (row && !ret)
 		ret = est_drain(run);
 	if (row && !ret)
 		ret = rows_close(run->rows, run->scan);
-	return ret;
+	if (kept >= 0)
+		return ret;
+	/* estrun closes fd: the walker must not, and learns of a failure
+	 * at the next tick or when it returns (main()) */
+	if (ret && !run->leave_err)
+		run->leave_err = ret;
+	return WALK_KEPT;
 }
 
 /*

@@ -716,7 +716,7 @@ static int estrun_collect(struct estrun *r, int wait)
 	}
 }
 
-int estrun_submit(struct estrun *r, int fd, const char *path,
+int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token)
 {
 	struct estrun_slot *sl = NULL;
@@ -746,13 +746,8 @@ int estrun_submit(struct estrun *r, int fd, const char *path,
 	sl->path = strdup(path);
 	if (!sl->path)
 		return -ENOMEM;
-	sl->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (sl->fd < 0) {
-		ret = -errno;
-		free(sl->path);
-		sl->path = NULL;
-		return ret;
-	}
+	sl->fd = *fd;
+	*fd = -1;
 	sl->st = *st;
 	sl->token = token;
 	sl->err = 0;

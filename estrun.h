@@ -78,13 +78,14 @@ uint64_t estrun_data_bytes(const struct stat *st);
 double estrun_plan(const uint64_t *x, size_t n, uint64_t budget);
 
 /*
- * Queue the regular file open on fd (dup()ed: the caller may close fd on
- * return) under path.  A file left out of the sample is answered at once,
- * without reading it.  Blocks while the queue is full, delivering finished
- * files meanwhile.  Returns 0, -ENOMEM, -EMFILE (no fd left to dup) or
+ * Queue the regular file open on *fd under path.  When it is queued
+ * estrun takes the descriptor, closes it once the file is read, and sets
+ * *fd to -1; otherwise *fd stays the caller's.  A file left out of the
+ * sample is answered at once, without reading it.  Blocks while the queue
+ * is full, delivering finished files meanwhile.  Returns 0, -ENOMEM or
  * what the callback returned.
  */
-int estrun_submit(struct estrun *r, int fd, const char *path,
+int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token);
 
 /*

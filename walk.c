@@ -261,7 +261,8 @@ static int visit(struct walker *w, int dirfd, const char *name,
 	}
 	if (S_ISREG(st.st_mode)) {
 		ret = w->ops->file(w->arg, fd, w->path, &st, (int)w->depth);
-		close(fd);
+		if (ret != WALK_KEPT)
+			close(fd);
 		return ret < 0 ? ret : 0;
 	}
 	if (w->ops->dir) {

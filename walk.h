@@ -15,12 +15,15 @@
 enum walk_enter {
 	WALK_ENTER = 0,		/* go on */
 	WALK_SKIP = 1,		/* leave it out */
+	WALK_KEPT = 2,		/* file(): the callback keeps fd */
 };
 
 struct walk_ops {
-	/* A regular file open read-only on fd (closed by the walker), at
-	 * depth levels below its argument (0: the argument itself).
-	 * Return 0 to go on, a negative errno to abort the whole walk. */
+	/* A regular file open read-only on fd, at depth levels below its
+	 * argument (0: the argument itself).  Return 0 to go on (the walker
+	 * closes fd), WALK_KEPT to go on when the callback took fd and will
+	 * close it, or a negative errno to abort the whole walk (the walker
+	 * closes fd). */
 	int (*file)(void *arg, int fd, const char *path, const struct stat *st,
 		    int depth);
 	/* Called for each argument and whenever the walk reaches a different

@@ -132,7 +132,7 @@ static int run_files(struct tfiles *t, unsigned jobs, double sample,
 	struct estrun *r;
 	char err[128];
 	size_t i;
-	int ret;
+	int ret, fd;
 
 	if (est_parse_list(settings, &s, n, err, sizeof(err)))
 		return -EINVAL;
@@ -146,9 +146,10 @@ static int run_files(struct tfiles *t, unsigned jobs, double sample,
 	if (!r)
 		return -errno;
 	for (i = 0; i < NFILES; i++) {
-		ret = estrun_submit(r, estrun_sampled(r, &t->st[i]) ?
-				    t->fd[i] : -1, t->path[i], &t->st[i],
-				    1000 + i);
+		fd = estrun_sampled(r, &t->st[i]) ? dup(t->fd[i]) : -1;
+		ret = estrun_submit(r, &fd, t->path[i], &t->st[i], 1000 + i);
+		if (fd >= 0)
+			close(fd);
 		if (ret)
 			goto out;
 		if (i == NFILES / 2) {
@@ -405,6 +406,7 @@ static void test_errors(void)
 	struct stat dir;
 	struct estrun *r;
 	size_t i;
+	int fd;
 
 	CU_ASSERT_FATAL(tfiles_make(&t) == 0);
 	r = estrun_create(&o, collect, &c);
@@ -414,12 +416,16 @@ static void test_errors(void)
 			/* not a regular file: -EINVAL from est_file() */
 			dir = t.st[i];
 			dir.st_mode = S_IFDIR | 0755;
-			CU_ASSERT_EQUAL(estrun_submit(r, t.fd[i], t.path[i],
+			fd = dup(t.fd[i]);
+			CU_ASSERT_EQUAL(estrun_submit(r, &fd, t.path[i],
 						      &dir, 1000 + i), 0);
 		} else {
-			CU_ASSERT_EQUAL(estrun_submit(r, t.fd[i], t.path[i],
+			fd = dup(t.fd[i]);
+			CU_ASSERT_EQUAL(estrun_submit(r, &fd, t.path[i],
 						      &t.st[i], 1000 + i), 0);
 		}
+		/* queued: estrun has the descriptor */
+		CU_ASSERT_EQUAL(fd, -1);
 	}
 	CU_ASSERT_EQUAL(estrun_finish(r), 0);
 	estrun_get_result(r, 0, &res);
