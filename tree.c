@@ -8,7 +8,9 @@
 #include "tree.h"
 
 /* Inodes this close together are fetched in one search, their neighbours'
- * items discarded: cheaper than another ioctl. */
+ * items discarded: cheaper than another ioctl.  Not across a directory of
+ * the subtree, though: its entries are two items per child (DIR_ITEM and
+ * DIR_INDEX), which cost more to copy out than a search. */
 #define TREE_RUN_GAP	64
 /* Files listed before their extents are fetched. */
 #define TREE_FILE_BATCH	1024
@@ -283,23 +285,33 @@ static void sort_u64(uint64_t *v, size_t n)
 
 /*
  * Account the files listed so far (inode numbers, one per name found) and
- * empty the list.  A hard link met in two batches counts once in each, as
- * it would once per name in one.
+ * empty the list.  dirs: the directories listed so far, in any order
+ * (sorted here); a run of files is not fetched across one.  A hard link
+ * met in two batches counts once in each, as it would once per name in
+ * one.
  */
-static int fetch_files(struct tree_scan *ts, struct u64_vec *files)
+static int fetch_files(struct tree_scan *ts, struct u64_vec *files,
+		       struct u64_vec *dirs)
 {
-	size_t i, j, n = files->n;
+	size_t i, j, k = 0, n = files->n;
+	uint64_t *d = dirs->v;
 	int ret = 0;
 
 	if (!n)
 		return 0;
 	sort_u64(files->v, n);
+	sort_u64(d, dirs->n);
 	ts->want = files->v;
 	ts->nwant = n;
 	for (i = 0; !ret && i < n; i = j) {
-		for (j = i + 1; j < n; j++)
+		for (j = i + 1; j < n; j++) {
 			if (files->v[j] - files->v[j - 1] > TREE_RUN_GAP)
 				break;
+			while (k < dirs->n && d[k] < files->v[j - 1])
+				k++;
+			if (k < dirs->n && d[k] < files->v[j])
+				break;
+		}
 		ts->want_pos = i;
 		ret = stream(ts, files->v[i], files->v[j - 1]);
 	}
@@ -309,11 +321,32 @@ static int fetch_files(struct tree_scan *ts, struct u64_vec *files)
 	return ret;
 }
 
+/* fetch_files() with a sorted copy (in *sorted) of dirs, which is the
+ * listing's queue. */
+static int fetch_sorted(struct tree_scan *ts, struct u64_vec *files,
+			const struct u64_vec *dirs, struct u64_vec *sorted)
+{
+	uint64_t *v;
+	size_t i;
+
+	if (!files->n)
+		return 0;
+	for (i = sorted->n; i < dirs->n; i++) {
+		v = array_grow(sorted->v, &sorted->cap, sorted->n,
+			       sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		sorted->v = v;
+		sorted->v[sorted->n++] = dirs->v[i];
+	}
+	return fetch_files(ts, files, sorted);
+}
+
 /* List the subtree of dir through DIR_INDEX items, fetching its files'
  * extents as the list grows. */
 static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 {
-	struct u64_vec dirs = { 0 }, files = { 0 };
+	struct u64_vec dirs = { 0 }, files = { 0 }, sorted = { 0 };
 	struct dir_list dl = { .ts = ts, .dirs = &dirs, .files = &files };
 	struct btrfs_ioctl_search_key key;
 	size_t i;
@@ -333,15 +366,16 @@ static int scan_subtree(struct tree_scan *ts, uint64_t dir)
 				 list_item, &dl);
 		/* Memory stays bounded however many files the subtree has. */
 		if (!ret && files.n >= TREE_FILE_BATCH)
-			ret = fetch_files(ts, &files);
+			ret = fetch_sorted(ts, &files, &dirs, &sorted);
 		if (!ret && (i & 255) == 255)
 			ret = ts->tick(ts->tick_arg);
 	}
 	if (!ret)
-		ret = fetch_files(ts, &files);
+		ret = fetch_sorted(ts, &files, &dirs, &sorted);
 	seen_free(dl.listed);
 	free(dirs.v);
 	free(files.v);
+	free(sorted.v);
 	return ret;
 }
 
