@@ -74,6 +74,7 @@ struct estrun {
 	double pps;			/* > 0: read with probability c * x */
 	uint64_t seed;
 	estrun_done_fn done;
+	int (*idle)(void *arg);
 	void *arg;
 
 	pthread_mutex_t lock;
@@ -616,6 +617,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->pps = o->pps;
 	r->seed = o->seed;
 	r->done = done;
+	r->idle = o->idle;
 	r->arg = arg;
 	r->jobs = o->jobs;
 	r->progress_fd = o->progress_fd;
@@ -735,6 +737,18 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 		ret = estrun_collect(r, 0);
 		if (ret || r->busy < r->nslots)
 			break;
+		if (r->idle) {
+			/* Full: the caller's own work first, if it has any. */
+			pthread_mutex_unlock(&r->lock);
+			ret = r->idle(r->arg);
+			pthread_mutex_lock(&r->lock);
+			if (ret < 0)
+				break;
+			if (ret) {
+				ret = 0;
+				continue;
+			}
+		}
 		/* Full: wait until half of it is done. */
 		while (r->ndone < r->wake_done && r->ndone < r->busy)
 			pthread_cond_wait(&r->finished, &r->lock);

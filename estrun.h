@@ -28,6 +28,11 @@ struct estrun_opts {
 				 * probability min(1, pps * max(x, 128 KiB)) */
 	uint64_t seed;		/* picks the sample */
 	int progress_fd;	/* a terminal to draw progress on, or -1 */
+	/* NULL, or work for the submitting thread while the queue is full,
+	 * called with estrun_create()'s arg instead of waiting: returns 1
+	 * when it did some (the queue is looked at again), 0 when it has
+	 * none, or a negative errno that estrun_submit() returns. */
+	int (*idle)(void *arg);
 };
 
 /*
