@@ -94,10 +94,19 @@ void est_free(struct est_ctx *ctx)
 		plugin->free(ctx);
 }
 
+int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
+	      const struct stat *st, int *err, uint64_t *const *delta)
+{
+	return plugin->files(ctx, nf, fd, st, err, delta);
+}
+
 int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
 	     uint64_t *delta)
 {
-	return plugin->file(ctx, fd, st, delta);
+	int err, ret;
+
+	ret = est_files(ctx, 1, &fd, st, &err, &delta);
+	return ret ? ret : err;
 }
 
 int est_merge(struct est_ctx *dst, struct est_ctx *src)

@@ -9,7 +9,7 @@ const struct est_plugin compsize_est_plugin = {
 	.version = COMPSIZE_VERSION,
 	.create = est_create,
 	.free = est_free,
-	.file = est_file,
+	.files = est_files,
 	.merge = est_merge,
 	.get_result = est_get_result,
 };

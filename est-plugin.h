@@ -16,7 +16,7 @@
 #include "estimate.h"
 
 /* Bump when struct est_plugin or the meaning of a function changes. */
-#define EST_PLUGIN_ABI		2
+#define EST_PLUGIN_ABI		3
 #define EST_PLUGIN_FILE		"compsize-estimate.so"
 #define EST_PLUGIN_SYMBOL	"compsize_est_plugin"
 
@@ -27,8 +27,8 @@ struct est_plugin {
 	struct est_ctx *(*create)(const struct est_setting *s, size_t n,
 				  uint32_t sectorsize);
 	void (*free)(struct est_ctx *ctx);
-	int (*file)(struct est_ctx *ctx, int fd, const struct stat *st,
-		    uint64_t *delta);
+	int (*files)(struct est_ctx *ctx, size_t nf, const int *fd,
+		     const struct stat *st, int *err, uint64_t *const *delta);
 	int (*merge)(struct est_ctx *dst, struct est_ctx *src);
 	void (*get_result)(struct est_ctx *ctx, size_t i,
 			   struct est_result *out);

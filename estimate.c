@@ -45,6 +45,25 @@
 #define EST_MEMO 8
 /* Page cache dropped behind the reads in steps of this much. */
 #define EST_DROP_BEHIND (8u * 1024 * 1024)
+/*
+ * Files of one chunk or less are read into a batch of up to this much
+ * (each padded to a sector) and this many files, and each setting then
+ * runs over the whole batch (est_batch_run()): one codec after another
+ * on 4 MiB instead of all four on each file in turn.  In codec-speed
+ * terms the four codecs over the bench sample took 3.61 s of CPU one
+ * file at a time, 3.56 s in batches of 2 MiB and 3.49 s in batches of
+ * 4 MiB, as fast as each codec over all of it (medians of 4 runs).
+ */
+#define EST_BATCH_BYTES (4u * 1024 * 1024)
+#define EST_BATCH_FILES 512
+
+/* Heuristic answers for one chunk: every compress= setting asks the
+ * same questions of the same bytes. */
+struct est_memo {
+	unsigned n;
+	uint64_t start[EST_MEMO], end[EST_MEMO];
+	bool v[EST_MEMO];
+};
 
 struct est_worker {
 	size_t n;
@@ -60,17 +79,27 @@ struct est_worker {
 	uint64_t *cwall, *dwall;	/* per setting: compress, decompress ns */
 	bool timing;			/* a codec ran: the clocks below are set */
 	uint64_t t_cpu0, t_wall0;
-	/* Heuristic answers for the chunk loaded: every compress= setting
-	 * asks the same questions of the same bytes. */
-	unsigned nmemo;
-	uint64_t memo_start[EST_MEMO], memo_end[EST_MEMO];
-	bool memo_v[EST_MEMO];
+	/* The chunk being estimated: chunk (est_load()), or a file of a
+	 * batch; its heuristic answers. */
+	const uint8_t *data;
+	struct est_memo *memo;
+	struct est_memo memo_own;	/* chunk's */
 	bool keep_cache;		/* the file was all cached before */
 	uint64_t drop_from;		/* file offset not yet dropped */
 	bool no_cachestat;		/* the kernel has no cachestat() */
 	bool no_nowait;			/* preadv2(RWF_NOWAIT) refused */
-	bool preloaded;			/* chunk holds the whole file
-					 * (est_preload()), for est_load() */
+};
+
+/* A file of one chunk or less read into the batch (est_files()). */
+struct est_pending {
+	int fd;
+	uint64_t isize;
+	size_t off;			/* in est_ctx.arena */
+	bool keep_cache;
+	int ret;
+	int *err;			/* est_files()' */
+	uint64_t *delta;
+	struct est_memo memo;
 };
 
 struct est_ctx {
@@ -81,11 +110,21 @@ struct est_ctx {
 	struct est_acct *acct;
 	uint64_t input;
 	uint64_t files;
-	/* est_file()'s per-setting scratch, n each */
+	/* est_files()'s per-setting scratch: n for a file, n for each
+	 * file of the batch (fst, facct and raw), EST_BATCH_FILES * n
+	 * allocated with the batch */
 	struct est_fstate *fst;
 	struct est_acct *facct;
 	bool *raw;
 	int err;	/* a kept piece failed to decompress (est_merge()) */
+	/* The batch, allocated at the first small file. */
+	uint8_t *arena;
+	size_t arena_used;
+	struct est_pending *pend;
+	size_t npend;
+	struct est_fstate *bfst;
+	struct est_acct *bacct;
+	bool *braw;
 };
 
 /* Compressed pieces kept to decompress and check (EST_VERIFY_EVERY). */
@@ -163,6 +202,8 @@ struct est_worker *est_worker_create(const struct est_setting *s, size_t n,
 	w->dbatch = calloc(n ? n : 1, sizeof(*w->dbatch));
 	w->cwall = calloc(n ? n : 1, sizeof(*w->cwall));
 	w->dwall = calloc(n ? n : 1, sizeof(*w->dwall));
+	w->memo = &w->memo_own;
+	w->data = w->chunk;
 	if (!w->ws || !w->chunk || !w->out || !w->back || !w->verify ||
 	    !w->dbatch || !w->cwall || !w->dwall)
 		goto fail;
@@ -190,14 +231,16 @@ static bool est_heur(struct est_worker *w, uint64_t cs, uint64_t start,
 	unsigned k;
 	bool v;
 
-	for (k = 0; k < w->nmemo; k++)
-		if (w->memo_start[k] == start && w->memo_end[k] == end)
-			return w->memo_v[k];
-	v = est_heuristic(w->chunk, cs, start, end);
-	if (w->nmemo < EST_MEMO) {
-		w->memo_start[w->nmemo] = start;
-		w->memo_end[w->nmemo] = end;
-		w->memo_v[w->nmemo++] = v;
+	struct est_memo *m = w->memo;
+
+	for (k = 0; k < m->n; k++)
+		if (m->start[k] == start && m->end[k] == end)
+			return m->v[k];
+	v = est_heuristic(w->data, cs, start, end);
+	if (m->n < EST_MEMO) {
+		m->start[m->n] = start;
+		m->end[m->n] = end;
+		m->v[m->n++] = v;
 	}
 	return v;
 }
@@ -375,7 +418,7 @@ static int est_dbatch_flush_all(struct est_worker *w, struct est_acct *acct)
 
 /*
  * compress_file_range() for one async chunk [cs, ce) (ce sector aligned, at
- * most 512 KiB) of a dirty range of a file of size isize. w->chunk holds
+ * most 512 KiB) of a dirty range of a file of size isize. w->data holds
  * the chunk's bytes, zero padded past EOF up to ce.
  */
 static int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
@@ -393,7 +436,7 @@ static int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 	if (fst->raw)
 		goto raw;
 	while (p < ce) {
-		const uint8_t *in = w->chunk + (p - cs);
+		const uint8_t *in = w->data + (p - cs);
 		uint64_t len, in_r, out_r, cap;
 
 		if (actual_end <= p)
@@ -509,12 +552,10 @@ static int est_load(struct est_worker *w, const uint8_t *mem, int fd,
 	uint64_t want = (isize < ce ? isize : ce) - cs, got = 0;
 	ssize_t r;
 
-	w->nmemo = 0;
-	if (w->preloaded) {
-		/* est_preload() read [0, isize): this is its only chunk */
-		w->preloaded = false;
-		got = want;
-	} else if (mem) {
+	w->data = w->chunk;
+	w->memo = &w->memo_own;
+	w->memo->n = 0;
+	if (mem) {
 		memcpy(w->chunk, mem + cs, want);
 		got = want;
 	}
@@ -658,6 +699,11 @@ void est_free(struct est_ctx *ctx)
 	free(ctx->fst);
 	free(ctx->facct);
 	free(ctx->raw);
+	free(ctx->arena);
+	free(ctx->pend);
+	free(ctx->bfst);
+	free(ctx->bacct);
+	free(ctx->braw);
 	free(ctx);
 }
 
@@ -691,26 +737,26 @@ static bool est_all_zero(const uint8_t *p, size_t len)
 }
 
 /*
- * Read a file of one chunk or less whole into w->chunk, trying first
- * without waiting (RWF_NOWAIT): if all of it comes back that way it was
- * all in the page cache, which sets w->keep_cache as est_all_cached()
+ * Read a file of one chunk or less whole into buf (isize bytes), trying
+ * first without waiting (RWF_NOWAIT): if all of it comes back that way it
+ * was all in the page cache, which sets *keep_cache as est_all_cached()
  * would, without that system call.  Then look for holes in what was read
  * instead of asking: a hole reads as zeros, so when no sector of the file
  * is all zeros it has none and is one data run [0, isize), without the
  * SEEK_HOLE (1.5-2 us each, a tree search; most files of a tree are
- * small).  Returns 1 then, with w->preloaded set for est_load(); 0 when
- * the caller must look for holes itself (w->keep_cache set either way);
- * or -errno.
+ * small).  Returns 1 then; 0 when the caller must look for holes itself
+ * (*keep_cache set either way); or -errno.
  */
-static int est_preload(struct est_worker *w, int fd, uint64_t isize)
+static int est_preload(struct est_worker *w, int fd, uint64_t isize,
+		       uint8_t *buf, bool *keep_cache)
 {
 	const uint32_t ss = w->sectorsize;
 	uint64_t got = 0, off;
 	ssize_t r;
 
-	w->keep_cache = false;
+	*keep_cache = false;
 	if (!w->no_nowait) {
-		struct iovec iov = { w->chunk, isize };
+		struct iovec iov = { buf, isize };
 
 		r = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
 		if (r >= 0)
@@ -720,12 +766,12 @@ static int est_preload(struct est_worker *w, int fd, uint64_t isize)
 			w->no_nowait = true;
 		else if (errno != EAGAIN && errno != EINTR)
 			return -errno;
-		w->keep_cache = got == isize;
+		*keep_cache = got == isize;
 	}
 	if (w->no_nowait)
-		w->keep_cache = est_all_cached(w, fd, isize);
+		*keep_cache = est_all_cached(w, fd, isize);
 	while (got < isize) {
-		r = pread(fd, w->chunk + got, isize - got, got);
+		r = pread(fd, buf + got, isize - got, got);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -738,10 +784,9 @@ static int est_preload(struct est_worker *w, int fd, uint64_t isize)
 	if (got < isize)
 		return 0;
 	for (off = 0; off < isize; off += ss)
-		if (est_all_zero(w->chunk + off,
+		if (est_all_zero(buf + off,
 				 isize - off < ss ? isize - off : ss))
 			return 0;
-	w->preloaded = true;
 	return 1;
 }
 
@@ -761,44 +806,25 @@ static uint64_t est_first_run(int fd, uint64_t isize)
 	return (uint64_t)h < isize ? (uint64_t)h : isize;
 }
 
-int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
-	     uint64_t *delta)
+/*
+ * Account file fd of isize bytes (more than 0) into acct (n), the data runs
+ * found with SEEK_HOLE and SEEK_DATA and read chunk by chunk:
+ * ctx->w->keep_cache must be set.  Returns 0 or -errno.
+ */
+static int est_file_runs(struct est_ctx *ctx, int fd, uint64_t isize,
+			 struct est_fstate *fst, const bool *raw,
+			 struct est_acct *acct)
 {
-	struct est_fstate *fst = ctx->fst;
-	struct est_acct *acct = ctx->facct;
-	bool *raw = ctx->raw;
-	uint64_t isize, pos = 0, data, hole;
-	size_t i;
-	int flags, ret = 0;
+	uint64_t pos = 0, data, hole;
+	int ret;
 
-	if (!S_ISREG(st->st_mode))
-		return -EINVAL;
-	isize = st->st_size;
-	if (!isize)
-		goto account;
-	memset(fst, 0, ctx->n * sizeof(*fst));
-	memset(acct, 0, ctx->n * sizeof(*acct));
-	flags = est_inode_flags(fd);
 	ctx->w->drop_from = 0;
-	for (i = 0; i < ctx->n; i++)
-		raw[i] = flags == EST_NEVER ||
-			 (flags == EST_NOT_UNFORCED && !ctx->s[i].force);
-
-	if (isize <= EST_CHUNK_SIZE) {
-		ret = est_preload(ctx->w, fd, isize);
-		if (ret < 0)
-			goto out;
-		hole = ret ? isize : est_first_run(fd, isize);
-		ret = 0;
-	} else {
-		ctx->w->keep_cache = est_all_cached(ctx->w, fd, isize);
-		hole = est_first_run(fd, isize);
-	}
+	hole = est_first_run(fd, isize);
 	if (hole) {
 		ret = est_run(ctx->w, NULL, fd, 0, hole, isize, fst, raw,
 			      acct);
 		if (ret)
-			goto out;
+			return ret;
 		pos = est_round_up(hole, ctx->sectorsize);
 	}
 	while (pos < isize) {
@@ -811,14 +837,11 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
 			data = 0;
 			hole = isize;
 		} else if (d < 0) {
-			ret = -errno;
-			goto out;
+			return -errno;
 		} else {
 			h = lseek(fd, d, SEEK_HOLE);
-			if (h < 0) {
-				ret = -errno;
-				goto out;
-			}
+			if (h < 0)
+				return -errno;
 			data = d;
 			hole = (uint64_t)h < isize ? (uint64_t)h : isize;
 		}
@@ -829,12 +852,18 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
 		ret = est_run(ctx->w, NULL, fd, data, hole, isize, fst, raw,
 			      acct);
 		if (ret)
-			goto out;
+			return ret;
 		pos = est_round_up(hole, ctx->sectorsize);
 	}
-account:
-	if (isize && !ctx->w->keep_cache)
-		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	return 0;
+}
+
+/* A file's results: into the totals, and *delta (NULL or 3n). */
+static void est_account(struct est_ctx *ctx, uint64_t isize,
+			const struct est_acct *acct, uint64_t *delta)
+{
+	size_t i;
+
 	for (i = 0; i < ctx->n; i++) {
 		if (isize)
 			est_acct_add(&ctx->acct[i], &acct[i]);
@@ -846,8 +875,178 @@ account:
 	}
 	ctx->input += isize;
 	ctx->files++;
-out:
+}
+
+/* raw[i]: setting i stores the file raw whatever it holds (inode flags). */
+static void est_raw_flags(struct est_ctx *ctx, int fd, bool *raw)
+{
+	int flags = est_inode_flags(fd);
+	size_t i;
+
+	for (i = 0; i < ctx->n; i++)
+		raw[i] = flags == EST_NEVER ||
+			 (flags == EST_NOT_UNFORCED && !ctx->s[i].force);
+}
+
+static int est_batch_alloc(struct est_ctx *ctx)
+{
+	size_t n = ctx->n ? ctx->n : 1;
+
+	ctx->arena = malloc(EST_BATCH_BYTES);
+	ctx->pend = calloc(EST_BATCH_FILES, sizeof(*ctx->pend));
+	ctx->bfst = calloc(EST_BATCH_FILES * n, sizeof(*ctx->bfst));
+	ctx->bacct = calloc(EST_BATCH_FILES * n, sizeof(*ctx->bacct));
+	ctx->braw = calloc(EST_BATCH_FILES * n, sizeof(*ctx->braw));
+	return ctx->arena && ctx->pend && ctx->bfst && ctx->bacct &&
+	       ctx->braw ? 0 : -ENOMEM;
+}
+
+/*
+ * Estimate the files read into the batch: every setting over all of them
+ * in turn, then each file's results out.  A file's error (a codec's)
+ * leaves it out of the totals.
+ */
+static void est_batch_run(struct est_ctx *ctx)
+{
+	struct est_worker *w = ctx->w;
+	const size_t n = ctx->n;
+	struct est_pending *p;
+	uint64_t aend;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < ctx->npend; k++) {
+			p = &ctx->pend[k];
+			if (p->ret)
+				continue;
+			aend = est_round_up(p->isize, ctx->sectorsize);
+			w->data = ctx->arena + p->off;
+			w->memo = &p->memo;
+			if (ctx->braw[k * n + i]) {
+				est_raw(w, 0, aend, p->isize,
+					&ctx->bacct[k * n + i]);
+				continue;
+			}
+			est_range_begin(w, i, &ctx->bfst[k * n + i], 0, aend);
+			p->ret = est_chunk(w, i, &ctx->bfst[k * n + i], 0,
+					   aend, p->isize,
+					   &ctx->bacct[k * n + i]);
+		}
+		/* one span of codec time per setting and batch */
+		est_time_end(w, ctx->acct);
+	}
+	for (k = 0; k < ctx->npend; k++) {
+		p = &ctx->pend[k];
+		if (!p->keep_cache)
+			posix_fadvise(p->fd, 0, 0, POSIX_FADV_DONTNEED);
+		*p->err = p->ret;
+		if (!p->ret)
+			est_account(ctx, p->isize, &ctx->bacct[k * n], p->delta);
+	}
+	w->memo = &w->memo_own;
+	ctx->npend = 0;
+	ctx->arena_used = 0;
+}
+
+/*
+ * One file of est_files(): accounted now, or read into the batch (a file
+ * of one chunk or less without holes) and accounted by est_batch_run().
+ * Returns 0 (*err set, or to be set by the batch) or -ENOMEM.
+ */
+static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
+		   int *err, uint64_t *delta)
+{
+	struct est_acct *acct = ctx->facct;
+	uint64_t isize = st->st_size, slot;
+	struct est_pending *p;
+	size_t n = ctx->n;
+	int ret = 0;
+
+	*err = 0;
+	if (!S_ISREG(st->st_mode)) {
+		*err = -EINVAL;
+		return 0;
+	}
+	if (!isize) {
+		est_account(ctx, 0, acct, delta);
+		return 0;
+	}
+	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
+	memset(acct, 0, n * sizeof(*acct));
+	if (isize > EST_CHUNK_SIZE) {
+		est_raw_flags(ctx, fd, ctx->raw);
+		ctx->w->keep_cache = est_all_cached(ctx->w, fd, isize);
+		ret = est_file_runs(ctx, fd, isize, ctx->fst, ctx->raw, acct);
+		goto done;
+	}
+	if (!ctx->arena && est_batch_alloc(ctx)) {
+		*err = -ENOMEM;
+		return -ENOMEM;
+	}
+	slot = est_round_up(isize, ctx->sectorsize);
+	if (ctx->npend == EST_BATCH_FILES ||
+	    ctx->arena_used + slot > EST_BATCH_BYTES)
+		est_batch_run(ctx);
+	p = &ctx->pend[ctx->npend];
+	ret = est_preload(ctx->w, fd, isize, ctx->arena + ctx->arena_used,
+			  &p->keep_cache);
+	if (ret < 0)
+		goto done;
+	if (!ret) {
+		/* a sector of zeros, a hole or not: the long way */
+		est_raw_flags(ctx, fd, ctx->raw);
+		ctx->w->keep_cache = p->keep_cache;
+		ret = est_file_runs(ctx, fd, isize, ctx->fst, ctx->raw, acct);
+		goto done;
+	}
+	/* zero padded to the sector, as a chunk is */
+	memset(ctx->arena + ctx->arena_used + isize, 0, slot - isize);
+	p->fd = fd;
+	p->isize = isize;
+	p->off = ctx->arena_used;
+	p->ret = 0;
+	p->err = err;
+	p->delta = delta;
+	p->memo.n = 0;
+	est_raw_flags(ctx, fd, &ctx->braw[ctx->npend * n]);
+	memset(&ctx->bfst[ctx->npend * n], 0, n * sizeof(*ctx->bfst));
+	memset(&ctx->bacct[ctx->npend * n], 0, n * sizeof(*ctx->bacct));
+	ctx->arena_used += slot;
+	ctx->npend++;
+	return 0;
+done:
+	if (!ctx->w->keep_cache)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	*err = ret;
+	if (!ret)
+		est_account(ctx, isize, acct, delta);
+	return ret == -ENOMEM ? ret : 0;
+}
+
+int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
+	      const struct stat *st, int *err, uint64_t *const *delta)
+{
+	size_t f;
+	int ret = 0;
+
+	for (f = 0; f < nf && !ret; f++)
+		ret = est_one(ctx, fd[f], &st[f], &err[f],
+			      delta ? delta[f] : NULL);
+	/* out of memory: the rest is not looked at */
+	for (; f < nf; f++)
+		err[f] = ret;
+	if (ctx->npend)
+		est_batch_run(ctx);
 	return ret;
+}
+
+int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
+	     uint64_t *delta)
+{
+	int err, ret;
+
+	ret = est_files(ctx, 1, &fd, st, &err, &delta);
+	return ret ? ret : err;
 }
 
 /* Decompress what is kept (est_dbatch_add()) into the totals. */

@@ -86,6 +86,16 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
 	     uint64_t *delta);
 
 /*
+ * est_file() for nf files at once (fd[f], st[f]; delta NULL or delta[f]
+ * NULL or 3n values), each file's result in err[f].  Files of 512 KiB or
+ * less are estimated together, each setting over all of them in turn,
+ * which keeps one codec's tables in the caches at a time.  Returns 0, or
+ * -ENOMEM when it stopped (err[f] of the files not done is -ENOMEM too).
+ */
+int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
+	      const struct stat *st, int *err, uint64_t *const *delta);
+
+/*
  * Add the totals of src to dst, after decompressing what src kept. Returns
  * 0, -EINVAL if the two were not created with the same settings and sector
  * size, or -EIO if a piece src kept did not decompress to its input.

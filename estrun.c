@@ -45,6 +45,15 @@
 #define ESTRUN_MIN_SLOTS_PER_JOB 4
 #define ESTRUN_MIN_SLOTS	8
 #define ESTRUN_MAX_SLOTS	4096
+/*
+ * A worker takes queued files of 512 KiB or less together, up to this
+ * many and this much data, and est_files() estimates them setting by
+ * setting.  Once the walk is done a worker takes at most its share of what
+ * is left, so the workers finish together.
+ */
+#define ESTRUN_BATCH_FILES	256
+#define ESTRUN_BATCH_BYTES	(4u * 1024 * 1024)
+#define ESTRUN_SMALL		(512u * 1024)
 /* Progress: nothing before this, then a redraw at most this often. */
 #define ESTRUN_PROGRESS_DELAY_NS	1000000000ull
 #define ESTRUN_PROGRESS_TICK_NS		200000000ull
@@ -61,6 +70,11 @@ struct estrun_slot {
 struct estrun_worker {
 	struct estrun *r;
 	struct est_ctx *ctx;
+	/* the batch being estimated */
+	struct estrun_slot *batch[ESTRUN_BATCH_FILES];
+	int fd[ESTRUN_BATCH_FILES], err[ESTRUN_BATCH_FILES];
+	struct stat st[ESTRUN_BATCH_FILES];
+	uint64_t *delta[ESTRUN_BATCH_FILES];
 	pthread_t th;
 	int started;
 };
@@ -112,6 +126,7 @@ struct estrun {
 	uint64_t t0_ns;
 	uint64_t rchar0;
 	uint64_t bytes_queued;		/* st_size of the sampled files */
+	uint64_t bytes_waiting;		/* of those still in the queue */
 	uint64_t bytes_done;
 	int walk_done;
 };
@@ -323,18 +338,64 @@ static void estrun_put_done(struct estrun *r, struct estrun_slot *sl)
 	r->ndone++;
 }
 
-static void estrun_one(struct estrun_worker *w, struct estrun_slot *sl)
+/*
+ * Take the next files off the queue into w->batch (under the lock): the
+ * oldest, and after it, if they are all small, more small ones up to the
+ * batch's limits.  Returns how many.
+ */
+static size_t estrun_take_batch(struct estrun *r, struct estrun_worker *w)
 {
-	sl->err = est_file(w->ctx, sl->fd, &sl->st, sl->delta);
-	close(sl->fd);
-	sl->fd = -1;
+	uint64_t budget = ESTRUN_BATCH_BYTES, bytes;
+	const struct estrun_slot *next;
+	size_t k = 0;
+
+	if (r->walk_done && r->bytes_waiting / (2 * r->jobs) < budget)
+		budget = r->bytes_waiting / (2 * r->jobs);
+	w->batch[k] = estrun_take(r);
+	bytes = w->batch[k]->st.st_size;
+	r->bytes_waiting -= bytes;
+	k++;
+	if (bytes > ESTRUN_SMALL)
+		return k;
+	while (k < ESTRUN_BATCH_FILES && r->queued) {
+		next = &r->slots[r->queue[r->qhead]];
+		if ((uint64_t)next->st.st_size > ESTRUN_SMALL ||
+		    bytes + next->st.st_size > budget)
+			break;
+		w->batch[k] = estrun_take(r);
+		bytes += next->st.st_size;
+		r->bytes_waiting -= next->st.st_size;
+		k++;
+	}
+	return k;
+}
+
+/* Estimate the k files of w->batch, outside the lock. */
+static void estrun_batch(struct estrun_worker *w, size_t k)
+{
+	struct estrun_slot *sl;
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		sl = w->batch[i];
+		w->fd[i] = sl->fd;
+		w->st[i] = sl->st;
+		w->delta[i] = sl->delta;
+	}
+	est_files(w->ctx, k, w->fd, w->st, w->err, w->delta);
+	for (i = 0; i < k; i++) {
+		sl = w->batch[i];
+		sl->err = w->err[i];
+		close(sl->fd);
+		sl->fd = -1;
+	}
 }
 
 static void *estrun_worker_main(void *arg)
 {
 	struct estrun_worker *w = arg;
 	struct estrun *r = w->r;
-	struct estrun_slot *sl;
+	size_t i, k;
 
 	estrun_block_signals();
 	pthread_mutex_lock(&r->lock);
@@ -343,12 +404,14 @@ static void *estrun_worker_main(void *arg)
 			pthread_cond_wait(&r->work, &r->lock);
 		if (r->stop)
 			break;
-		sl = estrun_take(r);
+		k = estrun_take_batch(r, w);
 		pthread_mutex_unlock(&r->lock);
-		estrun_one(w, sl);
+		estrun_batch(w, k);
 		pthread_mutex_lock(&r->lock);
-		estrun_put_done(r, sl);
-		r->bytes_done += sl->st.st_size;
+		for (i = 0; i < k; i++) {
+			estrun_put_done(r, w->batch[i]);
+			r->bytes_done += w->batch[i]->st.st_size;
+		}
 		/* Wake the main thread for a batch, not for every file: a
 		 * context switch a file cost more than the small ones. */
 		if (r->ndone >= r->wake_done || r->ndone == r->busy)
@@ -771,6 +834,7 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 	r->queued++;
 	r->busy++;
 	r->bytes_queued += st->st_size;
+	r->bytes_waiting += st->st_size;
 	pthread_cond_signal(&r->work);
 	pthread_mutex_unlock(&r->lock);
 	return 0;

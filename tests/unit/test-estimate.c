@@ -734,6 +734,98 @@ static void test_kept_pieces(void)
 	free(text);
 }
 
+/*
+ * est_files(): a batch of files estimated setting by setting gives each
+ * file and the totals exactly what est_file() does one file at a time,
+ * across batch limits (512 files, 4 MiB), with large files, empty ones,
+ * holes, written zeros, incompressible data and errors in between.
+ */
+#define NBATCH 700
+
+static void test_files_batch(void)
+{
+	struct est_setting s[3] = { { EST_ZSTD, 3, false }, { EST_LZO, 0, true },
+				    { EST_ZLIB, 1, false } };
+	struct est_ctx *one = est_create(s, 3, 4096), *all = est_create(s, 3, 4096);
+	static int fd[NBATCH], err[NBATCH];
+	static struct stat st[NBATCH];
+	static uint64_t d1[NBATCH][9], d2[NBATCH][9];
+	uint64_t *dp[NBATCH];
+	uint8_t *buf = malloc(1024 * K);
+	struct est_result a, b;
+	size_t f, len, i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+	for (f = 0; f < NBATCH; f++) {
+		fd[f] = temp_file();
+		CU_ASSERT_FATAL(fd[f] >= 0);
+		len = 1 + (f * 7919) % 20000;
+		switch (f % 10) {
+		case 0:		/* incompressible */
+			fill_random(buf, len);
+			CU_ASSERT_EQUAL(pwrite(fd[f], buf, len, 0), (ssize_t)len);
+			break;
+		case 1:		/* a hole, then text */
+			fill_text(buf, len);
+			CU_ASSERT_EQUAL(pwrite(fd[f], buf, len, 8 * K), (ssize_t)len);
+			break;
+		case 2:		/* text, written zeros, text */
+			fill_text(buf, 12 * K);
+			memset(buf + 4 * K, 0, 4 * K);
+			CU_ASSERT_EQUAL(pwrite(fd[f], buf, 12 * K, 0), 12 * K);
+			break;
+		case 3:
+			if (f == 3) {	/* empty */
+				break;
+			}
+			if (f == 13) {	/* over one chunk */
+				fill_text(buf, 1024 * K);
+				CU_ASSERT_EQUAL(pwrite(fd[f], buf, 1024 * K, 0),
+						1024 * K);
+				break;
+			}
+			/* fall through */
+		default:
+			fill_text(buf, len);
+			CU_ASSERT_EQUAL(pwrite(fd[f], buf, len, 0), (ssize_t)len);
+		}
+		CU_ASSERT_EQUAL(fstat(fd[f], &st[f]), 0);
+		if (f == 5)	/* not a regular file: -EINVAL */
+			st[f].st_mode = S_IFDIR | 0755;
+		dp[f] = d2[f];
+	}
+	for (f = 0; f < NBATCH; f++)
+		CU_ASSERT_EQUAL(est_file(one, fd[f], &st[f], d1[f]),
+				f == 5 ? -EINVAL : 0);
+	CU_ASSERT_EQUAL(est_files(all, NBATCH, fd, st, err, dp), 0);
+	for (f = 0; f < NBATCH; f++) {
+		CU_ASSERT_EQUAL(err[f], f == 5 ? -EINVAL : 0);
+		if (f != 5 && memcmp(d1[f], d2[f], sizeof(d1[f])))
+			CU_FAIL("a file's results differ in a batch");
+	}
+	for (i = 0; i < 3; i++) {
+		est_get_result(one, i, &a);
+		est_get_result(all, i, &b);
+		CU_ASSERT_EQUAL(a.disk, b.disk);
+		CU_ASSERT_EQUAL(a.uncompressed, b.uncompressed);
+		CU_ASSERT_EQUAL(a.input, b.input);
+		CU_ASSERT_EQUAL(a.files, b.files);
+		CU_ASSERT_EQUAL(b.files, NBATCH - 1);
+		CU_ASSERT(b.compress_mbps > 0);
+		CU_ASSERT(b.decompress_mbps > 0);
+	}
+	/* the incompressible files are raw; the hole is not data */
+	CU_ASSERT_EQUAL(d2[10][1], rup(st[10].st_size));
+	CU_ASSERT_EQUAL(d2[11][2], (uint64_t)st[11].st_size);
+	CU_ASSERT(d2[11][1] < (uint64_t)st[11].st_size);
+	for (f = 0; f < NBATCH; f++)
+		close(fd[f]);
+	est_free(one);
+	est_free(all);
+	free(buf);
+}
+
 /* Pages of [0, size) of fd in the page cache. */
 static size_t cached_pages(int fd, size_t size)
 {
@@ -936,6 +1028,7 @@ static CU_TestInfo tests[] = {
 	{ "small files: holes read as zeros", test_small_file_holes },
 	{ "page cache kept or dropped", test_file_cache },
 	{ "kept pieces decompressed in batches", test_kept_pieces },
+	{ "est_files: batches give est_file's results", test_files_batch },
 	{ "64 KiB sectors", test_sector_64k },
 	{ "contexts per thread, merged", test_merge },
 	CU_TEST_INFO_NULL,
