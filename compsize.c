@@ -905,9 +905,11 @@ int main(int argc, char **argv)
 	if (!ret && run.est) {
 		ret = estrun_finish(run.est);
 		/* -EIO: a piece kept to check did not decompress back */
-		if (ret && ret != -ENOMEM)
+		if (ret == -EIO)
+			fputs("compsize: --estimate: a codec did not decompress its own output\n",
+			      stderr);
+		else if (ret && ret != -ENOMEM)
 			fprintf(stderr, "compsize: --estimate: %s\n",
-				ret == -EIO ? "a codec did not decompress its own output" :
 				strerror(-ret));
 	}
 

@@ -990,12 +990,12 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 	p = &ctx->pend[ctx->npend];
 	ret = est_preload(ctx->w, fd, isize, ctx->arena + ctx->arena_used,
 			  &p->keep_cache);
+	ctx->w->keep_cache = p->keep_cache;
 	if (ret < 0)
 		goto done;
 	if (!ret) {
 		/* a sector of zeros, a hole or not: the long way */
 		est_raw_flags(ctx, fd, ctx->raw);
-		ctx->w->keep_cache = p->keep_cache;
 		ret = est_file_runs(ctx, fd, isize, ctx->fst, ctx->raw, acct);
 		goto done;
 	}
