@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include "unit.h"
 #include "est-internal.h"
 
@@ -842,6 +843,17 @@ static size_t cached_pages(int fd, size_t size)
 	return c;
 }
 
+/* Whether the kernel has cachestat(2) (Linux 6.5; valgrind lacks it). */
+static bool have_cachestat(int fd)
+{
+	struct {
+		uint64_t off, len;
+	} range = { 0, 4096 };
+	uint64_t cs[5];
+
+	return syscall(451, fd, &range, cs, 0) == 0 || errno != ENOSYS;
+}
+
 /* Written out and dropped from the page cache, then [0, keep) read back. */
 static void uncache(int fd, size_t keep)
 {
@@ -893,12 +905,18 @@ static void test_file_cache(void)
 		CU_ASSERT_EQUAL(cached_pages(fd, size), (size / 2 + 4095) / 4096);
 		file_est(&s, fd, &disk, &ram);
 		CU_ASSERT(cached_pages(fd, size) <= pages / 4);
-		/* all cached: left alone */
+		/* all cached: left alone (a large file: if the kernel can
+		 * tell, with cachestat(); without it, as under valgrind,
+		 * it is dropped like any other) */
 		uncache(fd, size);
 		CU_ASSERT_EQUAL(cached_pages(fd, size), pages);
 		file_est(&s, fd, &disk, &ram);
 		CU_ASSERT_EQUAL(ram, size);
-		CU_ASSERT_EQUAL(cached_pages(fd, size), pages);
+		if (size <= EST_CHUNK_SIZE || have_cachestat(fd)) {
+			CU_ASSERT_EQUAL(cached_pages(fd, size), pages);
+		} else {
+			CU_ASSERT(cached_pages(fd, size) <= pages / 4);
+		}
 		close(fd);
 	}
 	free(text);
