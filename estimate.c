@@ -540,6 +540,29 @@ static bool est_all_cached(struct est_worker *w, int fd, uint64_t len)
 }
 
 /*
+ * Read len bytes of fd at off into buf, the first got of them already
+ * there: until all are, or end of file.  Returns the bytes in buf, or
+ * -errno.
+ */
+static ssize_t est_pread(int fd, uint8_t *buf, uint64_t len, uint64_t off,
+			 uint64_t got)
+{
+	ssize_t r;
+
+	while (got < len) {
+		r = pread(fd, buf + got, len - got, off + got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += r;
+	}
+	return got;
+}
+
+/*
  * Load chunk bytes [cs, min(ce, isize)) from mem or fd and zero pad to ce.
  * What is read is dropped from the page cache again, unless the whole
  * file was cached before (w->keep_cache): then it is someone's working
@@ -559,16 +582,13 @@ static int est_load(struct est_worker *w, const uint8_t *mem, int fd,
 		memcpy(w->chunk, mem + cs, want);
 		got = want;
 	}
-	while (got < want) {
-		r = pread(fd, w->chunk + got, want - got, cs + got);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			break;	/* shrunk under us: estimate what we saw */
-		got += r;
+	if (got < want) {
+		/* short if the file shrank under us: what was read is
+		 * estimated */
+		r = est_pread(fd, w->chunk, want, cs, got);
+		if (r < 0)
+			return (int)r;
+		got = r;
 	}
 	memset(w->chunk + got, 0, ce - cs - got);
 	/* Pages just read sit in per-CPU LRU batches where DONTNEED can't
@@ -770,18 +790,11 @@ static int est_preload(struct est_worker *w, int fd, uint64_t isize,
 	}
 	if (w->no_nowait)
 		*keep_cache = est_all_cached(w, fd, isize);
-	while (got < isize) {
-		r = pread(fd, buf + got, isize - got, got);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			break;	/* shrunk under us: the hole check decides */
-		got += r;
-	}
-	if (got < isize)
+	r = est_pread(fd, buf, isize, 0, got);
+	if (r < 0)
+		return (int)r;
+	/* shrunk under us: the hole check decides */
+	if ((uint64_t)r < isize)
 		return 0;
 	for (off = 0; off < isize; off += ss)
 		if (est_all_zero(buf + off,
