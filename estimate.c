@@ -901,17 +901,29 @@ static void est_raw_flags(struct est_ctx *ctx, int fd, bool *raw)
 			 (flags == EST_NOT_UNFORCED && !ctx->s[i].force);
 }
 
+/* The batch's memory, all of it or none (ctx->arena stays NULL, and the
+ * next small file tries again). */
 static int est_batch_alloc(struct est_ctx *ctx)
 {
 	size_t n = ctx->n ? ctx->n : 1;
 
-	ctx->arena = malloc(EST_BATCH_BYTES);
 	ctx->pend = calloc(EST_BATCH_FILES, sizeof(*ctx->pend));
 	ctx->bfst = calloc(EST_BATCH_FILES * n, sizeof(*ctx->bfst));
 	ctx->bacct = calloc(EST_BATCH_FILES * n, sizeof(*ctx->bacct));
 	ctx->braw = calloc(EST_BATCH_FILES * n, sizeof(*ctx->braw));
-	return ctx->arena && ctx->pend && ctx->bfst && ctx->bacct &&
-	       ctx->braw ? 0 : -ENOMEM;
+	if (ctx->pend && ctx->bfst && ctx->bacct && ctx->braw)
+		ctx->arena = malloc(EST_BATCH_BYTES);
+	if (ctx->arena)
+		return 0;
+	free(ctx->pend);
+	free(ctx->bfst);
+	free(ctx->bacct);
+	free(ctx->braw);
+	ctx->pend = NULL;
+	ctx->bfst = NULL;
+	ctx->bacct = NULL;
+	ctx->braw = NULL;
+	return -ENOMEM;
 }
 
 /*
