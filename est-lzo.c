@@ -94,22 +94,32 @@ static long est_lzo_compress(void *p, uint32_t sectorsize, const uint8_t *in,
 	while (cur_in < len) {
 		size_t in_len = sectorsize - cur_in % sectorsize;
 		lzo_uint out_len = 0;
+		uint8_t *dst = ws->seg;
 		size_t left;
 
 		if (in_len > len - cur_in)
 			in_len = len - cur_in;
 		/*
+		 * Straight into place when the worst case fits, else through
+		 * the segment buffer (the kernel always goes through one; the
+		 * bytes are the same).
+		 */
+		if (cap >= cur_out &&
+		    cap - cur_out >= EST_LZO_LEN + EST_LZO_WORST(in_len))
+			dst = out + cur_out + EST_LZO_LEN;
+		/*
 		 * lzo1x_1_15 is the variant whose output matches the kernel's
 		 * lzo1x_1_compress() byte for byte.
 		 */
-		if (lzo1x_1_15_compress(in + cur_in, in_len, ws->seg, &out_len,
+		if (lzo1x_1_15_compress(in + cur_in, in_len, dst, &out_len,
 					ws->wrkmem) != LZO_E_OK)
 			return -EIO;
 		if (cur_out + EST_LZO_LEN + out_len > cap)
 			return 0;
 		est_put_le32(out + cur_out, out_len);
 		cur_out += EST_LZO_LEN;
-		memcpy(out + cur_out, ws->seg, out_len);
+		if (dst == ws->seg)
+			memcpy(out + cur_out, ws->seg, out_len);
 		cur_out += out_len;
 
 		left = (cur_out + sectorsize - 1) / sectorsize * sectorsize -

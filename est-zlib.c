@@ -36,7 +36,7 @@ static void *est_zlib_ws_create(int level)
 	if (!ws)
 		return NULL;
 	ws->def_ok = deflateInit(&ws->def, level) == Z_OK;
-	ws->inf_ok = inflateInit(&ws->inf) == Z_OK;
+	ws->inf_ok = inflateInit2(&ws->inf, -MAX_WBITS) == Z_OK;
 	if (!ws->def_ok || !ws->inf_ok) {
 		est_zlib_ws_free(ws);
 		return NULL;
@@ -111,9 +111,22 @@ static int est_zlib_decompress(void *p, uint32_t sectorsize, const uint8_t *in,
 {
 	struct est_zlib_ws *ws = p;
 	z_stream *s = &ws->inf;
+	int wbits = MAX_WBITS;
 
 	(void)sectorsize;
-	if (inflateReset(s) != Z_OK)
+	/*
+	 * zlib_decompress_folios(): a plain deflate header without a preset
+	 * dictionary is skipped and the rest inflated raw, so the adler32 of
+	 * the output is neither computed nor checked (the caller compares the
+	 * bytes).
+	 */
+	if (clen > 2 && !(in[1] & 0x20) && (in[0] & 0x0f) == Z_DEFLATED &&
+	    !(((unsigned)in[0] << 8 | in[1]) % 31)) {
+		wbits = -((in[0] >> 4) + 8);
+		in += 2;
+		clen -= 2;
+	}
+	if (inflateReset2(s, wbits) != Z_OK)
 		return -EIO;
 	s->next_in = (Bytef *)in;
 	s->avail_in = clen;
