@@ -8,8 +8,10 @@
  * Reads the files (NUL-separated names on stdin, at most MAX_MB, default
  * 1024) into memory, then compresses every file in 128 KiB pieces
  * (BTRFS_MAX_UNCOMPRESSED) with each codec:
- *   zstd:1, zstd:3  one-shot per piece, ZSTD_getCParams(level, 128 KiB)
- *                   with windowLog capped at 17 (zstd_get_btrfs_parameters)
+ *   zstd:1, zstd:3  one-shot per piece, ZSTD_getCParams(level, piece
+ *                   length) with windowLog capped at 17, as
+ *                   zstd_get_btrfs_parameters(level, len) sets them per
+ *                   piece (small pieces get zstd's small-input table)
  *   lzo             lzo1x_1_15_compress on 4 KiB segments (lzo_compress_folios)
  *   zlib:3          deflate fed one 4 KiB page at a time with Z_SYNC_FLUSH,
  *                   then Z_FINISH (zlib_compress_folios)
@@ -101,29 +103,16 @@ typedef size_t (*piece_fn)(void *ws, const unsigned char *in, size_t len,
 
 struct zstd_ws {
 	ZSTD_CCtx *cctx;
+	void *mem;		/* cctx's, static */
+	int level;
 };
 
-static size_t zstd_piece(void *arg, const unsigned char *in, size_t len,
-			 unsigned char *out)
+static int zstd_params(ZSTD_CCtx *c, int level, size_t len)
 {
-	struct zstd_ws *ws = arg;
-	size_t r = ZSTD_compress2(ws->cctx, out, ZSTD_compressBound(PIECE), in, len);
-
-	if (ZSTD_isError(r)) {
-		fprintf(stderr, "zstd: %s\n", ZSTD_getErrorName(r));
-		exit(1);
-	}
-	return r;
-}
-
-static int zstd_setup(struct zstd_ws *ws, int level)
-{
-	ZSTD_compressionParameters cp = ZSTD_getCParams(level, PIECE, 0);
-	ZSTD_CCtx *c = ZSTD_createCCtx();
+	ZSTD_compressionParameters cp = ZSTD_getCParams(level, len, 0);
 	size_t e = 0;
 
-	if (!c)
-		return -ENOMEM;
+	ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
 	if (cp.windowLog > 17)
 		cp.windowLog = 17;
 	e |= ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, cp.windowLog));
@@ -134,11 +123,48 @@ static int zstd_setup(struct zstd_ws *ws, int level)
 	e |= ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_targetLength, cp.targetLength));
 	e |= ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_strategy, cp.strategy));
 	e |= ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0));
-	if (e) {
-		ZSTD_freeCCtx(c);
-		return -EINVAL;
+	/* the kernel's zstd never uses the row match finder at windowLog 17 */
+	e |= ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_useRowMatchFinder,
+						 ZSTD_ps_disable));
+	e |= ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(c, len));
+	return e ? -EINVAL : 0;
+}
+
+static size_t zstd_piece(void *arg, const unsigned char *in, size_t len,
+			 unsigned char *out)
+{
+	struct zstd_ws *ws = arg;
+	size_t r;
+
+	if (zstd_params(ws->cctx, ws->level, len)) {
+		fprintf(stderr, "zstd: bad parameters\n");
+		exit(1);
 	}
-	ws->cctx = c;
+	r = ZSTD_compress2(ws->cctx, out, ZSTD_compressBound(PIECE), in, len);
+	if (ZSTD_isError(r)) {
+		fprintf(stderr, "zstd: %s\n", ZSTD_getErrorName(r));
+		exit(1);
+	}
+	return r;
+}
+
+static int zstd_setup(struct zstd_ws *ws, int level)
+{
+	/*
+	 * A static context, as the kernel's preallocated workspace: a
+	 * dynamic one would be freed and reallocated as the parameters
+	 * change between small and large pieces (malloc and page faults,
+	 * not codec cost).  ZSTD_estimateCCtxSize() covers every size.
+	 */
+	size_t sz = ZSTD_estimateCCtxSize(level);
+
+	ws->level = level;
+	ws->mem = malloc(sz);
+	ws->cctx = ws->mem ? ZSTD_initStaticCCtx(ws->mem, sz) : NULL;
+	if (!ws->cctx || zstd_params(ws->cctx, level, PIECE)) {
+		free(ws->mem);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -251,8 +277,8 @@ int main(int argc, char **argv)
 	run("zstd:3", zstd_piece, &z3, &sm, out);
 	run("lzo", lzo_piece, lw, &sm, out);
 	run("zlib:3", zlib_piece, &zw, &sm, out);
-	ZSTD_freeCCtx(z1.cctx);
-	ZSTD_freeCCtx(z3.cctx);
+	free(z1.mem);
+	free(z3.mem);
 	deflateEnd(&zw.s);
 	free(lw);
 	free(out);
