@@ -264,7 +264,7 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 		return 0;
 	}
 	if (run->rows)
-		rows_add_est_depth(run->rows, token, delta);
+		rows_add_est(run->rows, token, delta);
 	return 0;
 }
 
@@ -378,14 +378,11 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 		if (!run->est)
 			return -errno;
 	}
+	/* Its estimate goes to the rows open now, whenever it comes back:
+	 * rows close without waiting for it, so the workers never run dry
+	 * at a row's end (--depth, --per-file). */
 	return estrun_submit(run->est, fd, path, st,
-			     run->rows ? rows_open_count(run->rows) : 0);
-}
-
-/* Rows must not close while files counted in them are still being read. */
-static int est_drain(struct run *run)
-{
-	return run->est ? estrun_drain(run->est) : 0;
+			     run->rows ? rows_est_token(run->rows) : 0);
 }
 
 static int on_file(void *arg, int fd, const char *path, const struct stat *st,
@@ -414,8 +411,6 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
 	if (!ret && run->opt->nest)
 		ret = estimate_file(run, &kept, path, st);
-	if (row && !ret)
-		ret = est_drain(run);
 	if (row && !ret)
 		ret = rows_close(run->rows, run->scan);
 	if (kept >= 0)
@@ -479,13 +474,10 @@ static void on_leave_dir(void *arg, const char *path, int depth)
 			ret = scan_deferred(run);
 	}
 	/* Out of memory here leaves the row out; rows_close reports it.
-	 * A failed scan or drain ends the run at the next tick or when the
-	 * walk returns (main()). */
-	if (run->rows && !run->opt->per_file && depth <= run->opt->depth) {
-		if (!ret)
-			ret = est_drain(run);
+	 * A failed scan ends the run at the next tick or when the walk
+	 * returns (main()). */
+	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
 		rows_close(run->rows, run->scan);
-	}
 	if (ret && !run->leave_err)
 		run->leave_err = ret;
 }

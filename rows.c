@@ -9,6 +9,18 @@
 struct open_row {
 	char *path;
 	uint64_t *est;
+	size_t token;		/* its est_node: rows_est_token() */
+};
+
+/*
+ * Every row opened with estimates has one, by token (index + 1), for as
+ * long as the rows last: a file's estimate comes back from the workers
+ * when the walk may have closed its rows, and goes to its own row and
+ * the rows that enclosed it then.  16 bytes a row.
+ */
+struct est_node {
+	uint64_t *est;		/* the row's; NULL once --top has cut it */
+	size_t parent;		/* the enclosing row's token, 0 for none */
 };
 
 struct rows {
@@ -20,6 +32,8 @@ struct rows {
 	struct report_row *done;
 	size_t ndone, cap_done;
 	uint64_t seq;		/* walk order, to keep sorts stable */
+	struct est_node *nodes;
+	size_t nnodes, cap_nodes;
 };
 
 int row_from_stats(struct report_row *row, const struct cs_stats *st)
@@ -90,17 +104,26 @@ void rows_free(struct rows *rows)
 		row_clear(&rows->done[i]);
 	free(rows->open);
 	free(rows->done);
+	free(rows->nodes);
 	free(rows);
 }
 
 int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
 {
 	struct open_row *o;
+	struct est_node *e;
 
 	o = array_grow(rows->open, &rows->cap_open, rows->nopen, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
 	rows->open = o;
+	if (rows->nest) {
+		e = array_grow(rows->nodes, &rows->cap_nodes, rows->nnodes,
+			       sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		rows->nodes = e;
+	}
 	o = &rows->open[rows->nopen];
 	o->path = strdup(path);
 	o->est = rows->nest ? calloc(3 * rows->nest, sizeof(*o->est)) : NULL;
@@ -108,6 +131,13 @@ int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
 		free(o->path);
 		free(o->est);
 		return -ENOMEM;
+	}
+	o->token = 0;
+	if (rows->nest) {
+		e = &rows->nodes[rows->nnodes++];
+		e->est = o->est;
+		e->parent = rows_est_token(rows);
+		o->token = rows->nnodes;
 	}
 	rows->nopen++;
 	return 0;
@@ -118,21 +148,22 @@ size_t rows_open_count(const struct rows *rows)
 	return rows->nopen;
 }
 
-void rows_add_est(struct rows *rows, const uint64_t *delta)
+size_t rows_est_token(const struct rows *rows)
 {
-	rows_add_est_depth(rows, rows->nopen, delta);
+	return rows->nopen ? rows->open[rows->nopen - 1].token : 0;
 }
 
-void rows_add_est_depth(struct rows *rows, size_t depth,
-			const uint64_t *delta)
+void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta)
 {
-	size_t i, j;
+	const struct est_node *e;
+	size_t j;
 
-	if (depth > rows->nopen)
-		depth = rows->nopen;
-	for (i = 0; i < depth; i++)
-		for (j = 0; j < 3 * rows->nest; j++)
-			rows->open[i].est[j] += delta[j];
+	for (; token && token <= rows->nnodes; token = e->parent) {
+		e = &rows->nodes[token - 1];
+		if (e->est)
+			for (j = 0; j < 3 * rows->nest; j++)
+				e->est[j] += delta[j];
+	}
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -191,8 +222,13 @@ static void sort_and_cut(struct rows *rows)
 		qsort_r(rows->done, rows->ndone, sizeof(*rows->done), cmp_rows,
 			&rows->sort);
 	if (rows->top && rows->ndone > rows->top) {
-		for (i = rows->top; i < rows->ndone; i++)
+		for (i = rows->top; i < rows->ndone; i++) {
+			/* estimates still to come for it go nowhere */
+			if (rows->done[i].est_token)
+				rows->nodes[rows->done[i].est_token - 1].est =
+					NULL;
 			row_clear(&rows->done[i]);
+		}
 		rows->ndone = rows->top;
 	}
 }
@@ -222,10 +258,13 @@ int rows_close(struct rows *rows, struct scan_ctx *ctx)
 		goto fail;
 	row->path = o->path;
 	row->est = o->est;
+	row->est_token = o->token;
 	row->seq = rows->seq++;
 	rows->ndone++;
 	return 0;
 fail:
+	if (o->token)
+		rows->nodes[o->token - 1].est = NULL;
 	free(o->path);
 	free(o->est);
 	return ret;

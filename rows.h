@@ -4,7 +4,9 @@
  * report for that path alone (its own dedup), gathered in the one walk.
  * Rows open and close along the walk; a closed row keeps only its non-zero
  * types, and with --top only the best rows are kept, so memory grows with
- * the rows printed, not with the files scanned.
+ * the rows printed, not with the files scanned (with --estimate, plus 16
+ * bytes for every row opened: a file's estimate may come back after its
+ * row closed, and finds it and the rows around it by token).
  */
 #ifndef COMPSIZE_ROWS_H
 #define COMPSIZE_ROWS_H
@@ -28,6 +30,7 @@ struct report_row {
 	/* With --estimate: per setting, predicted disk and uncompressed
 	 * bytes and the input read (3 values a setting); else NULL. */
 	uint64_t *est;
+	size_t est_token;	/* rows_est_token() while it was open; 0 */
 	uint64_t seq;		/* position in the walk's order */
 };
 
@@ -59,15 +62,14 @@ int rows_close(struct rows *rows, struct scan_ctx *ctx);
 /* Rows open now. */
 size_t rows_open_count(const struct rows *rows);
 
-/* Add one file's estimate (3 values a setting, as in report_row.est) to
- * every open row. */
-void rows_add_est(struct rows *rows, const uint64_t *delta);
+/* With estimates: the innermost open row and the rows around it, as a
+ * token for rows_add_est() (0: no row open). */
+size_t rows_est_token(const struct rows *rows);
 
-/* The same for the depth outermost open rows only (rows_open_count() when
- * the file was found; at most the rows open now): the estimate of a file
- * may come back after rows opened below its own. */
-void rows_add_est_depth(struct rows *rows, size_t depth,
-			const uint64_t *delta);
+/* Add one file's estimate (3 values a setting, as in report_row.est) to
+ * the rows of token, taken when the file was found: open or closed since,
+ * except rows --top has cut. */
+void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta);
 
 /* The closed rows, sorted and cut to --top; valid until rows_free(). */
 const struct report_row *rows_result(struct rows *rows, size_t *n);

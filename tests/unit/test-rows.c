@@ -159,10 +159,89 @@ static void test_top_many(void)
 	scan_free(ctx);
 }
 
+/* A row with one file of disk bytes d, estimated later by token. */
+static size_t est_row(struct rows *rows, struct scan_ctx *ctx,
+		      const char *path, uint64_t bytenr, uint64_t d)
+{
+	struct extent_info ei;
+	size_t token;
+
+	CU_ASSERT_EQUAL(rows_open(rows, ctx, path), 0);
+	scan_begin_file(ctx);
+	extent(&ei, 0, bytenr, d, d);
+	CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);
+	token = rows_est_token(rows);
+	CU_ASSERT_NOT_EQUAL(token, 0);
+	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
+	return token;
+}
+
+/*
+ * Estimates come back after their rows closed: each goes to its own row
+ * and to the rows that were open around it, and one for a row --top has
+ * cut goes only to those still kept.
+ */
+static void test_late_estimates(void)
+{
+	static const uint64_t d1[3] = { 1, 2, 3 }, d10[3] = { 10, 20, 30 },
+		d100[3] = { 100, 200, 300 }, d1000[3] = { 1000, 2000, 3000 };
+	struct scan_ctx *ctx = scan_create();
+	struct rows *rows = rows_create(ROW_SORT_DISK, 0, 1);
+	const struct report_row *r;
+	size_t n, ta, tb, ttop;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+	CU_ASSERT_EQUAL(rows_est_token(rows), 0);
+	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top"), 0);
+	ttop = rows_est_token(rows);
+	ta = est_row(rows, ctx, "top/a", 1 << 20, 8192);
+	tb = est_row(rows, ctx, "top/b", 2 << 20, 4096);
+	CU_ASSERT_EQUAL(rows_est_token(rows), ttop);
+	rows_add_est(rows, ta, d1);
+	rows_add_est(rows, ttop, d100);	/* a file of top itself */
+	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
+	rows_add_est(rows, tb, d10);	/* after top closed too */
+	CU_ASSERT_EQUAL(rows_est_token(rows), 0);
+	r = rows_result(rows, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT_STRING_EQUAL(r[0].path, "top");
+	CU_ASSERT_EQUAL(r[0].est[0], 111);
+	CU_ASSERT_EQUAL(r[0].est[2], 333);
+	CU_ASSERT_STRING_EQUAL(r[1].path, "top/a");
+	CU_ASSERT_EQUAL(r[1].est[1], 2);
+	CU_ASSERT_STRING_EQUAL(r[2].path, "top/b");
+	CU_ASSERT_EQUAL(r[2].est[1], 20);
+	rows_free(rows);
+
+	/* --top 2: top/b (the smallest) is cut when the result is taken;
+	 * what comes for it later still counts in top */
+	rows = rows_create(ROW_SORT_DISK, 2, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top"), 0);
+	ta = est_row(rows, ctx, "top/a", 3 << 20, 8192);
+	tb = est_row(rows, ctx, "top/b", 4 << 20, 4096);
+	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
+	r = rows_result(rows, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	rows_add_est(rows, tb, d1000);
+	rows_add_est(rows, ta, d1);
+	CU_ASSERT_STRING_EQUAL(r[0].path, "top");
+	CU_ASSERT_EQUAL(r[0].est[0], 1001);
+	CU_ASSERT_STRING_EQUAL(r[1].path, "top/a");
+	CU_ASSERT_EQUAL(r[1].est[0], 1);
+	/* a token from nowhere changes nothing */
+	rows_add_est(rows, 99, d1000);
+	CU_ASSERT_EQUAL(r[0].est[0], 1001);
+	rows_free(rows);
+	scan_free(ctx);
+}
+
 static CU_TestInfo tests[] = {
 	{ "nested rows dedup apart", test_nested_rows },
 	{ "sort keys and top", test_sort_top },
 	{ "top over many rows", test_top_many },
+	{ "estimates after their rows closed", test_late_estimates },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(rows, tests)

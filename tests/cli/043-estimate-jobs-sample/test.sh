@@ -40,6 +40,22 @@ cmp -s "$OUT/j1" "$OUT/j5" || fail "-j 5 differs from -j 1: $(diff "$OUT/j1" "$O
 expect_ours 0 '' -b -e zstd:1 --per-file --format=json -j 2 data
 jq -e '([.paths[].estimates[0].disk] | add) == .estimates[0].disk' \
 	"$OUT/ours.out" >/dev/null || fail "--per-file rows don't add up"
+# Rows close without waiting for their files' estimates, which come back
+# later and in any order: each still lands in its own row (its input is
+# that file's size) and the rows are those of one thread.
+for j in 1 5; do
+	expect_ours 0 '' -b -e zstd:1,compress-force=lzo --per-file \
+		--format=json -j "$j" data
+	jq -r '.paths[] | "\(.path) \([.estimates[] | .disk, .input])"' \
+		"$OUT/ours.out" | sort >"$OUT/pf$j"
+done
+cmp -s "$OUT/pf1" "$OUT/pf5" || fail "--per-file -j 5 differs from -j 1: $(diff "$OUT/pf1" "$OUT/pf5")"
+while read -r path e; do
+	size=$(stat -c %s "$path")
+	[ "$(jq -c '[.[1], .[3]]' <<<"$e")" = "[$size,$size]" ] ||
+		fail "--per-file row $path: input $e, size $size"
+done <"$OUT/pf5"
+[ "$(wc -l <"$OUT/pf5")" = 120 ] || fail "--per-file: $(wc -l <"$OUT/pf5") rows, not 120"
 
 # Samples: reproducible, with an interval; input is every file's size.
 expect_ours 0 '' -e zstd:1,lzo --sample=40% --format=json -j 2 data
