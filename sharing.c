@@ -246,7 +246,7 @@ int sharing_add_fs(struct sharing *sh, size_t fs_idx, int fd)
 
 	if (fs_find(sh, fs_idx))
 		return 0;
-	if (ioctl(fd, BTRFS_IOC_FS_INFO, &info))
+	if (fd >= 0 && ioctl(fd, BTRFS_IOC_FS_INFO, &info))
 		return -errno;
 	fs = realloc(sh->fs, (sh->nfs + 1) * sizeof(*fs));
 	if (!fs)
@@ -259,8 +259,8 @@ int sharing_add_fs(struct sharing *sh, size_t fs_idx, int fd)
 	memset(fs, 0, sizeof(*fs));
 	fs->fs_idx = fs_idx;
 	fs->nodesize = info.nodesize;
-	fs->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (fs->fd < 0)
+	fs->fd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (fd >= 0 && fs->fd < 0)
 		return -errno;
 	if (table_init(&fs->extents, sizeof(struct ext_entry))) {
 		close(fs->fd);
@@ -515,14 +515,14 @@ static int outside_item(const struct search_item *it, void *arg)
 	return 0;
 }
 
-static int read_outside(struct sharing *sh, struct share_fs *fs,
-			uint64_t id, struct outside *o)
+/* Set o up to read subvolume id; 0 when it is wholly in S. */
+static int outside_begin(struct outside *o, uint64_t id)
 {
-	struct btrfs_ioctl_search_key key;
+	const struct share_fs *fs = o->fs;
 	size_t i;
-	int ret;
 
 	o->root = NULL;
+	o->active = 0;
 	for (i = 0; i < fs->nroots; i++) {
 		if (fs->roots[i].id != id)
 			continue;
@@ -530,7 +530,37 @@ static int read_outside(struct sharing *sh, struct share_fs *fs,
 			return 0;
 		o->root = &fs->roots[i];
 	}
-	o->active = 0;
+	return 1;
+}
+
+int sharing_read_items(struct sharing *sh, size_t fs_idx, uint64_t root,
+		       const uint8_t *buf, size_t used)
+{
+	struct outside o = { .sh = sh, .fs = fs_find(sh, fs_idx) };
+	struct search_item it;
+	size_t pos = 0;
+	int ret;
+
+	if (!o.fs)
+		return -EINVAL;
+	if (!outside_begin(&o, root))
+		return 0;
+	while ((ret = search_buf_next(buf, used, &pos, &it)) == 1) {
+		ret = outside_item(&it, &o);
+		if (ret)
+			return ret;
+	}
+	return ret;
+}
+
+static int read_outside(struct sharing *sh, struct share_fs *fs,
+			uint64_t id, struct outside *o)
+{
+	struct btrfs_ioctl_search_key key;
+	int ret;
+
+	if (!outside_begin(o, id))
+		return 0;
 	search_key_range(&key, id, BTRFS_FIRST_FREE_OBJECTID,
 			 BTRFS_INODE_ITEM_KEY, BTRFS_LAST_FREE_OBJECTID,
 			 BTRFS_EXTENT_DATA_KEY);
@@ -561,7 +591,7 @@ static int resolve_fs(struct sharing *sh, struct share_fs *fs,
 	size_t i;
 	int ret = 0;
 
-	if (!fs->undecided)
+	if (!fs->undecided || fs->fd < 0)
 		return 0;
 	done = seen_create();
 	if (!done)
@@ -614,6 +644,8 @@ int sharing_resolve(struct sharing *sh, int (*tick)(void *), void *arg)
 
 	if (sh->nomem)
 		return -ENOMEM;
+	if (sh->resolved)
+		return 0;
 	if (!sh->search) {
 		sh->search = search_create(SHARING_SEARCH_BUF);
 		if (!sh->search)

@@ -51,7 +51,8 @@ void sharing_free(struct sharing *sh);
 /*
  * Filesystem fs_idx (as in struct scan_fs) has files in S; fd is any open
  * file or directory on it, duplicated here for sharing_resolve().  Calling
- * it again for a known fs_idx does nothing.  Returns 0 or -errno.
+ * it again for a known fs_idx does nothing.  fd -1: nothing of it is read
+ * (tests feed sharing_read_items() instead).  Returns 0 or -errno.
  */
 int sharing_add_fs(struct sharing *sh, size_t fs_idx, int fd);
 
@@ -101,6 +102,17 @@ void sharing_row_pop(struct sharing *sh);
  * -EPERM, or -errno of a failed search or subvolume listing.
  */
 int sharing_resolve(struct sharing *sh, int (*tick)(void *), void *arg);
+
+/*
+ * What sharing_resolve() does with each batch of a subvolume outside S:
+ * buf holds used bytes of TREE_SEARCH_V2 results (INODE_ITEM and
+ * EXTENT_DATA items of subvolume root, in key order).  Every extent of S
+ * that a regular file with a path outside S references there is shared.
+ * Returns 0, 1 once every extent of S is shared, or -EUCLEAN for a
+ * malformed buffer.
+ */
+int sharing_read_items(struct sharing *sh, size_t fs_idx, uint64_t root,
+		       const uint8_t *buf, size_t used);
 
 struct sharing_result {
 	uint64_t exclusive;		/* bytes deleting S would free */

@@ -108,6 +108,7 @@ check_exclusive()
 		shift
 	fi
 	local want got
+	CHECKS=$((CHECKS + 1))
 	want=$(expected_exclusive "$@")
 	got=$(ours_exclusive "${opts[@]}" "$@")
 	# every type we report must match; types we omit must be 0
@@ -135,6 +136,7 @@ check_rows()
 	done
 	shift
 	local row want got n=0
+	CHECKS=$((CHECKS + 1))
 	"$COMPSIZE" --exclusive --format=json "${opts[@]}" "$@" \
 		>"$OUT/rows.json" 2>"$OUT/rows.err" || true
 	while IFS=$'\t' read -r row got; do
