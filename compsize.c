@@ -28,6 +28,7 @@
 #include "report.h"
 #include "rows.h"
 #include "scan.h"
+#include "subvols.h"
 #include "tree.h"
 #include "walk.h"
 
@@ -50,6 +51,7 @@ struct options {
 	uint64_t sample_bytes;	/* --sample=SIZE, or 0 */
 	uint64_t seed;		/* --seed=N */
 	int exclusive;		/* --exclusive */
+	int subvolumes;		/* --subvolumes */
 };
 
 struct run {
@@ -74,6 +76,7 @@ struct run {
 	char *counted_path;
 	int have_usage;		/* ... and every file was on btrfs */
 	uint64_t alloc_bytes;	/* st_blocks of the files, in bytes */
+	uint64_t subvol_fs;	/* --subvolumes: bit i: filesystem i listed */
 	unsigned long failed;	/* paths that could not be read */
 	struct report_error *errors;	/* those of them with memory to keep */
 	size_t nerrors, cap_errors;
@@ -114,6 +117,8 @@ static void usage(FILE *f)
 	      "        --format=FORMAT     table (default), json or csv\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
+	      "        --subvolumes        a row per subvolume and snapshot of the whole\n"
+	      "                            filesystem, with its exclusive bytes\n"
 	      "        --sort=KEY          order rows by disk, saved, ratio, name or\n"
 	      "                            exclusive\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
@@ -487,6 +492,43 @@ static void on_leave_dir(void *arg, const char *path, int depth)
 		run->leave_err = ret;
 }
 
+/* --subvolumes: the rows of every subvolume of path's filesystem, once
+ * per filesystem.  Returns 0 to go on or a negative errno to abort. */
+static int scan_subvolumes(struct run *run, const char *path)
+{
+	const struct scan_fs *fs;
+	struct stat st;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st)) {
+		report(run, path, strerror(errno));
+		ret = 0;
+		goto out;
+	}
+	ret = scan_probe_fs(run->scan, fd, &st);
+	if (!ret)
+		report(run, path, "not on a btrfs filesystem");
+	if (ret <= 0) {
+		ret = ret ? scan_result(run, path, ret) : 0;
+		goto out;
+	}
+	fs = scan_fs_of(run->scan, st.st_dev);
+	if (fs && fs->fs_idx < 64) {
+		if (run->subvol_fs & (1ull << fs->fs_idx)) {
+			ret = 0;
+			goto out;
+		}
+		run->subvol_fs |= 1ull << fs->fs_idx;
+	}
+	ret = scan_result(run, path, subvols_scan(run->scan, run->rows, fd,
+						  &st, on_tick, run));
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 /* Is capability cap in our effective set?  1 if we can't tell. */
 static int have_cap(int cap)
 {
@@ -523,6 +565,7 @@ enum {
 	OPT_SAMPLE,
 	OPT_SEED,
 	OPT_EXCLUSIVE,
+	OPT_SUBVOLUMES,
 };
 
 /* A whole non-negative decimal number no larger than max, or -1. */
@@ -619,6 +662,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+		{ "subvolumes", no_argument, NULL, OPT_SUBVOLUMES },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const formats[] = { "table", "json", "csv" };
@@ -688,6 +732,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case OPT_EXCLUSIVE:
 			opt->exclusive = 1;
 			break;
+		case OPT_SUBVOLUMES:
+			opt->subvolumes = 1;
+			opt->exclusive = 1;
+			break;
 		case 'j':
 			v = parse_count(optarg, ESTRUN_MAX_JOBS);
 			if (v <= 0)
@@ -717,9 +765,15 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			return CS_EXIT_USAGE;
 		}
 	}
+	if (opt->subvolumes && (opt->depth >= 0 || opt->per_file ||
+				opt->nest || opt->walk)) {
+		fputs("compsize: --subvolumes reads whole subvolumes: not with --depth, --per-file, --estimate or --walk\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
 	if ((opt->sort != ROW_SORT_WALK || opt->top) && opt->depth < 0 &&
-	    !opt->per_file) {
-		fputs("compsize: --sort and --top need --depth or --per-file\n",
+	    !opt->per_file && !opt->subvolumes) {
+		fputs("compsize: --sort and --top need --depth, --per-file or --subvolumes\n",
 		      stderr);
 		return CS_EXIT_USAGE;
 	}
@@ -894,7 +948,7 @@ int main(int argc, char **argv)
 			goto nomem;
 		scan_set_sharing(run.scan, run.sharing);
 	}
-	if (opt.depth >= 0 || opt.per_file) {
+	if (opt.depth >= 0 || opt.per_file || opt.subvolumes) {
 		run.rows = rows_create(opt.sort, opt.top, opt.nest);
 		if (!run.rows)
 			goto nomem;
@@ -909,6 +963,10 @@ int main(int argc, char **argv)
 	signal(SIGUSR1, on_sigusr1);
 
 	for (ret = 0; optind < argc && !ret; optind++) {
+		if (opt.subvolumes) {
+			ret = scan_subvolumes(&run, argv[optind]);
+			continue;
+		}
 		ret = walk_path(argv[optind], &wopts, &ops, &run);
 		if (!ret)
 			ret = run.leave_err;
@@ -940,6 +998,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fill_report(&run, &r);
+	r.subvolumes = opt.subvolumes;
 	if (run.sharing) {
 		sharing_total(run.sharing, &excl);
 		r.excl = &excl;

@@ -45,6 +45,8 @@ static void table_rows(FILE *out, const struct report *r)
 	char p[8], d[OUT_BUF], u[OUT_BUF], f[OUT_BUF];
 	size_t i;
 
+	if (r->subvolumes)
+		fprintf(out, "%-8s %-3s %-10s ", "ID", "RO", "Files");
 	fprintf(out, "%-8s %-12s %-12s %-12s %s%s\n", "Perc", "Disk Usage",
 		"Uncompressed", "Referenced", r->excl ? "Exclusive    " : "",
 		"Path");
@@ -53,6 +55,10 @@ static void table_rows(FILE *out, const struct report *r)
 
 		snprintf(p, sizeof(p), "%3u%%", out_percent(row->disk,
 							      row->uncomp));
+		if (r->subvolumes)
+			fprintf(out, "%-8" PRIu64 " %-3s %-10" PRIu64 " ",
+				row->subvol_id, row->readonly ? "ro" : "rw",
+				row->files);
 		fprintf(out, "%-8s %-12s %-12s %-12s ", p,
 			out_size(row->disk, r->bytes, d),
 			out_size(row->uncomp, r->bytes, u),
@@ -209,10 +215,14 @@ static int print_json(FILE *out, const struct report *r)
 	if (r->nest)
 		json_est(out, r, NULL);
 	if (r->rows) {
-		fputs(",\"paths\":[", out);
+		fprintf(out, ",\"%s\":[", r->subvolumes ? "subvolumes" : "paths");
 		for (i = 0; i < r->nrows; i++) {
 			fprintf(out, "%s{\"path\":", i ? "," : "");
 			out_json_string(out, r->rows[i].path);
+			if (r->subvolumes)
+				fprintf(out, ",\"id\":%" PRIu64
+					",\"readonly\":%s", r->rows[i].subvol_id,
+					r->rows[i].readonly ? "true" : "false");
 			fputc(',', out);
 			json_row_body(out, &r->rows[i],
 				      r->excl ? &r->rows[i].exclusive : NULL,
@@ -259,8 +269,10 @@ static void csv_record(FILE *out, const char *kind, const char *path,
 }
 
 /* The record's end: the speed columns empty, then with --exclusive the
- * exclusive column (x NULL: empty). */
-static void csv_end(FILE *out, const struct report *r, const uint64_t *x)
+ * exclusive column (x NULL: empty), with --subvolumes the id and
+ * read-only columns (of row, or empty). */
+static void csv_end(FILE *out, const struct report *r, const uint64_t *x,
+		    const struct report_row *row)
 {
 	fputs(",,,", out);
 	if (r->excl) {
@@ -268,6 +280,10 @@ static void csv_end(FILE *out, const struct report *r, const uint64_t *x)
 		if (x)
 			fprintf(out, "%" PRIu64, *x);
 	}
+	if (r->subvolumes && row)
+		fprintf(out, ",%" PRIu64 ",%d", row->subvol_id, row->readonly);
+	else if (r->subvolumes)
+		fputs(",,", out);
 	fputc('\n', out);
 }
 
@@ -281,14 +297,15 @@ static void csv_row(FILE *out, const struct report *r, const char *kind,
 
 	csv_record(out, kind, row->path, "TOTAL", NULL, row->disk, row->uncomp,
 		   &row->refd, row);
-	csv_end(out, r, excl);
+	csv_end(out, r, excl, row->subvol_id ? row : NULL);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
 		csv_record(out, kind, row->path,
 			   out_type_name(rt->type, name), NULL, rt->disk,
 			   rt->uncomp, &rt->refd, NULL);
-		csv_end(out, r, type_excl ? &type_excl[rt->type] : NULL);
+		csv_end(out, r, type_excl ? &type_excl[rt->type] : NULL,
+			row->subvol_id ? row : NULL);
 	}
 }
 
@@ -304,12 +321,13 @@ static int print_csv(FILE *out, const struct report *r)
 	fputs("kind,path,type,setting,disk,uncompressed,referenced,files,"
 	      "extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95",
 	      out);
-	fputs(r->excl ? ",exclusive\n" : "\n", out);
+	fputs(r->excl ? ",exclusive" : "", out);
+	fputs(r->subvolumes ? ",id,readonly\n" : "\n", out);
 	csv_row(out, r, "total", &total, r->excl ? &r->excl->exclusive : NULL,
 		r->excl ? r->excl->type : NULL);
 	for (i = 0; i < r->nrows; i++)
-		csv_row(out, r, "path", &r->rows[i], &r->rows[i].exclusive,
-			NULL);
+		csv_row(out, r, r->subvolumes ? "subvolume" : "path",
+			&r->rows[i], &r->rows[i].exclusive, NULL);
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 
@@ -319,14 +337,15 @@ static int print_csv(FILE *out, const struct report *r)
 			e->decompress_mbps);
 		if (e->sampled)
 			fprintf(out, "%.0f", e->disk_ci95);
-		fputs(r->excl ? ",\n" : "\n", out);
+		fputs(r->excl ? "," : "", out);
+		fputs(r->subvolumes ? ",,\n" : "\n", out);
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
 
 			csv_record(out, "estimate", row->path, NULL,
 				   e->setting, row->est[3 * i],
 				   row->est[3 * i + 1], NULL, NULL);
-			csv_end(out, r, NULL);
+			csv_end(out, r, NULL, NULL);
 		}
 	}
 	row_clear(&total);

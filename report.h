@@ -51,6 +51,7 @@ struct report {
 	/* --exclusive: the totals of the arguments (rows carry their own);
 	 * NULL without. */
 	const struct sharing_result *excl;
+	int subvolumes;			/* rows are --subvolumes rows */
 };
 
 /*

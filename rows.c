@@ -11,6 +11,8 @@ struct open_row {
 	char *path;
 	uint64_t *est;
 	size_t token;		/* its est_node: rows_est_token() */
+	uint64_t subvol_id;
+	int readonly;
 };
 
 /*
@@ -135,6 +137,8 @@ int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
 		return -ENOMEM;
 	}
 	o->token = 0;
+	o->subvol_id = 0;
+	o->readonly = 0;
 	if (rows->nest) {
 		e = &rows->nodes[rows->nnodes++];
 		e->est = o->est;
@@ -143,6 +147,14 @@ int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
 	}
 	rows->nopen++;
 	return 0;
+}
+
+void rows_set_subvol(struct rows *rows, uint64_t id, int readonly)
+{
+	if (!rows->nopen)
+		return;
+	rows->open[rows->nopen - 1].subvol_id = id;
+	rows->open[rows->nopen - 1].readonly = readonly;
 }
 
 size_t rows_open_count(const struct rows *rows)
@@ -266,6 +278,8 @@ int rows_close(struct rows *rows, struct scan_ctx *ctx)
 	row->path = o->path;
 	row->est = o->est;
 	row->est_token = o->token;
+	row->subvol_id = o->subvol_id;
+	row->readonly = o->readonly;
 	row->seq = rows->seq++;
 	rows->ndone++;
 	return 0;

@@ -36,6 +36,8 @@ struct report_row {
 	uint64_t seq;		/* position in the walk's order */
 	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
 	uint64_t exclusive;	/* with --exclusive: what deleting it frees */
+	uint64_t subvol_id;	/* --subvolumes: its id; else 0 */
+	int readonly;		/* --subvolumes: a read-only subvolume */
 };
 
 enum row_sort {
@@ -60,6 +62,9 @@ void rows_free(struct rows *rows);
 /* Open a row for path: from now on, what ctx accounts is added to it.
  * Returns 0 or -ENOMEM. */
 int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path);
+
+/* The innermost open row is subvolume id (--subvolumes). */
+void rows_set_subvol(struct rows *rows, uint64_t id, int readonly);
 
 /* Close the innermost open row.  Returns 0 or -ENOMEM. */
 int rows_close(struct rows *rows, struct scan_ctx *ctx);

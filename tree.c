@@ -450,6 +450,64 @@ int tree_scan_probe(int fd, uint64_t *id)
 	return 0;
 }
 
+/* Stream the subvolumes queued in ts, and those nested in them unless
+ * one_fs. */
+static int stream_queued(struct tree_scan *ts)
+{
+	struct scan_ctx *ctx = ts->ctx;
+	int ret = 0;
+
+	ts->whole = 1;
+	while (!ret && ts->subvols.n) {
+		ts->tree_id = ts->subvols.v[--ts->subvols.n];
+		if (ctx->sharing) {
+			ret = sharing_whole_root(ctx->sharing, ts->fs_idx,
+						 ts->tree_id);
+			if (ret)
+				break;
+		}
+		ret = stream(ts, BTRFS_FIRST_FREE_OBJECTID,
+			     BTRFS_LAST_FREE_OBJECTID);
+		if (!ret)
+			ret = queue_nested(ts, ts->tree_id);
+	}
+	return ret;
+}
+
+static void tree_scan_free(struct tree_scan *ts)
+{
+	seen_free(ts->queued);
+	free(ts->pending);
+	free(ts->nested.v);
+	free(ts->subvols.v);
+}
+
+int tree_scan_root(struct scan_ctx *ctx, int fd, const struct stat *st,
+		   uint64_t id, int (*tick)(void *), void *tick_arg)
+{
+	const struct scan_fs *fs = scan_fs_of(ctx, st->st_dev);
+	struct tree_scan ts = {
+		.ctx = ctx,
+		.fs_idx = fs ? fs->fs_idx : 0,
+		.fd = fd,
+		.nodesize = fs ? fs->nodesize : 0,
+		.sectorsize = fs ? fs->sectorsize : 4096,
+		.one_fs = 1,
+		.tick = tick,
+		.tick_arg = tick_arg,
+	};
+	int ret;
+
+	ctx->bad_item = EXTENT_OK;
+	ret = vec_push(&ts.subvols, id);
+	if (!ret)
+		ret = stream_queued(&ts);
+	tree_scan_free(&ts);
+	if (!ret && ctx->bad_item)
+		ret = -EUCLEAN;
+	return ret;
+}
+
 int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg)
 {
@@ -485,25 +543,10 @@ int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 		if (!ret)
 			ret = queue_nested(&ts, id);
 	}
-	ts.whole = 1;
-	while (!ret && ts.subvols.n) {
-		ts.tree_id = ts.subvols.v[--ts.subvols.n];
-		if (ctx->sharing) {
-			ret = sharing_whole_root(ctx->sharing, ts.fs_idx,
-						 ts.tree_id);
-			if (ret)
-				break;
-		}
-		ret = stream(&ts, BTRFS_FIRST_FREE_OBJECTID,
-			     BTRFS_LAST_FREE_OBJECTID);
-		if (!ret)
-			ret = queue_nested(&ts, ts.tree_id);
-	}
+	if (!ret)
+		ret = stream_queued(&ts);
 out:
-	seen_free(ts.queued);
-	free(ts.pending);
-	free(ts.nested.v);
-	free(ts.subvols.v);
+	tree_scan_free(&ts);
 	if (!ret && ctx->bad_item)
 		ret = -EUCLEAN;
 	return ret;

@@ -36,6 +36,14 @@ int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg);
 
 /*
+ * Account every file of the tree of subvolume id (nested subvolumes
+ * apart) on the filesystem of fd, st its stat, into ctx, whether it is
+ * mounted or not.  Returns 0 or as tree_scan_dir().
+ */
+int tree_scan_root(struct scan_ctx *ctx, int fd, const struct stat *st,
+		   uint64_t id, int (*tick)(void *), void *tick_arg);
+
+/*
  * Whether tree_scan_dir() would scan the directory open on fd: 0 (and
  * its subvolume's id in *id), 1 when it would return 1, or -EPERM or
  * -ENOMEM as it would.  One ioctl, nothing read.
