@@ -2,6 +2,7 @@
 /* The fast scan: subtrees accounted from tree searches alone. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <btrfsutil.h>
 #include "array.h"
 #include "ioctl.h"
@@ -482,22 +483,31 @@ static void tree_scan_free(struct tree_scan *ts)
 	free(ts->subvols.v);
 }
 
+/* A scan of the filesystem of st by fd. */
+static void tree_scan_init(struct tree_scan *ts, struct scan_ctx *ctx, int fd,
+			   const struct stat *st, int one_fs,
+			   int (*tick)(void *), void *tick_arg)
+{
+	const struct scan_fs *fs = scan_fs_of(ctx, st->st_dev);
+
+	memset(ts, 0, sizeof(*ts));
+	ts->ctx = ctx;
+	ts->fs_idx = fs ? fs->fs_idx : 0;
+	ts->fd = fd;
+	ts->nodesize = fs ? fs->nodesize : 0;
+	ts->sectorsize = fs ? fs->sectorsize : 4096;
+	ts->one_fs = one_fs;
+	ts->tick = tick;
+	ts->tick_arg = tick_arg;
+}
+
 int tree_scan_root(struct scan_ctx *ctx, int fd, const struct stat *st,
 		   uint64_t id, int (*tick)(void *), void *tick_arg)
 {
-	const struct scan_fs *fs = scan_fs_of(ctx, st->st_dev);
-	struct tree_scan ts = {
-		.ctx = ctx,
-		.fs_idx = fs ? fs->fs_idx : 0,
-		.fd = fd,
-		.nodesize = fs ? fs->nodesize : 0,
-		.sectorsize = fs ? fs->sectorsize : 4096,
-		.one_fs = 1,
-		.tick = tick,
-		.tick_arg = tick_arg,
-	};
+	struct tree_scan ts;
 	int ret;
 
+	tree_scan_init(&ts, ctx, fd, st, 1, tick, tick_arg);
 	ctx->bad_item = EXTENT_OK;
 	ret = vec_push(&ts.subvols, id);
 	if (!ret)
@@ -511,20 +521,11 @@ int tree_scan_root(struct scan_ctx *ctx, int fd, const struct stat *st,
 int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg)
 {
-	const struct scan_fs *fs = scan_fs_of(ctx, st->st_dev);
-	struct tree_scan ts = {
-		.ctx = ctx,
-		.fs_idx = fs ? fs->fs_idx : 0,
-		.fd = fd,
-		.nodesize = fs ? fs->nodesize : 0,
-		.sectorsize = fs ? fs->sectorsize : 4096,
-		.one_fs = one_fs,
-		.tick = tick,
-		.tick_arg = tick_arg,
-	};
+	struct tree_scan ts;
 	uint64_t id;
 	int ret;
 
+	tree_scan_init(&ts, ctx, fd, st, one_fs, tick, tick_arg);
 	ret = tree_scan_probe(fd, &id);
 	if (ret)
 		return ret;
