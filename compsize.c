@@ -914,6 +914,7 @@ int main(int argc, char **argv)
 		.error = on_error,
 	};
 	char err[512];
+	const char *p;
 	size_t i;
 	int ret, code;
 
@@ -947,6 +948,12 @@ int main(int argc, char **argv)
 		if (!run.sharing)
 			goto nomem;
 		scan_set_sharing(run.scan, run.sharing);
+		/* For the tests: each exact method alone must agree. */
+		p = getenv("COMPSIZE_SHARING");
+		if (p && !strcmp(p, "read"))
+			sharing_set_method(run.sharing, SHARING_READ);
+		else if (p && !strcmp(p, "backref"))
+			sharing_set_method(run.sharing, SHARING_BACKREF);
 	}
 	if (opt.depth >= 0 || opt.per_file || opt.subvolumes) {
 		run.rows = rows_create(opt.sort, opt.top, opt.nest);

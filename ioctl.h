@@ -50,6 +50,7 @@
 
 /* struct btrfs_root_ref, followed by the name */
 #define ROOT_REF_DIRID			0
+#define ROOT_ITEM_BYTES_USED		192	/* in struct btrfs_root_item */
 #define ROOT_REF_NAME_LEN		16
 #define ROOT_REF_SIZE			18
 
