@@ -174,6 +174,8 @@ tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(PLUGIN_OBJS) \
 check-estimate: compsize compsize-estimate.so
 	$(E) "  CLI     --estimate against the kernel"
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/test.sh
+	$(E) "  CLI     --estimate on shared data against the kernel"
+	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/sharing.sh
 clean: clean-est-driver
 clean-est-driver:
 	rm -f tests/cli/estimate/est-driver

@@ -23,6 +23,7 @@
 #include "estimate.h"
 #include "estrun.h"
 #include "exitcode.h"
+#include "layout.h"
 #include "mounts.h"
 #include "output.h"
 #include "report.h"
@@ -57,6 +58,12 @@ struct run {
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct estrun *est;	/* NULL until the first file estimated */
+	struct layout *layout;	/* with --estimate: what each file counts */
+	struct extent_info *ext;	/* the file being planned's extents */
+	size_t next, cap_ext;
+	uint64_t inline_key;	/* of its inline extent */
+	uint64_t *est_rows;	/* layout_resolve()'s per-row shares */
+	size_t cap_est_rows;
 	double pps;		/* --sample: estrun_opts.pps, 0 for all */
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
@@ -221,20 +228,23 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	struct run *run = arg;
 	int ret;
 
-	if (!run->usage) {
-		/* --estimate only: any filesystem will do. */
-		ret = scan_probe_fs(run->scan, fd, st);
-		if (ret != 1)
-			run->have_usage = 0;
-		return ret == -ENOMEM ? ret : WALK_ENTER;
-	}
 	ret = scan_probe_fs(run->scan, fd, st);
+	if (ret == -ENOMEM)
+		return ret;
+	if (!run->usage && ret != 0) {
+		/* --estimate without root: btrfs, its usage unreadable */
+		run->have_usage = 0;
+		return WALK_ENTER;
+	}
 	if (ret == 1)
 		return WALK_ENTER;
-	if (ret == -ENOMEM || ret == -EPERM)
+	if (ret == -EPERM)
 		return scan_result(run, path, ret);
-	if (ret == 0 && run->opt->nest) {
-		/* Estimating: read it anyway, without the current usage. */
+	if (ret == 0 && top && run->opt->nest) {
+		/* Estimating an argument off btrfs: its data is read, with
+		 * no current usage.  Below an argument the estimate follows
+		 * the usage report's tree: other filesystems (procfs,
+		 * tmpfs...) are skipped with its warning. */
 		run->have_usage = 0;
 		return WALK_ENTER;
 	}
@@ -251,12 +261,16 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	return WALK_SKIP;
 }
 
-/* A file's estimate is back: its error, or its share of the open rows. */
+/* A file's estimate is back (token: its layout ticket): its error, or
+ * its shares of the totals and of the rows open when it was found. */
 static int on_est_done(void *arg, const char *path, int err, size_t token,
 		       const uint64_t *delta)
 {
 	struct run *run = arg;
+	size_t nrows, rows_token;
 
+	layout_resolve(run->layout, token, err ? NULL : delta, run->est_rows,
+		       &nrows, &rows_token);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -264,8 +278,41 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 		return 0;
 	}
 	if (run->rows)
-		rows_add_est(run->rows, token, delta);
+		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
 	return 0;
+}
+
+/* A report row opens or closes: the rows and the estimates' levels. */
+static int row_open(struct run *run, const char *path)
+{
+	int ret = rows_open(run->rows, run->scan, path);
+	uint64_t *p;
+	size_t need;
+
+	if (ret || !run->layout)
+		return ret;
+	ret = layout_push(run->layout);
+	if (ret) {
+		rows_close(run->rows, run->scan);
+		return ret;
+	}
+	/* layout_resolve() fills 6 values a setting for each open row */
+	need = rows_open_count(run->rows) * 6 * run->opt->nest;
+	if (need > run->cap_est_rows) {
+		p = realloc(run->est_rows, need * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		run->est_rows = p;
+		run->cap_est_rows = need;
+	}
+	return 0;
+}
+
+static int row_close(struct run *run)
+{
+	if (run->layout)
+		layout_pop(run->layout);
+	return rows_close(run->rows, run->scan);
 }
 
 /*
@@ -354,11 +401,76 @@ static unsigned default_jobs(void)
 	return n > ESTRUN_MAX_JOBS ? ESTRUN_MAX_JOBS : (unsigned)n;
 }
 
+static int collect_extent(const struct search_item *item, void *arg)
+{
+	struct run *run = arg;
+	struct extent_info *e;
+
+	if (item->type != BTRFS_EXTENT_DATA_KEY)
+		return 0;
+	e = array_grow(run->ext, &run->cap_ext, run->next, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	run->ext = e;
+	/* malformed items are the usage report's to tell */
+	if (extent_parse(item->data, item->len, 0, &run->ext[run->next]))
+		return 0;
+	if (run->ext[run->next].type == BTRFS_FILE_EXTENT_INLINE)
+		run->inline_key = layout_inline_key(item->data, item->len);
+	run->next++;
+	return 0;
+}
+
+/*
+ * What the estimate counts of the file (layout.h): its inode once, its
+ * extents once, at every level.  The extents come from one search of its
+ * items (btrfs and root); otherwise it counts as all new.  Sets *ticket,
+ * and *skip when nothing of it counts anywhere.
+ */
+static int plan_file(struct run *run, int fd, const struct stat *st,
+		     size_t *ticket, int *skip)
+{
+	const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
+	struct layout_file f = {
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+	};
+	int ret;
+
+	if (run->usage && fs) {
+		run->next = 0;
+		ret = search_file_extents(run->scan->search, fd, st->st_ino,
+					  fs->nodesize, collect_extent, run);
+		if (ret == -ENOMEM)
+			return ret;
+		f.have_extents = !ret;
+		f.fs_idx = fs->fs_idx;
+		f.ext = run->ext;
+		f.next = run->next;
+		f.sectorsize = fs->sectorsize;
+		f.inline_key = run->inline_key;
+	}
+	return layout_plan(run->layout, &f,
+			   run->rows ? rows_est_token(run->rows) : 0, ticket,
+			   skip);
+}
+
 /* Queue the file on *fd; estrun takes the descriptor (*fd = -1) when it
  * reads the file. */
 static int estimate_file(struct run *run, int *fd, const char *path,
 			 const struct stat *st)
 {
+	size_t ticket;
+	int ret, skip;
+
+	ret = plan_file(run, *fd, st, &ticket, &skip);
+	if (ret)
+		return ret;
+	if (skip) {
+		/* a hard link met before at every level: cp -a keeps it */
+		layout_drop(run->layout, ticket);
+		return 0;
+	}
 	if (!run->est) {
 		const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
 		struct estrun_opts eo = {
@@ -375,14 +487,16 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 		};
 
 		run->est = estrun_create(&eo, on_est_done, run);
-		if (!run->est)
+		if (!run->est) {
+			layout_drop(run->layout, ticket);
 			return -errno;
+		}
 	}
 	/* Its estimate goes to the rows open now, whenever it comes back:
 	 * rows close without waiting for it, so the workers never run dry
-	 * at a row's end (--depth, --per-file). */
-	return estrun_submit(run->est, fd, path, st,
-			     run->rows ? rows_est_token(run->rows) : 0);
+	 * at a row's end (--depth, --per-file).  A failure ends the run:
+	 * the ticket, resolved or not, goes with the layout. */
+	return estrun_submit(run->est, fd, path, st, ticket);
 }
 
 static int on_file(void *arg, int fd, const char *path, const struct stat *st,
@@ -393,7 +507,7 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 	int ret = 0, kept = fd;
 
 	if (row) {
-		ret = rows_open(run->rows, run->scan, path);
+		ret = row_open(run, path);
 		if (ret)
 			return ret;
 	}
@@ -412,7 +526,7 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 	if (!ret && run->opt->nest)
 		ret = estimate_file(run, &kept, path, st);
 	if (row && !ret)
-		ret = rows_close(run->rows, run->scan);
+		ret = row_close(run);
 	if (kept >= 0)
 		return ret;
 	/* estrun closes fd: the walker must not, and learns of a failure
@@ -431,7 +545,7 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	int ret;
 
 	if (row) {
-		ret = rows_open(run->rows, run->scan, path);
+		ret = row_open(run, path);
 		if (ret)
 			return ret;
 	}
@@ -458,7 +572,7 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	if (ret < 0)
 		return ret;
 	if (row)
-		ret = rows_close(run->rows, run->scan);
+		ret = row_close(run);
 	return ret < 0 ? ret : WALK_SKIP;
 }
 
@@ -477,7 +591,7 @@ static void on_leave_dir(void *arg, const char *path, int depth)
 	 * A failed scan ends the run at the next tick or when the walk
 	 * returns (main()). */
 	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
-		rows_close(run->rows, run->scan);
+		row_close(run);
 	if (ret && !run->leave_err)
 		run->leave_err = ret;
 }
@@ -818,14 +932,50 @@ static struct report_est *collect_estimates(struct run *run)
 		est_setting_name(&run->opt->est[i], re[i].setting,
 				 sizeof(re[i].setting));
 		if (run->est) {
+			struct layout_total t;
+
 			estrun_get_result(run->est, i, &res);
+			layout_total(run->layout, i, &t);
 			re[i].input = res.est.input;
-			re[i].disk = res.est.disk;
-			re[i].uncompressed = res.est.uncompressed;
 			re[i].compress_mbps = res.est.compress_mbps;
 			re[i].decompress_mbps = res.est.decompress_mbps;
 			re[i].sampled = res.sampled;
-			re[i].disk_ci95 = res.disk_ci95;
+			re[i].same_layout = run->have_usage;
+			if (!res.sampled) {
+				re[i].disk_fresh = t.fresh_disk;
+				re[i].uncompressed_fresh = t.fresh_uncomp;
+				re[i].disk_same = t.disk;
+				re[i].uncompressed_same = t.uncomp;
+				re[i].disk_ci95 = 0;
+			} else {
+				/* extrapolated: each model's share of the
+				 * sampled files' estimates */
+				re[i].disk_fresh = layout_scale(res.est.disk,
+					t.fresh_disk, t.est_disk);
+				re[i].uncompressed_fresh = layout_scale(
+					res.est.uncompressed, t.fresh_uncomp,
+					t.est_uncomp);
+				re[i].disk_same = layout_scale(res.est.disk,
+					t.disk, t.est_disk);
+				re[i].uncompressed_same = layout_scale(
+					res.est.uncompressed, t.uncomp,
+					t.est_uncomp);
+				re[i].disk_ci95 = res.disk_ci95;
+			}
+			if (re[i].same_layout) {
+				re[i].disk = re[i].disk_same;
+				re[i].uncompressed = re[i].uncompressed_same;
+				if (res.sampled && t.est_disk)
+					re[i].disk_ci95 *= (double)t.disk /
+							   t.est_disk;
+			} else {
+				re[i].disk = re[i].disk_fresh;
+				re[i].uncompressed = re[i].uncompressed_fresh;
+				if (res.sampled && t.est_disk)
+					re[i].disk_ci95 *=
+						(double)t.fresh_disk /
+						t.est_disk;
+			}
 		}
 	}
 	return re;
@@ -875,8 +1025,14 @@ int main(int argc, char **argv)
 	run.scan = scan_create();
 	if (!run.scan)
 		goto nomem;
+	if (opt.nest) {
+		run.layout = layout_create(opt.nest);
+		if (!run.layout)
+			goto nomem;
+	}
 	if (opt.depth >= 0 || opt.per_file) {
-		run.rows = rows_create(opt.sort, opt.top, opt.nest);
+		/* with estimates, each row holds both models (layout.h) */
+		run.rows = rows_create(opt.sort, opt.top, 2 * opt.nest);
 		if (!run.rows)
 			goto nomem;
 	}
@@ -946,6 +1102,9 @@ out:
 	free(run.counted_path);
 	free(est);
 	estrun_free(run.est);
+	layout_free(run.layout);
+	free(run.ext);
+	free(run.est_rows);
 	rows_free(run.rows);
 	scan_free(run.scan);
 	mounts_free(run.mounts);

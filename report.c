@@ -61,14 +61,30 @@ static void table_rows(FILE *out, const struct report *r)
 	}
 }
 
+/* A row's estimate of setting i: the report's model (same layout on
+ * btrfs, else fresh copy), or the fresh copy's. */
+static const uint64_t *row_est(const struct report *r,
+			       const struct report_row *row, size_t i,
+			       int fresh)
+{
+	int f = fresh || !r->nest || !r->est[0].same_layout;
+
+	return &row->est[(f ? 3 * r->nest : 0) + 3 * i];
+}
+
 static void table_estimates(FILE *out, const struct report *r)
 {
 	char p[8], d[OUT_BUF], c[OUT_BUF], ci[OUT_BUF], cs[16], ds[16];
+	char fr[OUT_BUF];
 	uint64_t now = current_disk(r);
+	int same = r->est[0].same_layout;
 	size_t i;
 
-	fprintf(out, "%-24s %-8s %-12s %-12s %-10s %-10s%s\n", "Setting", "Perc",
-		"Disk Usage", "Change", "Compress", "Decompress",
+	fprintf(out, "%-24s %-8s %-12s %-12s ", "Setting", "Perc",
+		"Disk Usage", "Change");
+	if (same)
+		fprintf(out, "%-12s ", "Fresh copy");
+	fprintf(out, "%-10s %-10s%s\n", "Compress", "Decompress",
 		r->est[0].sampled ? " 95% CI" : "");
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
@@ -78,8 +94,12 @@ static void table_estimates(FILE *out, const struct report *r)
 		signed_size((int64_t)(e->disk - now), r->bytes, c);
 		snprintf(cs, sizeof(cs), "%.0fMB/s", e->compress_mbps);
 		snprintf(ds, sizeof(ds), "%.0fMB/s", e->decompress_mbps);
-		fprintf(out, "%-24s %-8s %-12s %-12s %-10s %-10s", e->setting, p,
-			out_size(e->disk, r->bytes, d), c, cs, ds);
+		fprintf(out, "%-24s %-8s %-12s %-12s ", e->setting, p,
+			out_size(e->disk, r->bytes, d), c);
+		if (same)
+			fprintf(out, "%-12s ", out_size(e->disk_fresh, r->bytes,
+							fr));
+		fprintf(out, "%-10s %-10s", cs, ds);
 		if (e->sampled)
 			fprintf(out, " \xc2\xb1%s",
 				out_size((uint64_t)(e->disk_ci95 + 0.5),
@@ -159,17 +179,23 @@ static void json_est(FILE *out, const struct report *r,
 		fprintf(out, "%s{\"setting\":", i ? "," : "");
 		out_json_string(out, e->setting);
 		if (row) {
+			const uint64_t *v = row_est(r, row, i, 0);
+
 			fprintf(out, ",\"input\":%" PRIu64 ",\"disk\":%" PRIu64
-				",\"uncompressed\":%" PRIu64 "}",
-				row->est[3 * i + 2], row->est[3 * i],
-				row->est[3 * i + 1]);
+				",\"uncompressed\":%" PRIu64
+				",\"disk_fresh\":%" PRIu64 "}",
+				v[2], v[0], v[1], row_est(r, row, i, 1)[0]);
 			continue;
 		}
 		fprintf(out, ",\"input\":%" PRIu64 ",\"disk\":%" PRIu64
-			",\"uncompressed\":%" PRIu64
+			",\"uncompressed\":%" PRIu64 ",\"disk_fresh\":%" PRIu64
+			",\"uncompressed_fresh\":%" PRIu64
+			",\"model\":\"%s\""
 			",\"compress_mbps\":%.1f,\"decompress_mbps\":%.1f",
-			e->input, e->disk, e->uncompressed, e->compress_mbps,
-			e->decompress_mbps);
+			e->input, e->disk, e->uncompressed, e->disk_fresh,
+			e->uncompressed_fresh,
+			e->same_layout ? "same-layout" : "fresh-copy",
+			e->compress_mbps, e->decompress_mbps);
 		if (e->sampled)
 			fprintf(out, ",\"disk_ci95\":%.0f", e->disk_ci95);
 		fputc('}', out);
@@ -247,14 +273,14 @@ static void csv_row(FILE *out, const char *kind, const struct report_row *row)
 
 	csv_record(out, kind, row->path, "TOTAL", NULL, row->disk, row->uncomp,
 		   &row->refd, row);
-	fputs(",,,\n", out);
+	fputs(",,,,\n", out);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
 		csv_record(out, kind, row->path,
 			   out_type_name(rt->type, name), NULL, rt->disk,
 			   rt->uncomp, &rt->refd, NULL);
-		fputs(",,,\n", out);
+		fputs(",,,,\n", out);
 	}
 }
 
@@ -268,7 +294,8 @@ static int print_csv(FILE *out, const struct report *r)
 	if (ret)
 		return ret;
 	fputs("kind,path,type,setting,disk,uncompressed,referenced,files,"
-	      "extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95\n",
+	      "extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95,"
+	      "disk_fresh\n",
 	      out);
 	csv_row(out, "total", &total);
 	for (i = 0; i < r->nrows; i++)
@@ -282,14 +309,16 @@ static int print_csv(FILE *out, const struct report *r)
 			e->decompress_mbps);
 		if (e->sampled)
 			fprintf(out, "%.0f", e->disk_ci95);
-		fputc('\n', out);
+		fprintf(out, ",%" PRIu64 "\n", e->disk_fresh);
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
 
+			const uint64_t *v = row_est(r, row, i, 0);
+
 			csv_record(out, "estimate", row->path, NULL,
-				   e->setting, row->est[3 * i],
-				   row->est[3 * i + 1], NULL, NULL);
-			fputs(",,,\n", out);
+				   e->setting, v[0], v[1], NULL, NULL);
+			fprintf(out, ",,,,%" PRIu64 "\n",
+				row_est(r, row, i, 1)[0]);
 		}
 	}
 	row_clear(&total);

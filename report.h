@@ -20,8 +20,12 @@ enum report_format {
 struct report_est {
 	char setting[48];	/* canonical, e.g. "compress=zstd:3" */
 	uint64_t input;		/* bytes of file data read */
-	uint64_t disk;		/* predicted disk usage */
+	uint64_t disk;		/* predicted disk usage: same layout when
+				 * same_layout, else fresh copy */
 	uint64_t uncompressed;	/* predicted uncompressed size */
+	int same_layout;	/* the current usage was read (btrfs, root) */
+	uint64_t disk_same, uncompressed_same;	/* same layout (layout.h) */
+	uint64_t disk_fresh, uncompressed_fresh;	/* fresh copy */
 	double compress_mbps;	/* single-thread codec speed on this data */
 	double decompress_mbps;
 	int sampled;		/* disk is extrapolated from a sample */
@@ -41,6 +45,9 @@ struct report {
 	 * --estimate only); alloc_bytes (st_blocks) stands in for it. */
 	int have_usage;
 	uint64_t alloc_bytes;
+	/* With estimates a row's est holds 6 values a setting: same
+	 * layout's disk, uncompressed, input for each setting (3 * nest),
+	 * then the fresh copy's (rows_create() with 2 * nest). */
 	const struct report_row *rows;
 	size_t nrows;
 	const struct report_est *est;
