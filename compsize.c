@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "array.h"
+#include "decide.h"
 #include "est-plugin.h"
 #include "estimate.h"
 #include "estrun.h"
@@ -26,6 +27,7 @@
 #include "layout.h"
 #include "mounts.h"
 #include "output.h"
+#include "plot.h"
 #include "report.h"
 #include "rows.h"
 #include "scan.h"
@@ -50,6 +52,8 @@ struct options {
 	double sample;		/* --sample=PERCENT as a fraction, or 0 */
 	uint64_t sample_bytes;	/* --sample=SIZE, or 0 */
 	uint64_t seed;		/* --seed=N */
+	double dev_write, dev_read;	/* --device-speed, MB/s, or 0 */
+	const char *plot;	/* --plot=FILE.svg, or NULL */
 };
 
 struct run {
@@ -114,6 +118,12 @@ static void usage(FILE *f)
 	      "        --sample=PERCENT|SIZE  estimate a random part of the files, e.g.\n"
 	      "                            5% or 2G, and extrapolate with a 95% interval\n"
 	      "        --seed=N            choose another sample (default 0)\n"
+	      "        --device-speed=WRITE[,READ]  with --estimate: the file data\n"
+	      "                            each setting moves through a device of\n"
+	      "                            that speed (MB/s), the device or the CPUs\n"
+	      "                            limiting it\n"
+	      "        --plot=FILE.svg     with --estimate: ratio against compress and\n"
+	      "                            decompress speed, one series per row\n"
 	      "        --format=FORMAT     table (default), json or csv\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
@@ -631,6 +641,8 @@ enum {
 	OPT_TOP,
 	OPT_SAMPLE,
 	OPT_SEED,
+	OPT_DEVICE_SPEED,
+	OPT_PLOT,
 };
 
 /* A whole non-negative decimal number no larger than max, or -1. */
@@ -726,6 +738,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "device-speed", required_argument, NULL, OPT_DEVICE_SPEED },
+		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const formats[] = { "table", "json", "csv" };
@@ -733,7 +747,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 					     "name" };
 	char err[256];
 	long long v;
-	int c, sort_given = 0, sample_given = 0;
+	int c, sort_given = 0, sample_given = 0, need_est = 0;
 
 	while ((c = getopt_long(argc, argv, "bxhe:j:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -812,6 +826,20 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->seed = (uint64_t)v;
 			sample_given = 1;
 			break;
+		case OPT_DEVICE_SPEED:
+			if (decide_parse_speed(optarg, &opt->dev_write,
+					       &opt->dev_read))
+				return bad_value("--device-speed", optarg,
+						 "use WRITE[,READ] in MB/s, such as 150 or 500,2000");
+			need_est = 1;
+			break;
+		case OPT_PLOT:
+			if (!*optarg)
+				return bad_value("--plot", optarg,
+						 "use a file name such as plot.svg");
+			opt->plot = optarg;
+			need_est = 1;
+			break;
 		case OPT_VERSION:
 			printf("compsize %s\n", COMPSIZE_VERSION);
 			return CS_EXIT_OK;
@@ -829,6 +857,11 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		opt->sort = ROW_SORT_DISK;
 	if (sample_given && !opt->nest) {
 		fputs("compsize: --sample and --seed need --estimate\n", stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (need_est && !opt->nest) {
+		fputs("compsize: --device-speed and --plot need --estimate\n",
+		      stderr);
 		return CS_EXIT_USAGE;
 	}
 	if (optind >= argc) {
@@ -919,16 +952,47 @@ out:
 	return ret;
 }
 
+/* Which of the settings the filesystem of path is mounted with now: its
+ * index, or -1. */
+static long current_setting(const struct options *opt, const char *path)
+{
+	char buf[64], err[128];
+	struct est_setting *cur = NULL;
+	size_t n = 0, i;
+	long found = -1;
+
+	if (mounts_compress_option(path, buf, sizeof(buf)) != 1 ||
+	    est_parse_list(buf, &cur, &n, err, sizeof(err)))
+		return -1;
+	for (i = 0; n == 1 && i < opt->nest; i++)
+		if (opt->est[i].alg == cur->alg &&
+		    opt->est[i].level == cur->level &&
+		    opt->est[i].force == cur->force)
+			found = (long)i;
+	free(cur);
+	return found;
+}
+
 /* The estimates of the whole run, for the report. */
-static struct report_est *collect_estimates(struct run *run)
+static struct report_est *collect_estimates(struct run *run,
+					    const char *first_path,
+					    unsigned cpus)
 {
 	struct report_est *re = calloc(run->opt->nest, sizeof(*re));
+	long cur = current_setting(run->opt, first_path);
 	struct estrun_result res;
 	size_t i;
 
 	if (!re)
 		return NULL;
 	for (i = 0; i < run->opt->nest; i++) {
+		struct decide_in din = {
+			.cpus = cpus,
+			.dev_write_mbps = run->opt->dev_write,
+			.dev_read_mbps = run->opt->dev_read,
+		};
+
+		re[i].current = (long)i == cur;
 		est_setting_name(&run->opt->est[i], re[i].setting,
 				 sizeof(re[i].setting));
 		if (run->est) {
@@ -977,8 +1041,69 @@ static struct report_est *collect_estimates(struct run *run)
 						t.est_disk;
 			}
 		}
+		din.disk = re[i].disk;
+		din.uncompressed = re[i].uncompressed;
+		din.compress_mbps = re[i].compress_mbps;
+		din.decompress_mbps = re[i].decompress_mbps;
+		decide(&din, &re[i].dec);
 	}
 	return re;
+}
+
+/*
+ * --plot: the SVG into path, whole or not at all: written to a temporary
+ * file beside it and renamed.  Returns 0, -ENOMEM, or -1 after reporting
+ * the failure on stderr.
+ */
+static int write_plot(const char *path, const struct report *r,
+		      const char *title)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	FILE *f;
+	int ret;
+
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len + 16, "%s.%ld.tmp", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = report_plot(f, r, title);
+	if (ret == -EINVAL) {
+		fclose(f);
+		unlink(tmp);
+		free(tmp);
+		fputs("compsize: --plot: no estimate with a speed to plot\n",
+		      stderr);
+		return -1;
+	}
+	if (fflush(f) || ferror(f))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (!ret) {
+		free(tmp);
+		return 0;
+	}
+	unlink(tmp);
+	if (ret == -ENOMEM) {
+		free(tmp);
+		return ret;
+	}
+fail:
+	free(tmp);
+	{
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "%s", strerror(-ret));
+		fprintf(stderr, "compsize: %s: %s\n", path, msg);
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -998,7 +1123,7 @@ int main(int argc, char **argv)
 	};
 	char err[512];
 	size_t i;
-	int ret, code;
+	int ret, code, first_arg = 0;
 
 	code = parse_options(argc, argv, &opt);
 	if (code >= 0)
@@ -1044,6 +1169,7 @@ int main(int argc, char **argv)
 			goto nomem;
 	}
 	signal(SIGUSR1, on_sigusr1);
+	first_arg = optind;
 
 	for (ret = 0; optind < argc && !ret; optind++) {
 		ret = walk_path(argv[optind], &wopts, &ops, &run);
@@ -1071,11 +1197,14 @@ int main(int argc, char **argv)
 	if (run.rows)
 		r.rows = rows_result(run.rows, &r.nrows);
 	if (opt.nest) {
-		est = collect_estimates(&run);
+		r.cpus = default_jobs();
+		est = collect_estimates(&run, argv[first_arg], r.cpus);
 		if (!est)
 			goto nomem;
 		r.est = est;
 		r.nest = opt.nest;
+		r.dev_write_mbps = opt.dev_write;
+		r.dev_read_mbps = opt.dev_read;
 	}
 	ret = report_print(stdout, stderr, &r);
 	if (ret < 0)
@@ -1087,6 +1216,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	code = ret || run.failed ? CS_EXIT_ERROR : CS_EXIT_OK;
+	if (opt.plot) {
+		ret = write_plot(opt.plot, &r, argv[first_arg]);
+		if (ret == -ENOMEM)
+			goto nomem;
+		if (ret)
+			code = CS_EXIT_ERROR;
+	}
 	goto out;
 nomem:
 	fputs("compsize: out of memory\n", stderr);

@@ -8,6 +8,7 @@
 #define COMPSIZE_REPORT_H
 
 #include <stdio.h>
+#include "decide.h"
 #include "extent.h"
 #include "rows.h"
 
@@ -28,6 +29,8 @@ struct report_est {
 	uint64_t disk_fresh, uncompressed_fresh;	/* fresh copy */
 	double compress_mbps;	/* single-thread codec speed on this data */
 	double decompress_mbps;
+	int current;		/* the filesystem is mounted with it now */
+	struct decide_out dec;	/* all-core speeds, CPU cost, on a device */
 	int sampled;		/* disk is extrapolated from a sample */
 	double disk_ci95;	/* half-width of the 95% interval, bytes */
 };
@@ -52,6 +55,8 @@ struct report {
 	size_t nrows;
 	const struct report_est *est;
 	size_t nest;
+	unsigned cpus;			/* for the all-core figures */
+	double dev_write_mbps, dev_read_mbps;	/* --device-speed, or 0 */
 	const struct report_error *errors;
 	size_t nerrors;
 };
@@ -63,5 +68,12 @@ struct report {
  * same case.  Returns 0 otherwise.
  */
 int report_print(FILE *out, FILE *err, const struct report *r);
+
+/*
+ * The --plot SVG of r's estimates (plot.h) to out, with title: the total
+ * and each row as a series.  Returns 0, -EINVAL with nothing to plot, or
+ * -ENOMEM.
+ */
+int report_plot(FILE *out, const struct report *r, const char *title);
 
 #endif
