@@ -11,6 +11,7 @@
 #include "decide.h"
 #include "extent.h"
 #include "rows.h"
+#include "sharing.h"
 
 enum report_format {
 	REPORT_TABLE,
@@ -59,6 +60,9 @@ struct report {
 	double dev_write_mbps, dev_read_mbps;	/* --device-speed, or 0 */
 	const struct report_error *errors;
 	size_t nerrors;
+	/* --exclusive: the totals of the arguments (rows carry their own);
+	 * NULL without. */
+	const struct sharing_result *excl;
 };
 
 /*
