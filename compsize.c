@@ -24,11 +24,11 @@
 #include "estrun.h"
 #include "exitcode.h"
 #include "mounts.h"
-#include "output.h"
+#include "format.h"
 #include "report.h"
 #include "rows.h"
-#include "scan.h"
-#include "tree.h"
+#include "usage.h"
+#include "fastscan.h"
 #include "walk.h"
 
 /* -j: more threads than this is a typo */
@@ -53,7 +53,7 @@ struct options {
 
 struct run {
 	const struct options *opt;
-	struct scan_ctx *scan;
+	struct usage_ctx *scan;
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct estrun *est;	/* NULL until the first file estimated */
@@ -181,11 +181,11 @@ static int on_tick(void *arg)
 	return 0;
 }
 
-/* Report what scan_file() or tree_scan_dir() returned for path; returns 0
+/* Report what usage_file() or fastscan_dir() returned for path; returns 0
  * to go on or a negative errno to abort the walk. */
 static int scan_result(struct run *run, const char *path, int ret)
 {
-	struct scan_ctx *scan = run->scan;
+	struct usage_ctx *scan = run->scan;
 	char msg[128];
 
 	switch (ret) {
@@ -223,12 +223,12 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 
 	if (!run->usage) {
 		/* --estimate only: any filesystem will do. */
-		ret = scan_probe_fs(run->scan, fd, st);
+		ret = usage_probe_fs(run->scan, fd, st);
 		if (ret != 1)
 			run->have_usage = 0;
 		return ret == -ENOMEM ? ret : WALK_ENTER;
 	}
-	ret = scan_probe_fs(run->scan, fd, st);
+	ret = usage_probe_fs(run->scan, fd, st);
 	if (ret == 1)
 		return WALK_ENTER;
 	if (ret == -ENOMEM || ret == -EPERM)
@@ -282,7 +282,7 @@ static int defer_scan(struct run *run, int fd, const char *path,
 	uint64_t id;
 	int ret;
 
-	ret = tree_scan_probe(fd, &id);
+	ret = fastscan_probe(fd, &id);
 	if (ret == 1)
 		return WALK_ENTER;
 	run->counted_depth = depth;
@@ -297,7 +297,7 @@ static int defer_scan(struct run *run, int fd, const char *path,
 		free(run->counted_path);
 		run->counted_path = NULL;
 		/* No descriptor or memory to spare: count it now. */
-		ret = tree_scan_dir(run->scan, fd, st, run->opt->one_fs,
+		ret = fastscan_dir(run->scan, fd, st, run->opt->one_fs,
 				    on_tick, run);
 	}
 	ret = scan_result(run, path, ret);
@@ -311,7 +311,7 @@ static int scan_deferred(struct run *run)
 	int ret;
 
 	run->counted_fd = -1;
-	ret = tree_scan_dir(run->scan, fd, &run->counted_st,
+	ret = fastscan_dir(run->scan, fd, &run->counted_st,
 			    run->opt->one_fs, on_tick, run);
 	close(fd);
 	/* It was probed: 1 means it changed under us, as any failed
@@ -360,7 +360,7 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 			 const struct stat *st)
 {
 	if (!run->est) {
-		const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
+		const struct usage_fs *fs = usage_fs_of(run->scan, st->st_dev);
 		struct estrun_opts eo = {
 			.s = run->opt->est,
 			.n = run->opt->nest,
@@ -400,13 +400,13 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 	if (run->counted_depth >= 0) {
 		/* its usage came with its directory's fast scan */
 	} else if (run->usage && (!run->opt->nest ||
-				  scan_fs_of(run->scan, st->st_dev))) {
-		ret = scan_result(run, path, scan_file(run->scan, fd, st));
+				  usage_fs_of(run->scan, st->st_dev))) {
+		ret = scan_result(run, path, usage_file(run->scan, fd, st));
 	} else {
 		/* Estimating without root, or on another filesystem: no
 		 * usage to read, and no error either; the file is counted
 		 * with nothing known of its extents. */
-		scan_begin_file(run->scan);
+		usage_begin_file(run->scan);
 	}
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
 	if (!ret && run->opt->nest)
@@ -451,7 +451,7 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 		return WALK_ENTER;
 	if (run->opt->nest)
 		return defer_scan(run, fd, path, st, depth);
-	ret = tree_scan_dir(run->scan, fd, st, run->opt->one_fs, on_tick, run);
+	ret = fastscan_dir(run->scan, fd, st, run->opt->one_fs, on_tick, run);
 	if (ret == 1)
 		return WALK_ENTER;
 	ret = scan_result(run, path, ret);
@@ -872,7 +872,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "compsize: --estimate: %s\n", err);
 		goto out;
 	}
-	run.scan = scan_create();
+	run.scan = usage_create();
 	if (!run.scan)
 		goto nomem;
 	if (opt.depth >= 0 || opt.per_file) {
@@ -947,7 +947,7 @@ out:
 	free(est);
 	estrun_free(run.est);
 	rows_free(run.rows);
-	scan_free(run.scan);
+	usage_free(run.scan);
 	mounts_free(run.mounts);
 	free(opt.est);
 	return code;

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "output.h"
+#include "format.h"
 #include "report.h"
 
 static int nothing(const struct report *r)
@@ -28,21 +28,21 @@ static uint64_t current_disk(const struct report *r)
 }
 
 /* "+12M", "-1.5G", "0B"; raw: "+12345". */
-static void signed_size(int64_t delta, int raw, char buf[OUT_BUF])
+static void signed_size(int64_t delta, int raw, char buf[FMT_BUF])
 {
-	char tmp[OUT_BUF];
+	char tmp[FMT_BUF];
 	uint64_t mag = delta < 0 ? -(uint64_t)delta : (uint64_t)delta;
-	const char *p = out_size(mag, raw, tmp);
+	const char *p = fmt_size(mag, raw, tmp);
 
 	while (*p == ' ')
 		p++;
-	snprintf(buf, OUT_BUF, "%s%s", delta > 0 ? "+" : delta < 0 ? "-" : "",
+	snprintf(buf, FMT_BUF, "%s%s", delta > 0 ? "+" : delta < 0 ? "-" : "",
 		 p);
 }
 
 static void table_rows(FILE *out, const struct report *r)
 {
-	char p[8], d[OUT_BUF], u[OUT_BUF], f[OUT_BUF];
+	char p[8], d[FMT_BUF], u[FMT_BUF], f[FMT_BUF];
 	size_t i;
 
 	fprintf(out, "%-8s %-12s %-12s %-12s %s\n", "Perc", "Disk Usage",
@@ -50,20 +50,20 @@ static void table_rows(FILE *out, const struct report *r)
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 
-		snprintf(p, sizeof(p), "%3u%%", out_percent(row->disk,
+		snprintf(p, sizeof(p), "%3u%%", fmt_percent(row->disk,
 							      row->uncomp));
 		fprintf(out, "%-8s %-12s %-12s %-12s ", p,
-			out_size(row->disk, r->bytes, d),
-			out_size(row->uncomp, r->bytes, u),
-			out_size(row->refd, r->bytes, f));
-		out_table_path(out, row->path);
+			fmt_size(row->disk, r->bytes, d),
+			fmt_size(row->uncomp, r->bytes, u),
+			fmt_size(row->refd, r->bytes, f));
+		fmt_table_path(out, row->path);
 		fputc('\n', out);
 	}
 }
 
 static void table_estimates(FILE *out, const struct report *r)
 {
-	char p[8], d[OUT_BUF], c[OUT_BUF], ci[OUT_BUF], cs[16], ds[16];
+	char p[8], d[FMT_BUF], c[FMT_BUF], ci[FMT_BUF], cs[16], ds[16];
 	uint64_t now = current_disk(r);
 	size_t i;
 
@@ -73,16 +73,16 @@ static void table_estimates(FILE *out, const struct report *r)
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 
-		snprintf(p, sizeof(p), "%3u%%", out_percent(e->disk,
+		snprintf(p, sizeof(p), "%3u%%", fmt_percent(e->disk,
 							      e->uncompressed));
 		signed_size((int64_t)(e->disk - now), r->bytes, c);
 		snprintf(cs, sizeof(cs), "%.0fMB/s", e->compress_mbps);
 		snprintf(ds, sizeof(ds), "%.0fMB/s", e->decompress_mbps);
 		fprintf(out, "%-24s %-8s %-12s %-12s %-10s %-10s", e->setting, p,
-			out_size(e->disk, r->bytes, d), c, cs, ds);
+			fmt_size(e->disk, r->bytes, d), c, cs, ds);
 		if (e->sampled)
 			fprintf(out, " \xc2\xb1%s",
-				out_size((uint64_t)(e->disk_ci95 + 0.5),
+				fmt_size((uint64_t)(e->disk_ci95 + 0.5),
 					 r->bytes, ci));
 		fputc('\n', out);
 	}
@@ -102,12 +102,12 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 		fputs("No files.\n", err);
 		ret = 1;
 	} else {
-		char a[OUT_BUF];
+		char a[FMT_BUF];
 
 		fprintf(out, "Processed %" PRIu64 " file%s, %s allocated "
 			"(current usage by compression type needs btrfs and root).\n",
 			r->total->nfiles, r->total->nfiles > 1 ? "s" : "",
-			out_size(r->alloc_bytes, r->bytes, a));
+			fmt_size(r->alloc_bytes, r->bytes, a));
 	}
 	if (r->nest && r->total->nfiles) {
 		fputc('\n', out);
@@ -127,7 +127,7 @@ static void json_totals(FILE *out, uint64_t disk, uint64_t uncomp,
 
 static void json_row_body(FILE *out, const struct report_row *row)
 {
-	char name[OUT_BUF];
+	char name[FMT_BUF];
 	unsigned t;
 
 	fprintf(out, "\"files\":%" PRIu64 ",\"extents\":%" PRIu64
@@ -141,7 +141,7 @@ static void json_row_body(FILE *out, const struct report_row *row)
 
 		fprintf(out, "%s{\"type\":\"%s\",\"disk\":%" PRIu64
 			",\"uncompressed\":%" PRIu64 ",\"referenced\":%" PRIu64
-			"}", t ? "," : "", out_type_name(rt->type, name),
+			"}", t ? "," : "", fmt_type_name(rt->type, name),
 			rt->disk, rt->uncomp, rt->refd);
 	}
 	fputc(']', out);
@@ -157,7 +157,7 @@ static void json_est(FILE *out, const struct report *r,
 		const struct report_est *e = &r->est[i];
 
 		fprintf(out, "%s{\"setting\":", i ? "," : "");
-		out_json_string(out, e->setting);
+		fmt_json_string(out, e->setting);
 		if (row) {
 			fprintf(out, ",\"input\":%" PRIu64 ",\"disk\":%" PRIu64
 				",\"uncompressed\":%" PRIu64 "}",
@@ -196,7 +196,7 @@ static int print_json(FILE *out, const struct report *r)
 		fputs(",\"paths\":[", out);
 		for (i = 0; i < r->nrows; i++) {
 			fprintf(out, "%s{\"path\":", i ? "," : "");
-			out_json_string(out, r->rows[i].path);
+			fmt_json_string(out, r->rows[i].path);
 			fputc(',', out);
 			json_row_body(out, &r->rows[i]);
 			if (r->nest)
@@ -208,9 +208,9 @@ static int print_json(FILE *out, const struct report *r)
 	fputs(",\"errors\":[", out);
 	for (i = 0; i < r->nerrors; i++) {
 		fprintf(out, "%s{\"path\":", i ? "," : "");
-		out_json_string(out, r->errors[i].path);
+		fmt_json_string(out, r->errors[i].path);
 		fputs(",\"error\":", out);
-		out_json_string(out, r->errors[i].error);
+		fmt_json_string(out, r->errors[i].error);
 		fputc('}', out);
 	}
 	fputs("]}\n", out);
@@ -226,9 +226,9 @@ static void csv_record(FILE *out, const char *kind, const char *path,
 		       const struct report_row *counts)
 {
 	fprintf(out, "%s,", kind);
-	out_csv_field(out, path ? path : "");
+	fmt_csv_field(out, path ? path : "");
 	fprintf(out, ",%s,", type ? type : "");
-	out_csv_field(out, setting ? setting : "");
+	fmt_csv_field(out, setting ? setting : "");
 	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",", disk, uncomp);
 	if (refd)
 		fprintf(out, "%" PRIu64, *refd);
@@ -242,7 +242,7 @@ static void csv_record(FILE *out, const char *kind, const char *path,
 
 static void csv_row(FILE *out, const char *kind, const struct report_row *row)
 {
-	char name[OUT_BUF];
+	char name[FMT_BUF];
 	unsigned t;
 
 	csv_record(out, kind, row->path, "TOTAL", NULL, row->disk, row->uncomp,
@@ -252,7 +252,7 @@ static void csv_row(FILE *out, const char *kind, const struct report_row *row)
 		const struct row_type *rt = &row->types[t];
 
 		csv_record(out, kind, row->path,
-			   out_type_name(rt->type, name), NULL, rt->disk,
+			   fmt_type_name(rt->type, name), NULL, rt->disk,
 			   rt->uncomp, &rt->refd, NULL);
 		fputs(",,,\n", out);
 	}

@@ -108,7 +108,7 @@ void rows_free(struct rows *rows)
 	free(rows);
 }
 
-int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
+int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path)
 {
 	struct open_row *o;
 	struct est_node *e;
@@ -127,7 +127,7 @@ int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
 	o = &rows->open[rows->nopen];
 	o->path = strdup(path);
 	o->est = rows->nest ? calloc(3 * rows->nest, sizeof(*o->est)) : NULL;
-	if (!o->path || (rows->nest && !o->est) || scan_sink_push(ctx)) {
+	if (!o->path || (rows->nest && !o->est) || usage_sink_push(ctx)) {
 		free(o->path);
 		free(o->est);
 		return -ENOMEM;
@@ -233,14 +233,14 @@ static void sort_and_cut(struct rows *rows)
 	}
 }
 
-int rows_close(struct rows *rows, struct scan_ctx *ctx)
+int rows_close(struct rows *rows, struct usage_ctx *ctx)
 {
 	struct open_row *o = &rows->open[--rows->nopen];
 	struct report_row *row;
 	struct cs_stats st;
 	int ret;
 
-	scan_sink_pop(ctx, &st);
+	usage_sink_pop(ctx, &st);
 	/* With --top, keep at most twice that many between cuts. */
 	if (rows->top && rows->ndone >= 2 * rows->top)
 		sort_and_cut(rows);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "extent.h"
-#include "scan.h"
+#include "usage.h"
 
 struct row_type {
 	unsigned type;		/* row index of struct cs_stats */
@@ -54,10 +54,10 @@ void rows_free(struct rows *rows);
 
 /* Open a row for path: from now on, what ctx accounts is added to it.
  * Returns 0 or -ENOMEM. */
-int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path);
+int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path);
 
 /* Close the innermost open row.  Returns 0 or -ENOMEM. */
-int rows_close(struct rows *rows, struct scan_ctx *ctx);
+int rows_close(struct rows *rows, struct usage_ctx *ctx);
 
 /* Rows open now. */
 size_t rows_open_count(const struct rows *rows);

@@ -14,7 +14,7 @@
 #include <string.h>
 #include "extent.h"
 #include "ioctl.h"
-#include "output.h"
+#include "format.h"
 #include "search.h"
 #include "seen.h"
 

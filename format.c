@@ -2,15 +2,15 @@
 /* Report formatting. */
 #include <inttypes.h>
 #include <string.h>
-#include "output.h"
+#include "format.h"
 
-char *out_size(uint64_t x, int raw, char buf[OUT_BUF])
+char *fmt_size(uint64_t x, int raw, char buf[FMT_BUF])
 {
 	static const char units[] = "BKMGTPE";
 	int u = 0;
 
 	if (raw) {
-		snprintf(buf, OUT_BUF, "%" PRIu64, x);
+		snprintf(buf, FMT_BUF, "%" PRIu64, x);
 		return buf;
 	}
 	while (x >= 10240) {
@@ -18,21 +18,21 @@ char *out_size(uint64_t x, int raw, char buf[OUT_BUF])
 		x >>= 10;
 	}
 	if (x >= 1024)
-		snprintf(buf, OUT_BUF, " %" PRIu64 ".%" PRIu64 "%c", x >> 10,
+		snprintf(buf, FMT_BUF, " %" PRIu64 ".%" PRIu64 "%c", x >> 10,
 			 x * 10 / 1024 % 10, units[u + 1]);
 	else
-		snprintf(buf, OUT_BUF, "%4" PRIu64 "%c", x, units[u]);
+		snprintf(buf, FMT_BUF, "%4" PRIu64 "%c", x, units[u]);
 	return buf;
 }
 
-unsigned out_percent(uint64_t disk, uint64_t uncomp)
+unsigned fmt_percent(uint64_t disk, uint64_t uncomp)
 {
 	if (!uncomp)
 		return 0;
 	return (unsigned)((unsigned __int128)disk * 100 / uncomp);
 }
 
-const char *out_type_name(unsigned row, char buf[OUT_BUF])
+const char *fmt_type_name(unsigned row, char buf[FMT_BUF])
 {
 	static const char *const names[] = { "none", "zlib", "lzo", "zstd" };
 
@@ -40,7 +40,7 @@ const char *out_type_name(unsigned row, char buf[OUT_BUF])
 		return "prealloc";
 	if (row < sizeof(names) / sizeof(names[0]))
 		return names[row];
-	snprintf(buf, OUT_BUF, "?%u", row);
+	snprintf(buf, FMT_BUF, "?%u", row);
 	return buf;
 }
 
@@ -60,18 +60,18 @@ void out_totals(const struct cs_stats *st, uint64_t *disk, uint64_t *uncomp,
 static void table_row(FILE *out, const char *type, unsigned perc,
 		      uint64_t disk, uint64_t uncomp, uint64_t refd, int raw)
 {
-	char p[8], d[OUT_BUF], u[OUT_BUF], r[OUT_BUF];
+	char p[8], d[FMT_BUF], u[FMT_BUF], r[FMT_BUF];
 
 	snprintf(p, sizeof(p), "%3u%%", perc);
 	fprintf(out, "%-10s %-8s %-12s %-12s %-12s\n", type, p,
-		out_size(disk, raw, d), out_size(uncomp, raw, u),
-		out_size(refd, raw, r));
+		fmt_size(disk, raw, d), fmt_size(uncomp, raw, u),
+		fmt_size(refd, raw, r));
 }
 
 int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
 {
 	uint64_t disk, uncomp, refd;
-	char name[OUT_BUF];
+	char name[FMT_BUF];
 	unsigned t;
 
 	out_totals(st, &disk, &uncomp, &refd);
@@ -86,19 +86,19 @@ int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
 		st->nrefs, st->ninline);
 	fprintf(out, "%-10s %-8s %-12s %-12s %-12s\n", "Type", "Perc",
 		"Disk Usage", "Uncompressed", "Referenced");
-	table_row(out, "TOTAL", out_percent(disk, uncomp), disk, uncomp, refd,
+	table_row(out, "TOTAL", fmt_percent(disk, uncomp), disk, uncomp, refd,
 		  raw);
 	for (t = 0; t < CS_NTYPES; t++) {
 		if (!st->uncomp[t])
 			continue;
-		table_row(out, out_type_name(t, name),
-			  out_percent(st->disk[t], st->uncomp[t]), st->disk[t],
+		table_row(out, fmt_type_name(t, name),
+			  fmt_percent(st->disk[t], st->uncomp[t]), st->disk[t],
 			  st->uncomp[t], st->refd[t], raw);
 	}
 	return 0;
 }
 
-size_t out_utf8_len(const unsigned char *s, size_t n)
+size_t fmt_utf8_len(const unsigned char *s, size_t n)
 {
 	uint32_t cp;
 	size_t len, i;
@@ -132,14 +132,14 @@ size_t out_utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void out_json_string(FILE *f, const char *str)
+void fmt_json_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), len;
 
 	fputc('"', f);
 	while (n) {
-		len = out_utf8_len(s, n);
+		len = fmt_utf8_len(s, n);
 		if (!len) {
 			fprintf(f, "\\udc%02x", *s);
 			len = 1;
@@ -162,7 +162,7 @@ void out_json_string(FILE *f, const char *str)
 	fputc('"', f);
 }
 
-void out_csv_field(FILE *f, const char *s)
+void fmt_csv_field(FILE *f, const char *s)
 {
 	size_t n = strlen(s), i;
 	int quote = n && (s[0] == ' ' || s[n - 1] == ' ');
@@ -183,13 +183,13 @@ void out_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void out_table_path(FILE *f, const char *str)
+void fmt_table_path(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), len;
 
 	while (n) {
-		len = out_utf8_len(s, n);
+		len = fmt_utf8_len(s, n);
 		if (!len) {
 			fprintf(f, "\\x%02x", *s);
 			len = 1;

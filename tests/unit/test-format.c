@@ -3,13 +3,13 @@
 #include <string.h>
 #include <stdlib.h>
 #include "unit.h"
-#include "output.h"
+#include "format.h"
 
 static void check_size(uint64_t x, const char *want)
 {
-	char buf[OUT_BUF];
+	char buf[FMT_BUF];
 
-	CU_ASSERT_STRING_EQUAL(out_size(x, 0, buf), want);
+	CU_ASSERT_STRING_EQUAL(fmt_size(x, 0, buf), want);
 }
 
 static void test_size_boundaries(void)
@@ -38,36 +38,36 @@ static void test_size_boundaries(void)
 
 static void test_size_raw(void)
 {
-	char buf[OUT_BUF];
+	char buf[FMT_BUF];
 
-	CU_ASSERT_STRING_EQUAL(out_size(0, 1, buf), "0");
-	CU_ASSERT_STRING_EQUAL(out_size(10240, 1, buf), "10240");
-	CU_ASSERT_STRING_EQUAL(out_size(UINT64_MAX, 1, buf),
+	CU_ASSERT_STRING_EQUAL(fmt_size(0, 1, buf), "0");
+	CU_ASSERT_STRING_EQUAL(fmt_size(10240, 1, buf), "10240");
+	CU_ASSERT_STRING_EQUAL(fmt_size(UINT64_MAX, 1, buf),
 			       "18446744073709551615");
 }
 
 static void test_percent(void)
 {
-	CU_ASSERT_EQUAL(out_percent(0, 0), 0);
-	CU_ASSERT_EQUAL(out_percent(1, 3), 33);
-	CU_ASSERT_EQUAL(out_percent(2, 3), 66);	/* truncated */
-	CU_ASSERT_EQUAL(out_percent(112, 100), 112);
+	CU_ASSERT_EQUAL(fmt_percent(0, 0), 0);
+	CU_ASSERT_EQUAL(fmt_percent(1, 3), 33);
+	CU_ASSERT_EQUAL(fmt_percent(2, 3), 66);	/* truncated */
+	CU_ASSERT_EQUAL(fmt_percent(112, 100), 112);
 	/* disk * 100 would overflow 64 bits */
-	CU_ASSERT_EQUAL(out_percent(UINT64_MAX / 2, UINT64_MAX), 49);
-	CU_ASSERT_EQUAL(out_percent(UINT64_MAX, UINT64_MAX), 100);
+	CU_ASSERT_EQUAL(fmt_percent(UINT64_MAX / 2, UINT64_MAX), 49);
+	CU_ASSERT_EQUAL(fmt_percent(UINT64_MAX, UINT64_MAX), 100);
 }
 
 static void test_type_names(void)
 {
-	char buf[OUT_BUF];
+	char buf[FMT_BUF];
 
-	CU_ASSERT_STRING_EQUAL(out_type_name(0, buf), "none");
-	CU_ASSERT_STRING_EQUAL(out_type_name(1, buf), "zlib");
-	CU_ASSERT_STRING_EQUAL(out_type_name(2, buf), "lzo");
-	CU_ASSERT_STRING_EQUAL(out_type_name(3, buf), "zstd");
-	CU_ASSERT_STRING_EQUAL(out_type_name(4, buf), "?4");
-	CU_ASSERT_STRING_EQUAL(out_type_name(255, buf), "?255");
-	CU_ASSERT_STRING_EQUAL(out_type_name(CS_TYPE_PREALLOC, buf), "prealloc");
+	CU_ASSERT_STRING_EQUAL(fmt_type_name(0, buf), "none");
+	CU_ASSERT_STRING_EQUAL(fmt_type_name(1, buf), "zlib");
+	CU_ASSERT_STRING_EQUAL(fmt_type_name(2, buf), "lzo");
+	CU_ASSERT_STRING_EQUAL(fmt_type_name(3, buf), "zstd");
+	CU_ASSERT_STRING_EQUAL(fmt_type_name(4, buf), "?4");
+	CU_ASSERT_STRING_EQUAL(fmt_type_name(255, buf), "?255");
+	CU_ASSERT_STRING_EQUAL(fmt_type_name(CS_TYPE_PREALLOC, buf), "prealloc");
 }
 
 /* Render the table into a string. */
