@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Report formatting. */
+/* Format helpers (format.h). */
 #include <inttypes.h>
 #include <string.h>
 #include "format.h"
@@ -42,60 +42,6 @@ const char *fmt_type_name(unsigned row, char buf[FMT_BUF])
 		return names[row];
 	snprintf(buf, FMT_BUF, "?%u", row);
 	return buf;
-}
-
-void out_totals(const struct cs_stats *st, uint64_t *disk, uint64_t *uncomp,
-		uint64_t *refd)
-{
-	unsigned t;
-
-	*disk = *uncomp = *refd = 0;
-	for (t = 0; t < CS_NTYPES; t++) {
-		*disk += st->disk[t];
-		*uncomp += st->uncomp[t];
-		*refd += st->refd[t];
-	}
-}
-
-static void table_row(FILE *out, const char *type, unsigned perc,
-		      uint64_t disk, uint64_t uncomp, uint64_t refd, int raw)
-{
-	char p[8], d[FMT_BUF], u[FMT_BUF], r[FMT_BUF];
-
-	snprintf(p, sizeof(p), "%3u%%", perc);
-	fprintf(out, "%-10s %-8s %-12s %-12s %-12s\n", type, p,
-		fmt_size(disk, raw, d), fmt_size(uncomp, raw, u),
-		fmt_size(refd, raw, r));
-}
-
-int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
-{
-	uint64_t disk, uncomp, refd;
-	char name[FMT_BUF];
-	unsigned t;
-
-	out_totals(st, &disk, &uncomp, &refd);
-	if (!uncomp) {
-		fputs(st->nfiles ? "All empty or still-delalloced files.\n"
-				 : "No files.\n", err);
-		return 1;
-	}
-	fprintf(out, "Processed %" PRIu64 " file%s, %" PRIu64
-		" regular extents (%" PRIu64 " refs), %" PRIu64 " inline.\n",
-		st->nfiles, st->nfiles > 1 ? "s" : "", st->nextents,
-		st->nrefs, st->ninline);
-	fprintf(out, "%-10s %-8s %-12s %-12s %-12s\n", "Type", "Perc",
-		"Disk Usage", "Uncompressed", "Referenced");
-	table_row(out, "TOTAL", fmt_percent(disk, uncomp), disk, uncomp, refd,
-		  raw);
-	for (t = 0; t < CS_NTYPES; t++) {
-		if (!st->uncomp[t])
-			continue;
-		table_row(out, fmt_type_name(t, name),
-			  fmt_percent(st->disk[t], st->uncomp[t]), st->disk[t],
-			  st->uncomp[t], st->refd[t], raw);
-	}
-	return 0;
 }
 
 size_t fmt_utf8_len(const unsigned char *s, size_t n)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reports: compsize 1.5's table, byte for byte, and the sizes in it.
+ * Format helpers for every report: sizes and percentages as compsize 1.5
+ * prints them, type names, and the escaping of names for the table, JSON
+ * and CSV.
  */
 #ifndef COMPSIZE_FORMAT_H
 #define COMPSIZE_FORMAT_H
@@ -25,18 +27,6 @@ unsigned fmt_percent(uint64_t disk, uint64_t uncomp);
 
 /* "none", "zlib", "lzo", "zstd", "prealloc", or "?N" for unknown rows. */
 const char *fmt_type_name(unsigned row, char buf[FMT_BUF]);
-
-/* Sum every row of st into *disk, *uncomp, *refd. */
-void out_totals(const struct cs_stats *st, uint64_t *disk, uint64_t *uncomp,
-		uint64_t *refd);
-
-/*
- * Print the table of st to out as compsize 1.5 does; raw selects bytes.
- * When there is nothing to report, print compsize 1.5's "No files." or
- * "All empty or still-delalloced files." to err instead and return 1;
- * otherwise return 0.
- */
-int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw);
 
 /*
  * Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the

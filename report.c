@@ -1,30 +1,191 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Rendering the report as a table, JSON or CSV. */
+/*
+ * Rendering the report as a table, JSON or CSV.  Which columns there are,
+ * their names and their order come from fields.h; this file only knows
+ * how each format lays a column out.
+ */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fields.h"
 #include "format.h"
 #include "report.h"
 
+/* The sums over every type of st. */
+static void sum_sizes(const struct cs_stats *st, struct report_sizes *sum)
+{
+	unsigned t;
+
+	memset(sum, 0, sizeof(*sum));
+	for (t = 0; t < CS_NTYPES; t++) {
+		sum->disk += st->disk[t];
+		sum->uncomp += st->uncomp[t];
+		sum->refd += st->refd[t];
+	}
+}
+
+static void type_sizes(const struct cs_stats *st, unsigned t,
+		       struct report_sizes *s)
+{
+	s->disk = st->disk[t];
+	s->uncomp = st->uncomp[t];
+	s->refd = st->refd[t];
+}
+
+int report_row_fill(struct report_row *row, const struct cs_stats *st)
+{
+	unsigned t, n = 0;
+
+	row->files = st->nfiles;
+	row->extents = st->nextents;
+	row->refs = st->nrefs;
+	row->ninline = st->ninline;
+	row->nfrag = st->nfrag;
+	sum_sizes(st, &row->size);
+	/* As in compsize 1.5's table: a type shows when it has data. */
+	for (t = 0; t < CS_NTYPES; t++)
+		if (st->uncomp[t])
+			n++;
+	row->types = n ? calloc(n, sizeof(*row->types)) : NULL;
+	if (n && !row->types)
+		return -ENOMEM;
+	row->ntypes = 0;
+	for (t = 0; t < CS_NTYPES; t++) {
+		if (!st->uncomp[t])
+			continue;
+		row->types[row->ntypes].type = t;
+		type_sizes(st, t, &row->types[row->ntypes].size);
+		row->ntypes++;
+	}
+	return 0;
+}
+
+void report_row_clear(struct report_row *row)
+{
+	free(row->path);
+	free(row->types);
+	free(row->est);
+	memset(row, 0, sizeof(*row));
+}
+
 static int nothing(const struct report *r)
 {
-	uint64_t disk, uncomp, refd;
+	struct report_sizes sum;
 
 	if (!r->have_usage)
 		return !r->total->nfiles;
-	out_totals(r->total, &disk, &uncomp, &refd);
-	return !uncomp;
+	sum_sizes(r->total, &sum);
+	return !sum.uncomp;
 }
 
 /* Today's disk usage of the files, to compare estimates with. */
 static uint64_t current_disk(const struct report *r)
 {
-	uint64_t disk, uncomp, refd;
+	struct report_sizes sum;
 
 	if (!r->have_usage)
 		return r->alloc_bytes;
-	out_totals(r->total, &disk, &uncomp, &refd);
-	return disk;
+	sum_sizes(r->total, &sum);
+	return sum.disk;
+}
+
+/* Table: compsize 1.5's columns, 12 characters and a space each. */
+
+static void table_size_labels(FILE *out, const struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < fields_nsize; i++)
+		if (fields_size[i].label && field_shown(&fields_size[i], r))
+			fprintf(out, " %-12s", fields_size[i].label);
+}
+
+static void table_sizes(FILE *out, const struct report *r,
+			const struct report_sizes *s)
+{
+	char buf[FMT_BUF];
+	size_t i;
+
+	for (i = 0; i < fields_nsize; i++)
+		if (fields_size[i].label && field_shown(&fields_size[i], r))
+			fprintf(out, " %-12s",
+				fmt_size(field_value(&fields_size[i], s),
+					 r->bytes, buf));
+}
+
+/* Perc, in its 8 characters. */
+static void table_perc(FILE *out, const struct report_sizes *s)
+{
+	char p[8];
+
+	snprintf(p, sizeof(p), "%3u%%", fmt_percent(s->disk, s->uncomp));
+	fprintf(out, "%-8s", p);
+}
+
+/* compsize 1.5's table of the total, byte for byte. */
+static int table_usage(FILE *out, FILE *err, const struct report *r,
+		       const struct report_row *total)
+{
+	char name[FMT_BUF];
+	unsigned t;
+
+	if (!total->size.uncomp) {
+		fputs(total->files ? "All empty or still-delalloced files.\n"
+				   : "No files.\n", err);
+		return 1;
+	}
+	fprintf(out, "Processed %" PRIu64 " file%s, %" PRIu64
+		" regular extents (%" PRIu64 " refs), %" PRIu64 " inline.\n",
+		total->files, total->files > 1 ? "s" : "", total->extents,
+		total->refs, total->ninline);
+	fprintf(out, "%-10s %-8s", "Type", "Perc");
+	table_size_labels(out, r);
+	fprintf(out, "\n%-10s ", "TOTAL");
+	table_perc(out, &total->size);
+	table_sizes(out, r, &total->size);
+	fputc('\n', out);
+	for (t = 0; t < total->ntypes; t++) {
+		const struct row_type *rt = &total->types[t];
+
+		fprintf(out, "%-10s ", fmt_type_name(rt->type, name));
+		table_perc(out, &rt->size);
+		table_sizes(out, r, &rt->size);
+		fputc('\n', out);
+	}
+	return 0;
+}
+
+int report_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
+{
+	struct report r = { .format = REPORT_TABLE, .bytes = raw,
+			    .total = st, .have_usage = 1 };
+	struct report_row total = { 0 };
+	int ret;
+
+	ret = report_row_fill(&total, st);
+	if (!ret)
+		ret = table_usage(out, err, &r, &total);
+	report_row_clear(&total);
+	return ret;
+}
+
+static void table_rows(FILE *out, const struct report *r)
+{
+	size_t i;
+
+	fprintf(out, "%-8s", "Perc");
+	table_size_labels(out, r);
+	fprintf(out, " %s\n", "Path");
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		table_perc(out, &row->size);
+		table_sizes(out, r, &row->size);
+		fputc(' ', out);
+		fmt_table_path(out, row->path);
+		fputc('\n', out);
+	}
 }
 
 /* "+12M", "-1.5G", "0B"; raw: "+12345". */
@@ -38,27 +199,6 @@ static void signed_size(int64_t delta, int raw, char buf[FMT_BUF])
 		p++;
 	snprintf(buf, FMT_BUF, "%s%s", delta > 0 ? "+" : delta < 0 ? "-" : "",
 		 p);
-}
-
-static void table_rows(FILE *out, const struct report *r)
-{
-	char p[8], d[FMT_BUF], u[FMT_BUF], f[FMT_BUF];
-	size_t i;
-
-	fprintf(out, "%-8s %-12s %-12s %-12s %s\n", "Perc", "Disk Usage",
-		"Uncompressed", "Referenced", "Path");
-	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
-
-		snprintf(p, sizeof(p), "%3u%%", fmt_percent(row->disk,
-							      row->uncomp));
-		fprintf(out, "%-8s %-12s %-12s %-12s ", p,
-			fmt_size(row->disk, r->bytes, d),
-			fmt_size(row->uncomp, r->bytes, u),
-			fmt_size(row->refd, r->bytes, f));
-		fmt_table_path(out, row->path);
-		fputc('\n', out);
-	}
 }
 
 static void table_estimates(FILE *out, const struct report *r)
@@ -90,6 +230,7 @@ static void table_estimates(FILE *out, const struct report *r)
 
 static int print_table(FILE *out, FILE *err, const struct report *r)
 {
+	struct report_row total = { 0 };
 	int ret = 0;
 
 	if (r->nrows) {
@@ -97,7 +238,11 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 		fputc('\n', out);
 	}
 	if (r->have_usage) {
-		ret = out_table(out, err, r->total, r->bytes);
+		ret = report_row_fill(&total, r->total);
+		if (ret)
+			return ret;
+		ret = table_usage(out, err, r, &total);
+		report_row_clear(&total);
 	} else if (!r->total->nfiles) {
 		fputs("No files.\n", err);
 		ret = 1;
@@ -118,31 +263,51 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 
 /* JSON */
 
-static void json_totals(FILE *out, uint64_t disk, uint64_t uncomp,
-			uint64_t refd)
+static void json_u64(FILE *out, const char *key, uint64_t v, int first)
 {
-	fprintf(out, "{\"disk\":%" PRIu64 ",\"uncompressed\":%" PRIu64
-		",\"referenced\":%" PRIu64 "}", disk, uncomp, refd);
+	fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", key, v);
 }
 
-static void json_row_body(FILE *out, const struct report_row *row)
+/* The size fields of s as members, after others when !first. */
+static void json_sizes(FILE *out, const struct report *r,
+		       const struct report_sizes *s, int first)
+{
+	size_t i;
+
+	for (i = 0; i < fields_nsize; i++) {
+		if (!field_shown(&fields_size[i], r))
+			continue;
+		json_u64(out, fields_size[i].key,
+			 field_value(&fields_size[i], s), first);
+		first = 0;
+	}
+}
+
+static void json_row_body(FILE *out, const struct report *r,
+			  const struct report_row *row)
 {
 	char name[FMT_BUF];
+	int first = 1;
+	size_t i;
 	unsigned t;
 
-	fprintf(out, "\"files\":%" PRIu64 ",\"extents\":%" PRIu64
-		",\"refs\":%" PRIu64 ",\"inline\":%" PRIu64
-		",\"fragments\":%" PRIu64 ",\"total\":",
-		row->files, row->extents, row->refs, row->ninline, row->nfrag);
-	json_totals(out, row->disk, row->uncomp, row->refd);
-	fputs(",\"types\":[", out);
+	for (i = 0; i < fields_ncount; i++) {
+		if (!field_shown(&fields_count[i], r))
+			continue;
+		json_u64(out, fields_count[i].key,
+			 field_value(&fields_count[i], row), first);
+		first = 0;
+	}
+	fputs(",\"total\":{", out);
+	json_sizes(out, r, &row->size, 1);
+	fputs("},\"types\":[", out);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
-		fprintf(out, "%s{\"type\":\"%s\",\"disk\":%" PRIu64
-			",\"uncompressed\":%" PRIu64 ",\"referenced\":%" PRIu64
-			"}", t ? "," : "", fmt_type_name(rt->type, name),
-			rt->disk, rt->uncomp, rt->refd);
+		fprintf(out, "%s{\"type\":\"%s\"", t ? "," : "",
+			fmt_type_name(rt->type, name));
+		json_sizes(out, r, &rt->size, 0);
+		fputc('}', out);
 	}
 	fputc(']', out);
 }
@@ -183,11 +348,11 @@ static int print_json(FILE *out, const struct report *r)
 	size_t i;
 	int ret;
 
-	ret = row_from_stats(&total, r->total);
+	ret = report_row_fill(&total, r->total);
 	if (ret)
 		return ret;
 	fputc('{', out);
-	json_row_body(out, &total);
+	json_row_body(out, r, &total);
 	if (!r->have_usage)
 		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
 	if (r->nest)
@@ -198,7 +363,7 @@ static int print_json(FILE *out, const struct report *r)
 			fprintf(out, "%s{\"path\":", i ? "," : "");
 			fmt_json_string(out, r->rows[i].path);
 			fputc(',', out);
-			json_row_body(out, &r->rows[i]);
+			json_row_body(out, r, &r->rows[i]);
 			if (r->nest)
 				json_est(out, r, &r->rows[i]);
 			fputc('}', out);
@@ -214,70 +379,118 @@ static int print_json(FILE *out, const struct report *r)
 		fputc('}', out);
 	}
 	fputs("]}\n", out);
-	row_clear(&total);
+	report_row_clear(&total);
 	return 0;
 }
 
-/* CSV: one header, one record per row; see man/compsize.8. */
+/*
+ * CSV: one header, one record per total, type, row and estimate; see
+ * man/compsize.8.  The columns: kind, path, type, setting, the size
+ * fields, the count fields, then the estimates' speeds and interval.
+ */
 
-static void csv_record(FILE *out, const char *kind, const char *path,
-		       const char *type, const char *setting, uint64_t disk,
-		       uint64_t uncomp, const uint64_t *refd,
-		       const struct report_row *counts)
+static int csv_shown(const struct field *f, const struct report *r)
 {
+	return field_shown(f, r) && !(f->flags & FIELD_NO_CSV);
+}
+
+static void csv_header(FILE *out, const struct report *r)
+{
+	size_t i;
+
+	fputs("kind,path,type,setting", out);
+	for (i = 0; i < fields_nsize; i++)
+		if (csv_shown(&fields_size[i], r))
+			fprintf(out, ",%s", fields_size[i].key);
+	for (i = 0; i < fields_ncount; i++)
+		if (csv_shown(&fields_count[i], r))
+			fprintf(out, ",%s", fields_count[i].key);
+	fputs(",compress_mbps,decompress_mbps,disk_ci95\n", out);
+}
+
+/*
+ * A record up to the count columns: the size fields of s (with est set,
+ * only those estimates predict; the others empty), and the count fields
+ * of counts (empty when NULL).  The caller ends the record.
+ */
+static void csv_record(FILE *out, const struct report *r, const char *kind,
+		       const char *path, const char *type,
+		       const char *setting, const struct report_sizes *s,
+		       int est, const struct report_row *counts)
+{
+	size_t i;
+
 	fprintf(out, "%s,", kind);
 	fmt_csv_field(out, path ? path : "");
 	fprintf(out, ",%s,", type ? type : "");
 	fmt_csv_field(out, setting ? setting : "");
-	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",", disk, uncomp);
-	if (refd)
-		fprintf(out, "%" PRIu64, *refd);
-	if (counts)
-		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-			counts->files, counts->extents, counts->refs,
-			counts->ninline);
-	else
-		fputs(",,,,", out);
+	for (i = 0; i < fields_nsize; i++) {
+		const struct field *f = &fields_size[i];
+
+		if (!csv_shown(f, r))
+			continue;
+		fputc(',', out);
+		if (!est || (f->flags & FIELD_EST))
+			fprintf(out, "%" PRIu64, field_value(f, s));
+	}
+	for (i = 0; i < fields_ncount; i++) {
+		const struct field *f = &fields_count[i];
+
+		if (!csv_shown(f, r))
+			continue;
+		fputc(',', out);
+		if (counts)
+			fprintf(out, "%" PRIu64, field_value(f, counts));
+	}
 }
 
-static void csv_row(FILE *out, const char *kind, const struct report_row *row)
+/* No estimate columns. */
+static void csv_end(FILE *out)
+{
+	fputs(",,,\n", out);
+}
+
+static void csv_row(FILE *out, const struct report *r, const char *kind,
+		    const struct report_row *row)
 {
 	char name[FMT_BUF];
 	unsigned t;
 
-	csv_record(out, kind, row->path, "TOTAL", NULL, row->disk, row->uncomp,
-		   &row->refd, row);
-	fputs(",,,\n", out);
+	csv_record(out, r, kind, row->path, "TOTAL", NULL, &row->size, 0,
+		   row);
+	csv_end(out);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
-		csv_record(out, kind, row->path,
-			   fmt_type_name(rt->type, name), NULL, rt->disk,
-			   rt->uncomp, &rt->refd, NULL);
-		fputs(",,,\n", out);
+		csv_record(out, r, kind, row->path,
+			   fmt_type_name(rt->type, name), NULL, &rt->size, 0,
+			   NULL);
+		csv_end(out);
 	}
 }
 
 static int print_csv(FILE *out, const struct report *r)
 {
 	struct report_row total = { 0 };
+	struct report_sizes s;
 	size_t i, j;
 	int ret;
 
-	ret = row_from_stats(&total, r->total);
+	ret = report_row_fill(&total, r->total);
 	if (ret)
 		return ret;
-	fputs("kind,path,type,setting,disk,uncompressed,referenced,files,"
-	      "extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95\n",
-	      out);
-	csv_row(out, "total", &total);
+	csv_header(out, r);
+	csv_row(out, r, "total", &total);
 	for (i = 0; i < r->nrows; i++)
-		csv_row(out, "path", &r->rows[i]);
+		csv_row(out, r, "path", &r->rows[i]);
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 
-		csv_record(out, "estimate", NULL, NULL, e->setting, e->disk,
-			   e->uncompressed, NULL, NULL);
+		memset(&s, 0, sizeof(s));
+		s.disk = e->disk;
+		s.uncomp = e->uncompressed;
+		csv_record(out, r, "estimate", NULL, NULL, e->setting, &s, 1,
+			   NULL);
 		fprintf(out, ",%.1f,%.1f,", e->compress_mbps,
 			e->decompress_mbps);
 		if (e->sampled)
@@ -286,13 +499,14 @@ static int print_csv(FILE *out, const struct report *r)
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
 
-			csv_record(out, "estimate", row->path, NULL,
-				   e->setting, row->est[3 * i],
-				   row->est[3 * i + 1], NULL, NULL);
-			fputs(",,,\n", out);
+			s.disk = row->est[3 * i];
+			s.uncomp = row->est[3 * i + 1];
+			csv_record(out, r, "estimate", row->path, NULL,
+				   e->setting, &s, 1, NULL);
+			csv_end(out);
 		}
 	}
-	row_clear(&total);
+	report_row_clear(&total);
 	return 0;
 }
 

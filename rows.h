@@ -13,38 +13,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "extent.h"
+#include "report.h"
 #include "usage.h"
-
-struct row_type {
-	unsigned type;		/* row index of struct cs_stats */
-	uint64_t disk, uncomp, refd;
-};
-
-struct report_row {
-	char *path;		/* NULL for the grand total */
-	uint64_t files, extents, refs, ninline, nfrag;
-	uint64_t disk, uncomp, refd;
-	struct row_type *types;
-	unsigned ntypes;
-	/* With --estimate: per setting, predicted disk and uncompressed
-	 * bytes and the input read (3 values a setting); else NULL. */
-	uint64_t *est;
-	size_t est_token;	/* rows_est_token() while it was open; 0 */
-	uint64_t seq;		/* position in the walk's order */
-};
-
-enum row_sort {
-	ROW_SORT_WALK,		/* the walk's order: a directory after its contents */
-	ROW_SORT_DISK,		/* most disk usage first */
-	ROW_SORT_SAVED,		/* most bytes saved by compression first */
-	ROW_SORT_RATIO,		/* best compression (lowest Perc) first */
-	ROW_SORT_NAME,		/* by path, bytewise */
-};
-
-/* Fill *row from st (path and est left alone).  Returns 0 or -ENOMEM. */
-int row_from_stats(struct report_row *row, const struct cs_stats *st);
-void row_clear(struct report_row *row);
 
 struct rows;
 

@@ -22,6 +22,7 @@
 #include "extent.h"
 #include "ioctl.h"
 #include "format.h"
+#include "report.h"
 #include "usage.h"
 #include "search.h"
 
@@ -231,7 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* fsids[0]: the filesystem of files on a device never probed. */
 	if (ctx->stats.nextents != seen_count(ctx->fsids[0].seen))
 		abort();
-	out_table(null, null, &ctx->stats, data[1] & 0x80);
+	report_table(null, null, &ctx->stats, data[1] & 0x80);
 	fclose(null);
 	usage_free(ctx);
 	sim = NULL;

@@ -21,6 +21,7 @@
 #include "extent.h"
 #include "ioctl.h"
 #include "format.h"
+#include "report.h"
 #include "usage.h"
 #include "search.h"
 #include "fastscan.h"
@@ -244,7 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = fastscan_dir(ctx, -1, &st, data[0] & 0x80, tick, NULL);
 	if (ret < 0 && ret != -EUCLEAN)
 		abort();
-	out_table(null, null, &ctx->stats, 0);
+	report_table(null, null, &ctx->stats, 0);
 	fclose(null);
 	usage_free(ctx);
 	sim = NULL;

@@ -70,78 +70,11 @@ static void test_type_names(void)
 	CU_ASSERT_STRING_EQUAL(fmt_type_name(CS_TYPE_PREALLOC, buf), "prealloc");
 }
 
-/* Render the table into a string. */
-static char *table(const struct cs_stats *st, int raw, int *ret, char **err)
-{
-	char *out = NULL;
-	size_t olen = 0, elen = 0;
-	FILE *fo = open_memstream(&out, &olen);
-	FILE *fe = open_memstream(err, &elen);
-
-	*ret = out_table(fo, fe, st, raw);
-	fclose(fo);
-	fclose(fe);
-	return out;
-}
-
-static void test_table(void)
-{
-	struct cs_stats st = { 0 };
-	char *out, *err;
-	int ret;
-
-	out = table(&st, 0, &ret, &err);
-	CU_ASSERT_EQUAL(ret, 1);
-	CU_ASSERT_STRING_EQUAL(out, "");
-	CU_ASSERT_STRING_EQUAL(err, "No files.\n");
-	free(out);
-	free(err);
-
-	st.nfiles = 2;
-	out = table(&st, 0, &ret, &err);
-	CU_ASSERT_EQUAL(ret, 1);
-	CU_ASSERT_STRING_EQUAL(err, "All empty or still-delalloced files.\n");
-	free(out);
-	free(err);
-
-	st.nfiles = 1;
-	st.nextents = 1;
-	st.nrefs = 2;
-	st.ninline = 0;
-	st.disk[3] = 4096;
-	st.uncomp[3] = 131072;
-	st.refd[3] = 262144;
-	st.disk[CS_TYPE_PREALLOC] = st.uncomp[CS_TYPE_PREALLOC] = 1 << 20;
-	st.disk[7] = st.uncomp[7] = st.refd[7] = 5;
-	out = table(&st, 0, &ret, &err);
-	CU_ASSERT_EQUAL(ret, 0);
-	CU_ASSERT_STRING_EQUAL(err, "");
-	CU_ASSERT_STRING_EQUAL(out,
-		"Processed 1 file, 1 regular extents (2 refs), 0 inline.\n"
-		"Type       Perc     Disk Usage   Uncompressed Referenced  \n"
-		"TOTAL       89%      1.0M         1.1M         256K       \n"
-		"zstd         3%      4.0K         128K         256K       \n"
-		"?7         100%        5B           5B           5B       \n"
-		"prealloc   100%      1.0M         1.0M           0B       \n");
-	free(out);
-	free(err);
-
-	out = table(&st, 1, &ret, &err);
-	CU_ASSERT_STRING_EQUAL(strchr(strchr(out, '\n') + 1, '\n') + 1,
-		"TOTAL       89%     1052677      1179653      262149      \n"
-		"zstd         3%     4096         131072       262144      \n"
-		"?7         100%     5            5            5           \n"
-		"prealloc   100%     1048576      1048576      0           \n");
-	free(out);
-	free(err);
-}
-
 static CU_TestInfo tests[] = {
 	{ "size boundaries", test_size_boundaries },
 	{ "size raw", test_size_raw },
 	{ "percent", test_percent },
 	{ "type names", test_type_names },
-	{ "table", test_table },
 	CU_TEST_INFO_NULL,
 };
-UNIT_SUITE(output, tests)
+UNIT_SUITE(format, tests)

@@ -46,13 +46,13 @@ static void test_nested_rows(void)
 	r = rows_result(rows, &n);
 	CU_ASSERT_EQUAL_FATAL(n, 3);
 	CU_ASSERT_STRING_EQUAL(r[0].path, "top/a");
-	CU_ASSERT_EQUAL(r[0].disk, 4096);
+	CU_ASSERT_EQUAL(r[0].size.disk, 4096);
 	CU_ASSERT_STRING_EQUAL(r[1].path, "top/b");
-	CU_ASSERT_EQUAL(r[1].disk, 4096 + 65536);	/* its own dedup */
+	CU_ASSERT_EQUAL(r[1].size.disk, 4096 + 65536);	/* its own dedup */
 	CU_ASSERT_EQUAL(r[1].ntypes, 2);
 	CU_ASSERT_STRING_EQUAL(r[2].path, "top");
-	CU_ASSERT_EQUAL(r[2].disk, 4096 + 65536);
-	CU_ASSERT_EQUAL(r[2].refd, 2 * 131072 + 65536);
+	CU_ASSERT_EQUAL(r[2].size.disk, 4096 + 65536);
+	CU_ASSERT_EQUAL(r[2].size.refd, 2 * 131072 + 65536);
 	CU_ASSERT_EQUAL(r[2].files, 2);
 	CU_ASSERT_EQUAL(r[2].extents, 2);
 	CU_ASSERT_EQUAL(r[2].refs, 3);
@@ -152,9 +152,9 @@ static void test_top_many(void)
 	r = rows_result(rows, &n);
 	CU_ASSERT_EQUAL_FATAL(n, 10);
 	for (i = 1; i < n; i++)
-		CU_ASSERT(r[i - 1].disk >= r[i].disk);
+		CU_ASSERT(r[i - 1].size.disk >= r[i].size.disk);
 	/* the largest of (i * 7919) % 10007 + 1 for i < 10000 */
-	CU_ASSERT(r[0].disk >= 9990);
+	CU_ASSERT(r[0].size.disk >= 9990);
 	rows_free(rows);
 	usage_free(ctx);
 }
