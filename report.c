@@ -268,17 +268,17 @@ static void json_u64(FILE *out, const char *key, uint64_t v, int first)
 	fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", key, v);
 }
 
-/* The size fields of s as members, after others when !first. */
-static void json_sizes(FILE *out, const struct report *r,
-		       const struct report_sizes *s, int first)
+/* The fields f[0..n) of base as JSON members, after others when !first. */
+static void json_fields(FILE *out, const struct report *r,
+			const struct field *f, size_t n, const void *base,
+			int first)
 {
 	size_t i;
 
-	for (i = 0; i < fields_nsize; i++) {
-		if (!field_shown(&fields_size[i], r))
+	for (i = 0; i < n; i++) {
+		if (!field_shown(&f[i], r))
 			continue;
-		json_u64(out, fields_size[i].key,
-			 field_value(&fields_size[i], s), first);
+		json_u64(out, f[i].key, field_value(&f[i], base), first);
 		first = 0;
 	}
 }
@@ -287,26 +287,18 @@ static void json_row_body(FILE *out, const struct report *r,
 			  const struct report_row *row)
 {
 	char name[FMT_BUF];
-	int first = 1;
-	size_t i;
 	unsigned t;
 
-	for (i = 0; i < fields_ncount; i++) {
-		if (!field_shown(&fields_count[i], r))
-			continue;
-		json_u64(out, fields_count[i].key,
-			 field_value(&fields_count[i], row), first);
-		first = 0;
-	}
+	json_fields(out, r, fields_count, fields_ncount, row, 1);
 	fputs(",\"total\":{", out);
-	json_sizes(out, r, &row->size, 1);
+	json_fields(out, r, fields_size, fields_nsize, &row->size, 1);
 	fputs("},\"types\":[", out);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
 		fprintf(out, "%s{\"type\":\"%s\"", t ? "," : "",
 			fmt_type_name(rt->type, name));
-		json_sizes(out, r, &rt->size, 0);
+		json_fields(out, r, fields_size, fields_nsize, &rt->size, 0);
 		fputc('}', out);
 	}
 	fputc(']', out);

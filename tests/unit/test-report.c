@@ -172,27 +172,24 @@ static void test_table_rows(void)
 	free(out);
 }
 
-/* Every field has a key, and the CSV header names each once. */
-static void test_fields(void)
+/* Every field has a key, unique in its table, and a value inside the
+ * structure it reads. */
+static void check_fields(const struct field *f, size_t n, size_t size)
 {
 	size_t i, j;
 
-	for (i = 0; i < fields_nsize; i++) {
-		CU_ASSERT_PTR_NOT_NULL(fields_size[i].key);
-		CU_ASSERT(fields_size[i].offset + sizeof(uint64_t) <=
-			  sizeof(struct report_sizes));
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f[i].key);
+		CU_ASSERT(f[i].offset + sizeof(uint64_t) <= size);
 		for (j = 0; j < i; j++)
-			CU_ASSERT(strcmp(fields_size[i].key,
-					 fields_size[j].key) != 0);
+			CU_ASSERT(strcmp(f[i].key, f[j].key) != 0);
 	}
-	for (i = 0; i < fields_ncount; i++) {
-		CU_ASSERT_PTR_NOT_NULL(fields_count[i].key);
-		CU_ASSERT(fields_count[i].offset + sizeof(uint64_t) <=
-			  sizeof(struct report_row));
-		for (j = 0; j < i; j++)
-			CU_ASSERT(strcmp(fields_count[i].key,
-					 fields_count[j].key) != 0);
-	}
+}
+
+static void test_fields(void)
+{
+	check_fields(fields_size, fields_nsize, sizeof(struct report_sizes));
+	check_fields(fields_count, fields_ncount, sizeof(struct report_row));
 }
 
 static CU_TestInfo tests[] = {
