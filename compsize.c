@@ -50,10 +50,13 @@ static void usage(FILE *f)
 	      "        --sample=PERCENT|SIZE  estimate a random part of the files, e.g.\n"
 	      "                            5% or 2G, and extrapolate with a 95% interval\n"
 	      "        --seed=N            choose another sample (default 0)\n"
+	      "        --exclusive         also what deleting the files would free: bytes\n"
+	      "                            no file outside them references\n"
 	      "        --format=FORMAT     table (default), json or csv\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
-	      "        --sort=KEY          order rows by disk, saved, ratio or name\n"
+	      "        --sort=KEY          order rows by disk, saved, ratio, name or\n"
+	      "                            exclusive\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
 	      "        --walk              open and search every file, as compsize 1.5 does,\n"
 	      "                            instead of reading whole subtrees from metadata\n"
@@ -98,6 +101,7 @@ enum {
 	OPT_TOP,
 	OPT_SAMPLE,
 	OPT_SEED,
+	OPT_EXCLUSIVE,
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -124,11 +128,12 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const formats[] = { "table", "json", "csv" };
 	static const char *const sorts[] = { "walk", "disk", "saved", "ratio",
-					     "name" };
+					     "name", "exclusive" };
 	char err[256];
 	long long v;
 	int c, sort_given = 0, sample_given = 0;
@@ -170,10 +175,12 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->per_file = 1;
 			break;
 		case OPT_SORT:
-			c = optval_choice(optarg, sorts, 5);
+			c = optval_choice(optarg, sorts, 6);
 			if (c < 0)
 				return bad_value("--sort", optarg,
-						 "use disk, saved, ratio or name");
+						 "use disk, saved, ratio, name or exclusive");
+			if (c == ROW_SORT_EXCLUSIVE)
+				opt->exclusive = 1;
 			opt->sort = (enum row_sort)c;
 			sort_given = 1;
 			break;
@@ -185,6 +192,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			break;
 		case OPT_WALK:
 			opt->walk = 1;
+			break;
+		case OPT_EXCLUSIVE:
+			opt->exclusive = 1;
 			break;
 		case 'j':
 			if (optval_count(optarg, RUN_MAX_JOBS, &v) || !v)
@@ -251,7 +261,7 @@ int main(int argc, char **argv)
 	/* The fast scan sees every file; the walk only those it may open.
 	 * They agree when no permission check can stop the walk. */
 	env.fast = have_cap(CAP_DAC_READ_SEARCH) || have_cap(CAP_DAC_OVERRIDE);
-	if (!env.usage && !opt.nest) {
+	if (!env.usage && (!opt.nest || opt.exclusive)) {
 		fputs("compsize: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
 		      stderr);
 		code = CS_EXIT_ERROR;

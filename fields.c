@@ -10,6 +10,8 @@ const struct field fields_size[] = {
 	{ "disk", "Disk Usage", SIZE(disk), FIELD_EST, 0 },
 	{ "uncompressed", "Uncompressed", SIZE(uncomp), FIELD_EST, 0 },
 	{ "referenced", "Referenced", SIZE(refd), 0, 0 },
+	{ "exclusive", "Exclusive", SIZE(excl), FIELD_TOTAL_TYPES,
+	  REPORT_SHOW_EXCLUSIVE },
 };
 const size_t fields_nsize = sizeof(fields_size) / sizeof(fields_size[0]);
 

@@ -13,15 +13,19 @@
 #include <stdint.h>
 #include "report.h"
 
-/* Bits of struct report's show: optional fields a run asked for. */
+/* Bits of struct report's show: optional fields a run asked for.  An
+ * optional column comes after compsize 1.5's in the table, and after every
+ * default column in CSV, so that those keep their positions. */
 enum report_show {
-	REPORT_SHOW_NONE = 0,
+	REPORT_SHOW_EXCLUSIVE = 0x1,	/* --exclusive */
 };
 
 /* struct field flags */
 #define FIELD_NO_CSV	0x1	/* JSON only */
 #define FIELD_EST	0x2	/* estimates predict it too (CSV estimate
 				 * records fill its column) */
+#define FIELD_TOTAL_TYPES 0x4	/* of the types, only the grand total's
+				 * have it: left out of a row's types */
 
 struct field {
 	const char *key;	/* JSON key and CSV column */

@@ -42,6 +42,7 @@ int report_row_fill(struct report_row *row, const struct cs_stats *st)
 	row->refs = st->nrefs;
 	row->ninline = st->ninline;
 	row->nfrag = st->nfrag;
+	row->share_row = st->share_row;
 	sum_sizes(st, &row->size);
 	/* As in compsize 1.5's table: a type shows when it has data. */
 	for (t = 0; t < CS_NTYPES; t++)
@@ -90,28 +91,57 @@ static uint64_t current_disk(const struct report *r)
 	return sum.disk;
 }
 
-/* Table: compsize 1.5's columns, 12 characters and a space each. */
-
-static void table_size_labels(FILE *out, const struct report *r)
+/* The grand total as a row, with --exclusive's figures. */
+static int total_row(const struct report *r, struct report_row *total)
 {
-	size_t i;
+	unsigned t;
+	int ret;
 
-	for (i = 0; i < fields_nsize; i++)
-		if (fields_size[i].label && field_shown(&fields_size[i], r))
-			fprintf(out, " %-12s", fields_size[i].label);
+	ret = report_row_fill(total, r->total);
+	if (ret || !r->excl)
+		return ret;
+	total->size.excl = r->excl->exclusive;
+	for (t = 0; t < total->ntypes; t++)
+		total->types[t].size.excl = r->excl->type[total->types[t].type];
+	return 0;
 }
 
-static void table_sizes(FILE *out, const struct report *r,
-			const struct report_sizes *s)
+/* Table: compsize 1.5's columns, 12 characters and a space each. */
+
+/* The index of the last size field the table shows. */
+static size_t table_last(const struct report *r)
 {
-	char buf[FMT_BUF];
-	size_t i;
+	size_t i, last = 0;
 
 	for (i = 0; i < fields_nsize; i++)
 		if (fields_size[i].label && field_shown(&fields_size[i], r))
-			fprintf(out, " %-12s",
-				fmt_size(field_value(&fields_size[i], s),
-					 r->bytes, buf));
+			last = i;
+	return last;
+}
+
+/*
+ * The size columns: their labels when s is NULL, else the sizes of s.
+ * With trim, a last column that is not compsize 1.5's is not padded (1.5
+ * pads its own last column, Referenced).
+ */
+static void table_sizes(FILE *out, const struct report *r,
+			const struct report_sizes *s, int trim)
+{
+	size_t i, last = table_last(r);
+	char buf[FMT_BUF];
+	const char *cell;
+
+	for (i = 0; i < fields_nsize; i++) {
+		const struct field *f = &fields_size[i];
+
+		if (!f->label || !field_shown(f, r))
+			continue;
+		cell = s ? fmt_size(field_value(f, s), r->bytes, buf) : f->label;
+		if (trim && i == last && f->need)
+			fprintf(out, " %s", cell);
+		else
+			fprintf(out, " %-12s", cell);
+	}
 }
 
 /* Perc, in its 8 characters. */
@@ -140,17 +170,17 @@ static int table_usage(FILE *out, FILE *err, const struct report *r,
 		total->files, total->files > 1 ? "s" : "", total->extents,
 		total->refs, total->ninline);
 	fprintf(out, "%-10s %-8s", "Type", "Perc");
-	table_size_labels(out, r);
+	table_sizes(out, r, NULL, 1);
 	fprintf(out, "\n%-10s ", "TOTAL");
 	table_perc(out, &total->size);
-	table_sizes(out, r, &total->size);
+	table_sizes(out, r, &total->size, 1);
 	fputc('\n', out);
 	for (t = 0; t < total->ntypes; t++) {
 		const struct row_type *rt = &total->types[t];
 
 		fprintf(out, "%-10s ", fmt_type_name(rt->type, name));
 		table_perc(out, &rt->size);
-		table_sizes(out, r, &rt->size);
+		table_sizes(out, r, &rt->size, 1);
 		fputc('\n', out);
 	}
 	return 0;
@@ -175,13 +205,13 @@ static void table_rows(FILE *out, const struct report *r)
 	size_t i;
 
 	fprintf(out, "%-8s", "Perc");
-	table_size_labels(out, r);
+	table_sizes(out, r, NULL, 0);
 	fprintf(out, " %s\n", "Path");
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 
 		table_perc(out, &row->size);
-		table_sizes(out, r, &row->size);
+		table_sizes(out, r, &row->size, 0);
 		fputc(' ', out);
 		fmt_table_path(out, row->path);
 		fputc('\n', out);
@@ -238,7 +268,7 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 		fputc('\n', out);
 	}
 	if (r->have_usage) {
-		ret = report_row_fill(&total, r->total);
+		ret = total_row(r, &total);
 		if (ret)
 			return ret;
 		ret = table_usage(out, err, r, &total);
@@ -268,37 +298,61 @@ static void json_u64(FILE *out, const char *key, uint64_t v, int first)
 	fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", key, v);
 }
 
+/* Where a value is: which fields have one there (JSON leaves the others
+ * out, CSV leaves their cells empty). */
+enum place {
+	AT_TOTAL,		/* the grand total or a row's */
+	AT_TOTAL_TYPE,		/* a type of the grand total */
+	AT_ROW_TYPE,		/* a type of a row */
+	AT_EST,			/* an estimate */
+};
+
+static int has_value(const struct field *f, enum place at)
+{
+	switch (at) {
+	case AT_EST:
+		return !!(f->flags & FIELD_EST);
+	case AT_ROW_TYPE:
+		return !(f->flags & FIELD_TOTAL_TYPES);
+	default:
+		return 1;
+	}
+}
+
 /* The fields f[0..n) of base as JSON members, after others when !first. */
 static void json_fields(FILE *out, const struct report *r,
 			const struct field *f, size_t n, const void *base,
-			int first)
+			enum place at, int first)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (!field_shown(&f[i], r))
+		if (!field_shown(&f[i], r) || !has_value(&f[i], at))
 			continue;
 		json_u64(out, f[i].key, field_value(&f[i], base), first);
 		first = 0;
 	}
 }
 
+/* type_at: AT_TOTAL_TYPE for the grand total, AT_ROW_TYPE for a row. */
 static void json_row_body(FILE *out, const struct report *r,
-			  const struct report_row *row)
+			  const struct report_row *row, enum place type_at)
 {
 	char name[FMT_BUF];
 	unsigned t;
 
-	json_fields(out, r, fields_count, fields_ncount, row, 1);
+	json_fields(out, r, fields_count, fields_ncount, row, AT_TOTAL, 1);
 	fputs(",\"total\":{", out);
-	json_fields(out, r, fields_size, fields_nsize, &row->size, 1);
+	json_fields(out, r, fields_size, fields_nsize, &row->size, AT_TOTAL,
+		    1);
 	fputs("},\"types\":[", out);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
 		fprintf(out, "%s{\"type\":\"%s\"", t ? "," : "",
 			fmt_type_name(rt->type, name));
-		json_fields(out, r, fields_size, fields_nsize, &rt->size, 0);
+		json_fields(out, r, fields_size, fields_nsize, &rt->size,
+			    type_at, 0);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -340,11 +394,11 @@ static int print_json(FILE *out, const struct report *r)
 	size_t i;
 	int ret;
 
-	ret = report_row_fill(&total, r->total);
+	ret = total_row(r, &total);
 	if (ret)
 		return ret;
 	fputc('{', out);
-	json_row_body(out, r, &total);
+	json_row_body(out, r, &total, AT_TOTAL_TYPE);
 	if (!r->have_usage)
 		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
 	if (r->nest)
@@ -355,7 +409,7 @@ static int print_json(FILE *out, const struct report *r)
 			fprintf(out, "%s{\"path\":", i ? "," : "");
 			fmt_json_string(out, r->rows[i].path);
 			fputc(',', out);
-			json_row_body(out, r, &r->rows[i]);
+			json_row_body(out, r, &r->rows[i], AT_ROW_TYPE);
 			if (r->nest)
 				json_est(out, r, &r->rows[i]);
 			fputc('}', out);
@@ -377,58 +431,55 @@ static int print_json(FILE *out, const struct report *r)
 
 /*
  * CSV: one header, one record per total, type, row and estimate; see
- * man/compsize.8.  The columns: kind, path, type, setting, the size
- * fields, the count fields, then the estimates' speeds and interval.
+ * man/compsize.8.  The columns: kind, path, type, setting, the default
+ * size and count fields, the estimates' speeds and interval, then the
+ * optional fields asked for, so that the default columns never move.
  */
 
-static int csv_shown(const struct field *f, const struct report *r)
+static int csv_shown(const struct field *f, const struct report *r,
+		     int optional)
 {
-	return field_shown(f, r) && !(f->flags & FIELD_NO_CSV);
+	return field_shown(f, r) && !(f->flags & FIELD_NO_CSV) &&
+	       !f->need == !optional;
 }
 
-static void csv_header(FILE *out, const struct report *r)
+static void csv_names(FILE *out, const struct report *r, int optional)
 {
 	size_t i;
 
-	fputs("kind,path,type,setting", out);
 	for (i = 0; i < fields_nsize; i++)
-		if (csv_shown(&fields_size[i], r))
+		if (csv_shown(&fields_size[i], r, optional))
 			fprintf(out, ",%s", fields_size[i].key);
 	for (i = 0; i < fields_ncount; i++)
-		if (csv_shown(&fields_count[i], r))
+		if (csv_shown(&fields_count[i], r, optional))
 			fprintf(out, ",%s", fields_count[i].key);
-	fputs(",compress_mbps,decompress_mbps,disk_ci95\n", out);
 }
 
 /*
- * A record up to the count columns: the size fields of s (with est set,
- * only those estimates predict; the others empty), and the count fields
- * of counts (empty when NULL).  The caller ends the record.
+ * The cells of the default (or optional) size fields of s, then of the
+ * count fields of counts (empty when NULL), each after a comma; empty
+ * where the field has no value at that place.
  */
-static void csv_record(FILE *out, const struct report *r, const char *kind,
-		       const char *path, const char *type,
-		       const char *setting, const struct report_sizes *s,
-		       int est, const struct report_row *counts)
+static void csv_cells(FILE *out, const struct report *r,
+		      const struct report_sizes *s,
+		      const struct report_row *counts, enum place at,
+		      int optional)
 {
 	size_t i;
 
-	fprintf(out, "%s,", kind);
-	fmt_csv_field(out, path ? path : "");
-	fprintf(out, ",%s,", type ? type : "");
-	fmt_csv_field(out, setting ? setting : "");
 	for (i = 0; i < fields_nsize; i++) {
 		const struct field *f = &fields_size[i];
 
-		if (!csv_shown(f, r))
+		if (!csv_shown(f, r, optional))
 			continue;
 		fputc(',', out);
-		if (!est || (f->flags & FIELD_EST))
+		if (has_value(f, at))
 			fprintf(out, "%" PRIu64, field_value(f, s));
 	}
 	for (i = 0; i < fields_ncount; i++) {
 		const struct field *f = &fields_count[i];
 
-		if (!csv_shown(f, r))
+		if (!csv_shown(f, r, optional))
 			continue;
 		fputc(',', out);
 		if (counts)
@@ -436,28 +487,45 @@ static void csv_record(FILE *out, const struct report *r, const char *kind,
 	}
 }
 
-/* No estimate columns. */
-static void csv_end(FILE *out)
+/* A record: est the estimate whose speeds fill their columns, or NULL. */
+static void csv_record(FILE *out, const struct report *r, const char *kind,
+		       const char *path, const char *type,
+		       const char *setting, const struct report_sizes *s,
+		       const struct report_row *counts, enum place at,
+		       const struct report_est *est)
 {
-	fputs(",,,\n", out);
+	fprintf(out, "%s,", kind);
+	fmt_csv_field(out, path ? path : "");
+	fprintf(out, ",%s,", type ? type : "");
+	fmt_csv_field(out, setting ? setting : "");
+	csv_cells(out, r, s, counts, at, 0);
+	if (est) {
+		fprintf(out, ",%.1f,%.1f,", est->compress_mbps,
+			est->decompress_mbps);
+		if (est->sampled)
+			fprintf(out, "%.0f", est->disk_ci95);
+	} else {
+		fputs(",,,", out);
+	}
+	csv_cells(out, r, s, counts, at, 1);
+	fputc('\n', out);
 }
 
+/* type_at: as json_row_body(). */
 static void csv_row(FILE *out, const struct report *r, const char *kind,
-		    const struct report_row *row)
+		    const struct report_row *row, enum place type_at)
 {
 	char name[FMT_BUF];
 	unsigned t;
 
-	csv_record(out, r, kind, row->path, "TOTAL", NULL, &row->size, 0,
-		   row);
-	csv_end(out);
+	csv_record(out, r, kind, row->path, "TOTAL", NULL, &row->size, row,
+		   AT_TOTAL, NULL);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
 		csv_record(out, r, kind, row->path,
-			   fmt_type_name(rt->type, name), NULL, &rt->size, 0,
-			   NULL);
-		csv_end(out);
+			   fmt_type_name(rt->type, name), NULL, &rt->size,
+			   NULL, type_at, NULL);
 	}
 }
 
@@ -468,34 +536,32 @@ static int print_csv(FILE *out, const struct report *r)
 	size_t i, j;
 	int ret;
 
-	ret = report_row_fill(&total, r->total);
+	ret = total_row(r, &total);
 	if (ret)
 		return ret;
-	csv_header(out, r);
-	csv_row(out, r, "total", &total);
+	fputs("kind,path,type,setting", out);
+	csv_names(out, r, 0);
+	fputs(",compress_mbps,decompress_mbps,disk_ci95", out);
+	csv_names(out, r, 1);
+	fputc('\n', out);
+	csv_row(out, r, "total", &total, AT_TOTAL_TYPE);
 	for (i = 0; i < r->nrows; i++)
-		csv_row(out, r, "path", &r->rows[i]);
+		csv_row(out, r, "path", &r->rows[i], AT_ROW_TYPE);
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 
 		memset(&s, 0, sizeof(s));
 		s.disk = e->disk;
 		s.uncomp = e->uncompressed;
-		csv_record(out, r, "estimate", NULL, NULL, e->setting, &s, 1,
-			   NULL);
-		fprintf(out, ",%.1f,%.1f,", e->compress_mbps,
-			e->decompress_mbps);
-		if (e->sampled)
-			fprintf(out, "%.0f", e->disk_ci95);
-		fputc('\n', out);
+		csv_record(out, r, "estimate", NULL, NULL, e->setting, &s,
+			   NULL, AT_EST, e);
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
 
 			s.disk = row->est[3 * i];
 			s.uncomp = row->est[3 * i + 1];
 			csv_record(out, r, "estimate", row->path, NULL,
-				   e->setting, &s, 1, NULL);
-			csv_end(out);
+				   e->setting, &s, NULL, AT_EST, NULL);
 		}
 	}
 	report_row_clear(&total);

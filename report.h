@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "extent.h"
+#include "sharing.h"
 
 enum report_format {
 	REPORT_TABLE,
@@ -28,6 +29,7 @@ struct report_sizes {
 	uint64_t disk;		/* bytes on disk, each extent once */
 	uint64_t uncomp;	/* the same extents before compression */
 	uint64_t refd;		/* bytes the files reference */
+	uint64_t excl;		/* --exclusive: what deleting them frees */
 };
 
 struct row_type {
@@ -48,6 +50,7 @@ struct report_row {
 	uint64_t *est;
 	size_t est_token;	/* rows_est_token() while it was open; 0 */
 	uint64_t seq;		/* position in the walk's order */
+	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
 };
 
 enum row_sort {
@@ -56,6 +59,7 @@ enum row_sort {
 	ROW_SORT_SAVED,		/* most bytes saved by compression first */
 	ROW_SORT_RATIO,		/* best compression (lowest Perc) first */
 	ROW_SORT_NAME,		/* by path, bytewise */
+	ROW_SORT_EXCLUSIVE,	/* most exclusive bytes first */
 };
 
 struct report_est {
@@ -90,10 +94,13 @@ struct report {
 	size_t nest;
 	const struct report_error *errors;
 	size_t nerrors;
+	/* --exclusive: the totals of the arguments (rows carry their own in
+	 * size.excl); NULL without. */
+	const struct sharing_result *excl;
 };
 
-/* Fill *row from st (path and est left alone): the sums over every type,
- * and the types with data.  Returns 0 or -ENOMEM. */
+/* Fill *row from st (path, est and size.excl left alone): the sums over
+ * every type, and the types with data.  Returns 0 or -ENOMEM. */
 int report_row_fill(struct report_row *row, const struct cs_stats *st);
 
 /* Free what *row holds and zero it. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "array.h"
 #include "rows.h"
+#include "sharing.h"
 
 struct open_row {
 	char *path;
@@ -164,6 +165,9 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	case ROW_SORT_NAME:
 		c = strcmp(x->path, y->path);
 		break;
+	case ROW_SORT_EXCLUSIVE:
+		c = cmp_u64_desc(x->size.excl, y->size.excl);
+		break;
 	}
 	/* qsort is not stable: ties keep the walk's order. */
 	if (!c)
@@ -199,8 +203,10 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 	int ret;
 
 	usage_sink_pop(ctx, &st);
-	/* With --top, keep at most twice that many between cuts. */
-	if (rows->top && rows->ndone >= 2 * rows->top)
+	/* With --top, keep at most twice that many between cuts; exclusive
+	 * bytes are only known at the end. */
+	if (rows->top && rows->ndone >= 2 * rows->top &&
+	    rows->sort != ROW_SORT_EXCLUSIVE)
 		sort_and_cut(rows);
 	row = array_grow(rows->done, &rows->cap_done, rows->ndone,
 			 sizeof(*row));
@@ -226,6 +232,15 @@ fail:
 	free(o->path);
 	free(o->est);
 	return ret;
+}
+
+void rows_set_exclusive(struct rows *rows, const struct sharing *sh)
+{
+	size_t i;
+
+	for (i = 0; i < rows->ndone; i++)
+		rows->done[i].size.excl =
+			sharing_row_exclusive(sh, rows->done[i].share_row);
 }
 
 const struct report_row *rows_result(struct rows *rows, size_t *n)

@@ -16,6 +16,8 @@
 #include "report.h"
 #include "usage.h"
 
+struct sharing;
+
 struct rows;
 
 /* top 0 keeps every row; nest is the number of estimate settings. */
@@ -40,6 +42,10 @@ size_t rows_est_token(const struct rows *rows);
  * the rows of token, taken when the file was found: open or closed since,
  * except rows --top has cut. */
 void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta);
+
+/* With --exclusive, once sharing_resolve() is done: each closed row's
+ * exclusive bytes.  Call before rows_result(). */
+void rows_set_exclusive(struct rows *rows, const struct sharing *sh);
 
 /* The closed rows, sorted and cut to --top; valid until rows_free(). */
 const struct report_row *rows_result(struct rows *rows, size_t *n);

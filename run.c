@@ -16,8 +16,10 @@
 #include "estrun.h"
 #include "fastscan.h"
 #include "mounts.h"
+#include "fields.h"
 #include "rows.h"
 #include "run.h"
+#include "sharing.h"
 #include "usage.h"
 #include "walk.h"
 
@@ -55,6 +57,8 @@ struct run {
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct estrun *est;	/* NULL until the first file estimated */
+	struct sharing *sharing;	/* NULL without --exclusive */
+	struct sharing_result excl;	/* --exclusive's totals, at the end */
 	double pps;		/* --sample: estrun_opts.pps, 0 for all */
 	struct deferred deferred;
 	int have_usage;		/* usage was read, and every file was on
@@ -81,6 +85,12 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	run->usage = usage_create();
 	if (!run->usage)
 		goto fail;
+	if (opt->exclusive) {
+		run->sharing = sharing_create();
+		if (!run->sharing)
+			goto fail;
+		usage_set_sharing(run->usage, run->sharing);
+	}
 	if (opt->depth >= 0 || opt->per_file) {
 		run->rows = rows_create(opt->sort, opt->top, opt->nest);
 		if (!run->rows)
@@ -110,6 +120,7 @@ void run_free(struct run *run)
 	estrun_free(run->est);
 	rows_free(run->rows);
 	usage_free(run->usage);
+	sharing_free(run->sharing);
 	mounts_free(run->mounts);
 	free(run);
 }
@@ -583,6 +594,14 @@ int run_paths(struct run *run, char *const *paths, int n)
 			fprintf(stderr, "compsize: --estimate: %s\n",
 				strerror(-ret));
 	}
+	if (!ret && run->sharing) {
+		ret = sharing_resolve(run->sharing, on_tick, run);
+		if (ret && ret != -ENOMEM)
+			fprintf(stderr, "compsize: --exclusive: %s\n",
+				strerror(-ret));
+		if (ret == -EPERM)
+			run->needs_root = 1;
+	}
 	return ret;
 }
 
@@ -617,6 +636,13 @@ int run_report(struct run *run, FILE *out, FILE *err)
 	struct report r;
 
 	fill_report(run, &r);
+	if (run->sharing) {
+		sharing_total(run->sharing, &run->excl);
+		r.excl = &run->excl;
+		r.show |= REPORT_SHOW_EXCLUSIVE;
+		if (run->rows)
+			rows_set_exclusive(run->rows, run->sharing);
+	}
 	if (run->rows)
 		r.rows = rows_result(run->rows, &r.nrows);
 	if (run->opt->nest) {

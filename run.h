@@ -38,6 +38,7 @@ struct options {
 	double sample;		/* --sample=PERCENT as a fraction, or 0 */
 	uint64_t sample_bytes;	/* --sample=SIZE, or 0 */
 	uint64_t seed;		/* --seed=N */
+	int exclusive;		/* --exclusive */
 };
 
 /* -j: more threads than this is a typo */
@@ -70,10 +71,11 @@ int run_sample(struct run *run, char *const *paths, int n);
 
 /*
  * Walk paths[0..n) in order, accounting usage, rows and estimates, then
- * wait for the estimates.  Returns 0 when every argument was walked
- * (some paths may have failed: run_failed()); or a negative errno that
- * aborted the run: -ENOMEM (nothing printed), -EPERM when the usage
- * needs root (run_needs_root(); printed), another -errno (printed).
+ * wait for the estimates and, with --exclusive, resolve which extents
+ * are shared.  Returns 0 when every argument was walked (some paths may
+ * have failed: run_failed()); or a negative errno that aborted the run:
+ * -ENOMEM (nothing printed), -EPERM when the usage needs root
+ * (run_needs_root(); printed), another -errno (printed).
  */
 int run_paths(struct run *run, char *const *paths, int n);
 

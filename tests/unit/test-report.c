@@ -80,12 +80,12 @@ static void test_table(void)
 static char *render(enum report_format format, int raw)
 {
 	static struct row_type types[] = {
-		{ 3, { 4096, 131072, 131072 } },
+		{ 3, { 4096, 131072, 131072, 0 } },
 	};
 	static uint64_t est[3] = { 8192, 131072, 131072 };
 	static struct report_row rows[] = {
 		{ .path = "d/f\"1", .files = 1, .extents = 1, .refs = 1,
-		  .nfrag = 1, .size = { 4096, 131072, 131072 },
+		  .nfrag = 1, .size = { 4096, 131072, 131072, 0 },
 		  .types = types, .ntypes = 1, .est = est },
 	};
 	static const struct report_est e[] = {
