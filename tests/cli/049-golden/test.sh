@@ -3,7 +3,7 @@
 # Golden files kept beside this script (as zstd's tests/cli-tests do): the
 # --help text, the shape of the JSON (every key, in order, with its type;
 # an array by its first element) in each of its variants, and the CSV
-# header.  A change to any of them must update the file here, the man
+# headers.  A change to any of them must update the file here, the man
 # page's schema and README in the same commit.  UPDATE=1 rewrites them.
 . "$(dirname "$0")/../common.sh"
 
@@ -71,3 +71,12 @@ golden json-shape-no-usage.out "$OUT/shape"
 expect_ours 0 '' --format=csv -e zstd:1 "$MNT/d"
 head -n 1 "$OUT/ours.out" >"$OUT/header"
 golden csv-header.out "$OUT/header"
+
+# --exclusive's optional column: in the total, its types and each row's
+# total (not a row's types); last in CSV.
+expect_ours 0 '' --format=json --exclusive --depth=1 "$MNT/d"
+shape "$OUT/ours.out" >"$OUT/shape"
+golden json-shape-exclusive.out "$OUT/shape"
+expect_ours 0 '' --format=csv --exclusive "$MNT/d"
+head -n 1 "$OUT/ours.out" >"$OUT/header"
+golden csv-header-exclusive.out "$OUT/header"
