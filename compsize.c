@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include "decide.h"
 #include "est-plugin.h"
 #include "estimate.h"
 #include "exitcode.h"
@@ -50,6 +51,12 @@ static void usage(FILE *f)
 	      "        --sample=PERCENT|SIZE  estimate a random part of the files, e.g.\n"
 	      "                            5% or 2G, and extrapolate with a 95% interval\n"
 	      "        --seed=N            choose another sample (default 0)\n"
+	      "        --device-speed=WRITE[,READ]  with --estimate: the file data\n"
+	      "                            each setting moves through a device of\n"
+	      "                            that speed (MB/s), the device or the CPUs\n"
+	      "                            limiting it\n"
+	      "        --plot=FILE.svg     with --estimate: ratio against compress and\n"
+	      "                            decompress speed, one series per row\n"
 	      "        --exclusive         also what deleting the files would free: bytes\n"
 	      "                            no file outside them references\n"
 	      "        --format=FORMAT     table (default), json or csv\n"
@@ -101,6 +108,8 @@ enum {
 	OPT_TOP,
 	OPT_SAMPLE,
 	OPT_SEED,
+	OPT_DEVICE_SPEED,
+	OPT_PLOT,
 	OPT_EXCLUSIVE,
 };
 
@@ -128,6 +137,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "device-speed", required_argument, NULL, OPT_DEVICE_SPEED },
+		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -136,7 +147,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 					     "name", "exclusive" };
 	char err[256];
 	long long v;
-	int c, sort_given = 0, sample_given = 0;
+	int c, sort_given = 0, sample_given = 0, need_est = 0;
 
 	while ((c = getopt_long(argc, argv, "bxhe:j:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -216,6 +227,20 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->seed = (uint64_t)v;
 			sample_given = 1;
 			break;
+		case OPT_DEVICE_SPEED:
+			if (decide_parse_speed(optarg, &opt->dev_write,
+					       &opt->dev_read))
+				return bad_value("--device-speed", optarg,
+						 "use WRITE[,READ] in MB/s, such as 150 or 500,2000");
+			need_est = 1;
+			break;
+		case OPT_PLOT:
+			if (!*optarg)
+				return bad_value("--plot", optarg,
+						 "use a file name such as plot.svg");
+			opt->plot = optarg;
+			need_est = 1;
+			break;
 		case OPT_VERSION:
 			printf("compsize %s\n", COMPSIZE_VERSION);
 			return CS_EXIT_OK;
@@ -233,6 +258,11 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		opt->sort = ROW_SORT_DISK;
 	if (sample_given && !opt->nest) {
 		fputs("compsize: --sample and --seed need --estimate\n", stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (need_est && !opt->nest) {
+		fputs("compsize: --device-speed and --plot need --estimate\n",
+		      stderr);
 		return CS_EXIT_USAGE;
 	}
 	if (optind >= argc) {
@@ -301,6 +331,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	code = ret || run_failed(run) ? CS_EXIT_ERROR : CS_EXIT_OK;
+	if (opt.plot) {
+		ret = run_plot(run, opt.plot);
+		if (ret == -ENOMEM)
+			goto nomem;
+		if (ret)
+			code = CS_EXIT_ERROR;
+	}
 	goto out;
 nomem:
 	fputs("compsize: out of memory\n", stderr);

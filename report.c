@@ -10,6 +10,7 @@
 #include <string.h>
 #include "fields.h"
 #include "format.h"
+#include "plot.h"
 #include "report.h"
 
 /* The sums over every type of st. */
@@ -120,12 +121,13 @@ static size_t table_last(const struct report *r)
 }
 
 /*
- * The size columns: their labels when s is NULL, else the sizes of s.
- * With trim, a last column that is not compsize 1.5's is not padded (1.5
- * pads its own last column, Referenced).
+ * The size columns, the default ones or the optional ones asked for
+ * (after 1.5's, and after the rows' estimate columns): their labels when
+ * s is NULL, else the sizes of s.  With trim, a last column that is not
+ * compsize 1.5's is not padded (1.5 pads its own last column, Referenced).
  */
 static void table_sizes(FILE *out, const struct report *r,
-			const struct report_sizes *s, int trim)
+			const struct report_sizes *s, int trim, int optional)
 {
 	size_t i, last = table_last(r);
 	char buf[FMT_BUF];
@@ -134,7 +136,7 @@ static void table_sizes(FILE *out, const struct report *r,
 	for (i = 0; i < fields_nsize; i++) {
 		const struct field *f = &fields_size[i];
 
-		if (!f->label || !field_shown(f, r))
+		if (!f->label || !field_shown(f, r) || !f->need != !optional)
 			continue;
 		cell = s ? fmt_size(field_value(f, s), r->bytes, buf) : f->label;
 		if (trim && i == last && f->need)
@@ -142,6 +144,14 @@ static void table_sizes(FILE *out, const struct report *r,
 		else
 			fprintf(out, " %-12s", cell);
 	}
+}
+
+/* Every size column of the 1.5 table. */
+static void table_all_sizes(FILE *out, const struct report *r,
+			    const struct report_sizes *s)
+{
+	table_sizes(out, r, s, 1, 0);
+	table_sizes(out, r, s, 1, 1);
 }
 
 /* Perc, in its 8 characters. */
@@ -170,17 +180,17 @@ static int table_usage(FILE *out, FILE *err, const struct report *r,
 		total->files, total->files > 1 ? "s" : "", total->extents,
 		total->refs, total->ninline);
 	fprintf(out, "%-10s %-8s", "Type", "Perc");
-	table_sizes(out, r, NULL, 1);
+	table_all_sizes(out, r, NULL);
 	fprintf(out, "\n%-10s ", "TOTAL");
 	table_perc(out, &total->size);
-	table_sizes(out, r, &total->size, 1);
+	table_all_sizes(out, r, &total->size);
 	fputc('\n', out);
 	for (t = 0; t < total->ntypes; t++) {
 		const struct row_type *rt = &total->types[t];
 
 		fprintf(out, "%-10s ", fmt_type_name(rt->type, name));
 		table_perc(out, &rt->size);
-		table_sizes(out, r, &rt->size, 1);
+		table_all_sizes(out, r, &rt->size);
 		fputc('\n', out);
 	}
 	return 0;
@@ -200,18 +210,59 @@ int report_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
 	return ret;
 }
 
+/* A setting's name in a row column: "zstd:3", "force=lzo". */
+static const char *short_setting(const char *name)
+{
+	if (!strncmp(name, "compress=", 9))
+		return name + 9;
+	if (!strncmp(name, "compress-", 9))
+		return name + 9;
+	return name;
+}
+
+static int setting_width(const char *name)
+{
+	int w = (int)strlen(short_setting(name));
+
+	return w < 12 ? 12 : w;
+}
+
+/* A row's estimate of setting i: the report's model (same layout on
+ * btrfs, else fresh copy), or the fresh copy's. */
+static const uint64_t *row_est(const struct report *r,
+			       const struct report_row *row, size_t i,
+			       int fresh)
+{
+	int f = fresh || !r->nest || !r->est[0].same_layout;
+
+	return &row->est[(f ? 3 * r->nest : 0) + 3 * i];
+}
+
+/* The rows' table: Perc, the default sizes, each setting's predicted Disk
+ * Usage of the row (the estimate table's model: which directories gain),
+ * the optional sizes, Path. */
 static void table_rows(FILE *out, const struct report *r)
 {
-	size_t i;
+	char d[FMT_BUF];
+	size_t i, j;
 
 	fprintf(out, "%-8s", "Perc");
-	table_sizes(out, r, NULL, 0);
+	table_sizes(out, r, NULL, 0, 0);
+	for (j = 0; j < r->nest; j++)
+		fprintf(out, " %-*s", setting_width(r->est[j].setting),
+			short_setting(r->est[j].setting));
+	table_sizes(out, r, NULL, 0, 1);
 	fprintf(out, " %s\n", "Path");
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 
 		table_perc(out, &row->size);
-		table_sizes(out, r, &row->size, 0);
+		table_sizes(out, r, &row->size, 0, 0);
+		for (j = 0; j < r->nest; j++)
+			fprintf(out, " %-*s", setting_width(r->est[j].setting),
+				fmt_size(row_est(r, row, j, 0)[0], r->bytes,
+					 d));
+		table_sizes(out, r, &row->size, 0, 1);
 		fputc(' ', out);
 		fmt_table_path(out, row->path);
 		fputc('\n', out);
@@ -234,11 +285,16 @@ static void signed_size(int64_t delta, int raw, char buf[FMT_BUF])
 static void table_estimates(FILE *out, const struct report *r)
 {
 	char p[8], d[FMT_BUF], c[FMT_BUF], ci[FMT_BUF], cs[16], ds[16];
+	char fr[FMT_BUF];
 	uint64_t now = current_disk(r);
+	int same = r->est[0].same_layout;
 	size_t i;
 
-	fprintf(out, "%-24s %-8s %-12s %-12s %-10s %-10s%s\n", "Setting", "Perc",
-		"Disk Usage", "Change", "Compress", "Decompress",
+	fprintf(out, "%-24s %-8s %-12s %-12s ", "Setting", "Perc",
+		"Disk Usage", "Change");
+	if (same)
+		fprintf(out, "%-12s ", "Fresh copy");
+	fprintf(out, "%-10s %-10s%s\n", "Compress", "Decompress",
 		r->est[0].sampled ? " 95% CI" : "");
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
@@ -248,14 +304,75 @@ static void table_estimates(FILE *out, const struct report *r)
 		signed_size((int64_t)(e->disk - now), r->bytes, c);
 		snprintf(cs, sizeof(cs), "%.0fMB/s", e->compress_mbps);
 		snprintf(ds, sizeof(ds), "%.0fMB/s", e->decompress_mbps);
-		fprintf(out, "%-24s %-8s %-12s %-12s %-10s %-10s", e->setting, p,
-			fmt_size(e->disk, r->bytes, d), c, cs, ds);
+		fprintf(out, "%s%-*s %-8s %-12s %-12s ", e->setting,
+			24 - (int)strlen(e->setting), e->current ? "*" : "",
+			p, fmt_size(e->disk, r->bytes, d), c);
+		if (same)
+			fprintf(out, "%-12s ", fmt_size(e->disk_fresh, r->bytes,
+							fr));
+		fprintf(out, "%-10s %-10s", cs, ds);
 		if (e->sampled)
 			fprintf(out, " \xc2\xb1%s",
 				fmt_size((uint64_t)(e->disk_ci95 + 0.5),
 					 r->bytes, ci));
 		fputc('\n', out);
 	}
+	for (i = 0; i < r->nest; i++)
+		if (r->est[i].current) {
+			fputs("* the setting the filesystem is mounted with now\n",
+			      out);
+			break;
+		}
+}
+
+/* MB/s as the table prints it; "-" when unknown. */
+static void mbps(char *buf, size_t len, double v, const char *mark)
+{
+	if (v > 0)
+		snprintf(buf, len, "%.0fMB/s%s", v, mark);
+	else
+		snprintf(buf, len, "-");
+}
+
+/* The decision table: what each setting costs and gives on all cores,
+ * and on the device of --device-speed. */
+static void table_decide(FILE *out, const struct report *r)
+{
+	char h1[32], h2[32], a[32], b[32], c[32], d[32], w[32], rd[32];
+	int dev = r->dev_write_mbps > 0;
+	size_t i;
+
+	snprintf(h1, sizeof(h1), "Compress x%u", r->cpus);
+	snprintf(h2, sizeof(h2), "Decompress x%u", r->cpus);
+	fprintf(out, "%-24s %-14s %-16s %-11s %-11s", "Setting", h1, h2,
+		"CPU write", "CPU read");
+	if (dev)
+		fprintf(out, " %-12s %-12s", "Write", "Read");
+	fputc('\n', out);
+	for (i = 0; i < r->nest; i++) {
+		const struct report_est *e = &r->est[i];
+
+		mbps(a, sizeof(a), e->dec.compress_all_mbps, "");
+		mbps(b, sizeof(b), e->dec.decompress_all_mbps, "");
+		snprintf(c, sizeof(c), "%.2fs/GB", e->dec.cpu_s_per_gb_write);
+		snprintf(d, sizeof(d), "%.2fs/GB", e->dec.cpu_s_per_gb_read);
+		fprintf(out, "%-24s %-14s %-16s %-11s %-11s", e->setting, a, b,
+			e->dec.cpu_s_per_gb_write > 0 ? c : "-",
+			e->dec.cpu_s_per_gb_read > 0 ? d : "-");
+		if (dev) {
+			mbps(w, sizeof(w), e->dec.write_mbps,
+			     e->dec.write_device_bound ? " dev" : " cpu");
+			mbps(rd, sizeof(rd), e->dec.read_mbps,
+			     e->dec.read_device_bound ? " dev" : " cpu");
+			fprintf(out, " %-12s %-12s", w, rd);
+		}
+		fputc('\n', out);
+	}
+	if (dev)
+		fprintf(out, "Write, Read: file data through a device of %.0f "
+			"MB/s write, %.0f MB/s read (dev: the device limits it, "
+			"cpu: the %u CPUs)\n", r->dev_write_mbps,
+			r->dev_read_mbps, r->cpus);
 }
 
 static int print_table(FILE *out, FILE *err, const struct report *r)
@@ -287,6 +404,8 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 	if (r->nest && r->total->nfiles) {
 		fputc('\n', out);
 		table_estimates(out, r);
+		fputc('\n', out);
+		table_decide(out, r);
 	}
 	return ret;
 }
@@ -370,17 +489,34 @@ static void json_est(FILE *out, const struct report *r,
 		fprintf(out, "%s{\"setting\":", i ? "," : "");
 		fmt_json_string(out, e->setting);
 		if (row) {
+			const uint64_t *v = row_est(r, row, i, 0);
+
 			fprintf(out, ",\"input\":%" PRIu64 ",\"disk\":%" PRIu64
-				",\"uncompressed\":%" PRIu64 "}",
-				row->est[3 * i + 2], row->est[3 * i],
-				row->est[3 * i + 1]);
+				",\"uncompressed\":%" PRIu64
+				",\"disk_fresh\":%" PRIu64 "}",
+				v[2], v[0], v[1], row_est(r, row, i, 1)[0]);
 			continue;
 		}
 		fprintf(out, ",\"input\":%" PRIu64 ",\"disk\":%" PRIu64
-			",\"uncompressed\":%" PRIu64
+			",\"uncompressed\":%" PRIu64 ",\"disk_fresh\":%" PRIu64
+			",\"uncompressed_fresh\":%" PRIu64
+			",\"model\":\"%s\""
 			",\"compress_mbps\":%.1f,\"decompress_mbps\":%.1f",
-			e->input, e->disk, e->uncompressed, e->compress_mbps,
-			e->decompress_mbps);
+			e->input, e->disk, e->uncompressed, e->disk_fresh,
+			e->uncompressed_fresh,
+			e->same_layout ? "same-layout" : "fresh-copy",
+			e->compress_mbps, e->decompress_mbps);
+		fprintf(out, ",\"current\":%s,\"cpus\":%u"
+			",\"compress_mbps_all\":%.1f"
+			",\"decompress_mbps_all\":%.1f"
+			",\"cpu_s_per_gb_write\":%.4f"
+			",\"cpu_s_per_gb_read\":%.4f",
+			e->current ? "true" : "false", r->cpus,
+			e->dec.compress_all_mbps, e->dec.decompress_all_mbps,
+			e->dec.cpu_s_per_gb_write, e->dec.cpu_s_per_gb_read);
+		if (r->dev_write_mbps > 0)
+			fprintf(out, ",\"write_mbps\":%.1f,\"read_mbps\":%.1f",
+				e->dec.write_mbps, e->dec.read_mbps);
 		if (e->sampled)
 			fprintf(out, ",\"disk_ci95\":%.0f", e->disk_ci95);
 		fputc('}', out);
@@ -432,8 +568,9 @@ static int print_json(FILE *out, const struct report *r)
 /*
  * CSV: one header, one record per total, type, row and estimate; see
  * man/compsize.8.  The columns: kind, path, type, setting, the default
- * size and count fields, the estimates' speeds and interval, then the
- * optional fields asked for, so that the default columns never move.
+ * size and count fields, the estimates' columns (speeds, interval, fresh
+ * copy, decision), then the optional fields asked for, so that the
+ * default columns never move.
  */
 
 static int csv_shown(const struct field *f, const struct report *r,
@@ -487,26 +624,51 @@ static void csv_cells(FILE *out, const struct report *r,
 	}
 }
 
-/* A record: est the estimate whose speeds fill their columns, or NULL. */
+/* The estimates' columns (decide.h) of records that have none. */
+#define CSV_EST_COLUMNS "compress_mbps,decompress_mbps,disk_ci95," \
+	"disk_fresh,current,compress_mbps_all,decompress_mbps_all," \
+	"cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps"
+#define CSV_DECIDE_EMPTY ",,,,,,,"
+
+/* The estimates' cells: est's (a setting's total), else only disk_fresh
+ * when fresh is not NULL (a row's estimate). */
+static void csv_est_cells(FILE *out, const struct report *r,
+			  const struct report_est *est, const uint64_t *fresh)
+{
+	if (!est) {
+		fputs(",,,,", out);
+		if (fresh)
+			fprintf(out, "%" PRIu64, *fresh);
+		fputs(CSV_DECIDE_EMPTY, out);
+		return;
+	}
+	fprintf(out, ",%.1f,%.1f,", est->compress_mbps, est->decompress_mbps);
+	if (est->sampled)
+		fprintf(out, "%.0f", est->disk_ci95);
+	fprintf(out, ",%" PRIu64 ",%d,%.1f,%.1f,%.4f,%.4f,", est->disk_fresh,
+		est->current, est->dec.compress_all_mbps,
+		est->dec.decompress_all_mbps, est->dec.cpu_s_per_gb_write,
+		est->dec.cpu_s_per_gb_read);
+	if (r->dev_write_mbps > 0)
+		fprintf(out, "%.1f,%.1f", est->dec.write_mbps,
+			est->dec.read_mbps);
+	else
+		fputc(',', out);
+}
+
+/* A record; est and fresh as csv_est_cells(). */
 static void csv_record(FILE *out, const struct report *r, const char *kind,
 		       const char *path, const char *type,
 		       const char *setting, const struct report_sizes *s,
 		       const struct report_row *counts, enum place at,
-		       const struct report_est *est)
+		       const struct report_est *est, const uint64_t *fresh)
 {
 	fprintf(out, "%s,", kind);
 	fmt_csv_field(out, path ? path : "");
 	fprintf(out, ",%s,", type ? type : "");
 	fmt_csv_field(out, setting ? setting : "");
 	csv_cells(out, r, s, counts, at, 0);
-	if (est) {
-		fprintf(out, ",%.1f,%.1f,", est->compress_mbps,
-			est->decompress_mbps);
-		if (est->sampled)
-			fprintf(out, "%.0f", est->disk_ci95);
-	} else {
-		fputs(",,,", out);
-	}
+	csv_est_cells(out, r, est, fresh);
 	csv_cells(out, r, s, counts, at, 1);
 	fputc('\n', out);
 }
@@ -519,13 +681,13 @@ static void csv_row(FILE *out, const struct report *r, const char *kind,
 	unsigned t;
 
 	csv_record(out, r, kind, row->path, "TOTAL", NULL, &row->size, row,
-		   AT_TOTAL, NULL);
+		   AT_TOTAL, NULL, NULL);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
 		csv_record(out, r, kind, row->path,
 			   fmt_type_name(rt->type, name), NULL, &rt->size,
-			   NULL, type_at, NULL);
+			   NULL, type_at, NULL, NULL);
 	}
 }
 
@@ -541,7 +703,7 @@ static int print_csv(FILE *out, const struct report *r)
 		return ret;
 	fputs("kind,path,type,setting", out);
 	csv_names(out, r, 0);
-	fputs(",compress_mbps,decompress_mbps,disk_ci95", out);
+	fputs("," CSV_EST_COLUMNS, out);
 	csv_names(out, r, 1);
 	fputc('\n', out);
 	csv_row(out, r, "total", &total, AT_TOTAL_TYPE);
@@ -554,18 +716,69 @@ static int print_csv(FILE *out, const struct report *r)
 		s.disk = e->disk;
 		s.uncomp = e->uncompressed;
 		csv_record(out, r, "estimate", NULL, NULL, e->setting, &s,
-			   NULL, AT_EST, e);
+			   NULL, AT_EST, e, NULL);
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
+			const uint64_t *v = row_est(r, row, i, 0);
 
-			s.disk = row->est[3 * i];
-			s.uncomp = row->est[3 * i + 1];
+			s.disk = v[0];
+			s.uncomp = v[1];
 			csv_record(out, r, "estimate", row->path, NULL,
-				   e->setting, &s, NULL, AT_EST, NULL);
+				   e->setting, &s, NULL, AT_EST, NULL,
+				   &row_est(r, row, i, 1)[0]);
 		}
 	}
 	report_row_clear(&total);
 	return 0;
+}
+
+int report_plot(FILE *out, const struct report *r, const char *title)
+{
+	size_t n = r->nest, ns = 1 + r->nrows, i, k;
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	double *c = calloc(n ? n : 1, sizeof(*c));
+	double *d = calloc(n ? n : 1, sizeof(*d));
+	double *ratio = calloc(ns * (n ? n : 1), sizeof(*ratio));
+	struct plot_series *series = calloc(ns, sizeof(*series));
+	struct plot_in in = {
+		.nset = n, .setting = names, .compress_mbps = c,
+		.decompress_mbps = d, .series = series, .nseries = ns,
+		.title = title,
+	};
+	int ret = -ENOMEM;
+
+	if (!names || !c || !d || !ratio || !series)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct report_est *e = &r->est[i];
+
+		names[i] = e->setting;
+		c[i] = e->compress_mbps;
+		d[i] = e->decompress_mbps;
+		ratio[i] = e->disk ? (double)e->uncompressed / e->disk : 0;
+	}
+	series[0].name = "TOTAL";
+	series[0].ratio = ratio;
+	for (k = 0; k < r->nrows; k++) {
+		const struct report_row *row = &r->rows[k];
+
+		series[k + 1].name = row->path;
+		series[k + 1].ratio = &ratio[(k + 1) * n];
+		for (i = 0; i < n; i++) {
+			const uint64_t *v = row_est(r, row, i, 0);
+
+			ratio[(k + 1) * n + i] = v[0] ? (double)v[1] / v[0]
+						      : 0;
+		}
+	}
+	ret = plot_svg(out, &in);
+out:
+	free(names);
+	free(c);
+	free(d);
+	free(ratio);
+	free(series);
+	return ret;
 }
 
 int report_print(FILE *out, FILE *err, const struct report *r)

@@ -12,11 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "array.h"
+#include "decide.h"
 #include "estimate.h"
 #include "estrun.h"
 #include "fastscan.h"
-#include "mounts.h"
 #include "fields.h"
+#include "layout.h"
+#include "mounts.h"
 #include "rows.h"
 #include "run.h"
 #include "sharing.h"
@@ -57,6 +59,12 @@ struct run {
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct estrun *est;	/* NULL until the first file estimated */
+	struct layout *layout;	/* with --estimate: what each file counts */
+	struct extent_info *ext;	/* the file being planned's extents */
+	size_t next, cap_ext;
+	uint64_t inline_key;	/* of its inline extent */
+	uint64_t *est_rows;	/* layout_resolve()'s per-row shares */
+	size_t cap_est_rows;
 	struct sharing *sharing;	/* NULL without --exclusive */
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
 	double pps;		/* --sample: estrun_opts.pps, 0 for all */
@@ -69,6 +77,10 @@ struct run {
 	size_t nerrors, cap_errors;
 	int needs_root;		/* aborted: metadata needs CAP_SYS_ADMIN */
 	struct report_est *est_report;	/* collect_estimates() */
+	const char *first_path;	/* the first argument: --plot's title, and
+				 * whose mount options tell the current
+				 * setting */
+	struct report report;	/* run_report()'s, for run_plot() */
 };
 
 struct run *run_create(const struct options *opt, const struct run_env *env)
@@ -85,6 +97,11 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	run->usage = usage_create();
 	if (!run->usage)
 		goto fail;
+	if (opt->nest) {
+		run->layout = layout_create(opt->nest);
+		if (!run->layout)
+			goto fail;
+	}
 	if (opt->exclusive) {
 		run->sharing = sharing_create();
 		if (!run->sharing)
@@ -92,7 +109,8 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		usage_set_sharing(run->usage, run->sharing);
 	}
 	if (opt->depth >= 0 || opt->per_file) {
-		run->rows = rows_create(opt->sort, opt->top, opt->nest);
+		/* with estimates, each row holds both models (layout.h) */
+		run->rows = rows_create(opt->sort, opt->top, 2 * opt->nest);
 		if (!run->rows)
 			goto fail;
 	}
@@ -118,6 +136,9 @@ void run_free(struct run *run)
 	free(run->deferred.path);
 	free(run->est_report);
 	estrun_free(run->est);
+	layout_free(run->layout);
+	free(run->ext);
+	free(run->est_rows);
 	rows_free(run->rows);
 	usage_free(run->usage);
 	sharing_free(run->sharing);
@@ -236,20 +257,23 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	struct run *run = arg;
 	int ret;
 
-	if (!run->env->usage) {
-		/* --estimate only: any filesystem will do. */
-		ret = usage_probe_fs(run->usage, fd, st);
-		if (ret != 1)
-			run->have_usage = 0;
-		return ret == -ENOMEM ? ret : WALK_ENTER;
-	}
 	ret = usage_probe_fs(run->usage, fd, st);
+	if (ret == -ENOMEM)
+		return ret;
+	if (!run->env->usage && ret != 0) {
+		/* --estimate without root: btrfs, its usage unreadable */
+		run->have_usage = 0;
+		return WALK_ENTER;
+	}
 	if (ret == 1)
 		return WALK_ENTER;
-	if (ret == -ENOMEM || ret == -EPERM)
+	if (ret == -EPERM)
 		return scan_result(run, path, ret);
-	if (ret == 0 && run->opt->nest) {
-		/* Estimating: read it anyway, without the current usage. */
+	if (ret == 0 && top && run->opt->nest) {
+		/* Estimating an argument off btrfs: its data is read, with
+		 * no current usage.  Below an argument the estimate follows
+		 * the usage report's tree: other filesystems (procfs,
+		 * tmpfs...) are skipped with its warning. */
 		run->have_usage = 0;
 		return WALK_ENTER;
 	}
@@ -266,12 +290,16 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	return WALK_SKIP;
 }
 
-/* A file's estimate is back: its error, or its share of the open rows. */
+/* A file's estimate is back (token: its layout ticket): its error, or
+ * its shares of the totals and of the rows open when it was found. */
 static int on_est_done(void *arg, const char *path, int err, size_t token,
 		       const uint64_t *delta)
 {
 	struct run *run = arg;
+	size_t nrows, rows_token;
 
+	layout_resolve(run->layout, token, err ? NULL : delta, run->est_rows,
+		       &nrows, &rows_token);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -279,8 +307,41 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 		return 0;
 	}
 	if (run->rows)
-		rows_add_est(run->rows, token, delta);
+		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
 	return 0;
+}
+
+/* A report row opens or closes: the rows and the estimates' levels. */
+static int row_open(struct run *run, const char *path)
+{
+	int ret = rows_open(run->rows, run->usage, path);
+	uint64_t *p;
+	size_t need;
+
+	if (ret || !run->layout)
+		return ret;
+	ret = layout_push(run->layout);
+	if (ret) {
+		rows_close(run->rows, run->usage);
+		return ret;
+	}
+	/* layout_resolve() fills 6 values a setting for each open row */
+	need = rows_open_count(run->rows) * 6 * run->opt->nest;
+	if (need > run->cap_est_rows) {
+		p = realloc(run->est_rows, need * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		run->est_rows = p;
+		run->cap_est_rows = need;
+	}
+	return 0;
+}
+
+static int row_close(struct run *run)
+{
+	if (run->layout)
+		layout_pop(run->layout);
+	return rows_close(run->rows, run->usage);
 }
 
 /*
@@ -371,11 +432,76 @@ static unsigned default_jobs(void)
 	return n > RUN_MAX_JOBS ? RUN_MAX_JOBS : (unsigned)n;
 }
 
+static int collect_extent(const struct search_item *item, void *arg)
+{
+	struct run *run = arg;
+	struct extent_info *e;
+
+	if (item->type != BTRFS_EXTENT_DATA_KEY)
+		return 0;
+	e = array_grow(run->ext, &run->cap_ext, run->next, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	run->ext = e;
+	/* malformed items are the usage report's to tell */
+	if (extent_parse(item->data, item->len, 0, &run->ext[run->next]))
+		return 0;
+	if (run->ext[run->next].type == BTRFS_FILE_EXTENT_INLINE)
+		run->inline_key = layout_inline_key(item->data, item->len);
+	run->next++;
+	return 0;
+}
+
+/*
+ * What the estimate counts of the file (layout.h): its inode once, its
+ * extents once, at every level.  The extents come from one search of its
+ * items (btrfs and root); otherwise it counts as all new.  Sets *ticket,
+ * and *skip when nothing of it counts anywhere.
+ */
+static int plan_file(struct run *run, int fd, const struct stat *st,
+		     size_t *ticket, int *skip)
+{
+	const struct usage_fs *fs = usage_fs_of(run->usage, st->st_dev);
+	struct layout_file f = {
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+	};
+	int ret;
+
+	if (run->env->usage && fs) {
+		run->next = 0;
+		ret = search_file_extents(run->usage->search, fd, st->st_ino,
+					  fs->nodesize, collect_extent, run);
+		if (ret == -ENOMEM)
+			return ret;
+		f.have_extents = !ret;
+		f.fs_idx = fs->fs_idx;
+		f.ext = run->ext;
+		f.next = run->next;
+		f.sectorsize = fs->sectorsize;
+		f.inline_key = run->inline_key;
+	}
+	return layout_plan(run->layout, &f,
+			   run->rows ? rows_est_token(run->rows) : 0, ticket,
+			   skip);
+}
+
 /* Queue the file on *fd; estrun takes the descriptor (*fd = -1) when it
  * reads the file. */
 static int estimate_file(struct run *run, int *fd, const char *path,
 			 const struct stat *st)
 {
+	size_t ticket;
+	int ret, skip;
+
+	ret = plan_file(run, *fd, st, &ticket, &skip);
+	if (ret)
+		return ret;
+	if (skip) {
+		/* a hard link met before at every level: cp -a keeps it */
+		layout_drop(run->layout, ticket);
+		return 0;
+	}
 	if (!run->est) {
 		const struct usage_fs *fs = usage_fs_of(run->usage,
 							st->st_dev);
@@ -393,14 +519,17 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 		};
 
 		run->est = estrun_create(&eo, on_est_done, run);
-		if (!run->est)
-			return -errno;
+		if (!run->est) {
+			ret = -errno;
+			layout_drop(run->layout, ticket);
+			return ret;
+		}
 	}
 	/* Its estimate goes to the rows open now, whenever it comes back:
 	 * rows close without waiting for it, so the workers never run dry
-	 * at a row's end (--depth, --per-file). */
-	return estrun_submit(run->est, fd, path, st,
-			     run->rows ? rows_est_token(run->rows) : 0);
+	 * at a row's end (--depth, --per-file).  A failure ends the run:
+	 * the ticket, resolved or not, goes with the layout. */
+	return estrun_submit(run->est, fd, path, st, ticket);
 }
 
 static int on_file(void *arg, int *fd, const char *path,
@@ -411,7 +540,7 @@ static int on_file(void *arg, int *fd, const char *path,
 	int ret = 0;
 
 	if (row) {
-		ret = rows_open(run->rows, run->usage, path);
+		ret = row_open(run, path);
 		if (ret)
 			return ret;
 	}
@@ -430,7 +559,7 @@ static int on_file(void *arg, int *fd, const char *path,
 	if (!ret && run->opt->nest)
 		ret = estimate_file(run, fd, path, st);
 	if (row && !ret)
-		ret = rows_close(run->rows, run->usage);
+		ret = row_close(run);
 	return ret;
 }
 
@@ -443,7 +572,7 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	int ret;
 
 	if (row) {
-		ret = rows_open(run->rows, run->usage, path);
+		ret = row_open(run, path);
 		if (ret)
 			return ret;
 	}
@@ -470,7 +599,7 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	if (ret < 0)
 		return ret;
 	if (row)
-		ret = rows_close(run->rows, run->usage);
+		ret = row_close(run);
 	return ret < 0 ? ret : WALK_SKIP;
 }
 
@@ -488,7 +617,7 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	}
 	/* Out of memory here leaves the row out; rows_close reports it. */
 	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
-		rows_close(run->rows, run->usage);
+		row_close(run);
 	return ret;
 }
 
@@ -582,6 +711,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
 	int i, ret = 0;
 
+	run->first_path = n ? paths[0] : NULL;
 	for (i = 0; i < n && !ret; i++)
 		ret = walk_path(paths[i], &wo, &ops, run);
 	if (!ret && run->est) {
@@ -605,28 +735,100 @@ int run_paths(struct run *run, char *const *paths, int n)
 	return ret;
 }
 
-/* The estimates of the whole run, for the report. */
-static struct report_est *collect_estimates(struct run *run)
+/* Which of the settings the filesystem of path is mounted with now: its
+ * index, or -1. */
+static long current_setting(const struct options *opt, const char *path)
+{
+	char buf[64], err[128];
+	struct est_setting *cur = NULL;
+	size_t n = 0, i;
+	long found = -1;
+
+	if (!path || mounts_compress_option(path, buf, sizeof(buf)) != 1 ||
+	    est_parse_list(buf, &cur, &n, err, sizeof(err)))
+		return -1;
+	for (i = 0; n == 1 && i < opt->nest; i++)
+		if (opt->est[i].alg == cur->alg &&
+		    opt->est[i].level == cur->level &&
+		    opt->est[i].force == cur->force)
+			found = (long)i;
+	free(cur);
+	return found;
+}
+
+/* Setting i's totals from a finished estimate: the same-layout and
+ * fresh-copy models (layout.h), extrapolated when sampled. */
+static void est_models(struct run *run, size_t i, struct report_est *re)
+{
+	struct estrun_result res;
+	struct layout_total t;
+
+	estrun_get_result(run->est, i, &res);
+	layout_total(run->layout, i, &t);
+	re->input = res.est.input;
+	re->compress_mbps = res.est.compress_mbps;
+	re->decompress_mbps = res.est.decompress_mbps;
+	re->sampled = res.sampled;
+	re->same_layout = run->have_usage;
+	if (!res.sampled) {
+		re->disk_fresh = t.fresh_disk;
+		re->uncompressed_fresh = t.fresh_uncomp;
+		re->disk_same = t.disk;
+		re->uncompressed_same = t.uncomp;
+		re->disk_ci95 = 0;
+	} else {
+		/* extrapolated: each model's share of the sampled files'
+		 * estimates */
+		re->disk_fresh = layout_scale(res.est.disk, t.fresh_disk,
+					      t.est_disk);
+		re->uncompressed_fresh = layout_scale(res.est.uncompressed,
+						      t.fresh_uncomp,
+						      t.est_uncomp);
+		re->disk_same = layout_scale(res.est.disk, t.disk, t.est_disk);
+		re->uncompressed_same = layout_scale(res.est.uncompressed,
+						     t.uncomp, t.est_uncomp);
+		re->disk_ci95 = res.disk_ci95;
+	}
+	if (re->same_layout) {
+		re->disk = re->disk_same;
+		re->uncompressed = re->uncompressed_same;
+		if (res.sampled && t.est_disk)
+			re->disk_ci95 *= (double)t.disk / t.est_disk;
+	} else {
+		re->disk = re->disk_fresh;
+		re->uncompressed = re->uncompressed_fresh;
+		if (res.sampled && t.est_disk)
+			re->disk_ci95 *= (double)t.fresh_disk / t.est_disk;
+	}
+}
+
+/* The estimates of the whole run, for the report, with the decision
+ * figures for cpus cores (decide.h). */
+static struct report_est *collect_estimates(struct run *run, unsigned cpus)
 {
 	struct report_est *re = calloc(run->opt->nest, sizeof(*re));
-	struct estrun_result res;
+	long cur = current_setting(run->opt, run->first_path);
 	size_t i;
 
 	if (!re)
 		return NULL;
 	for (i = 0; i < run->opt->nest; i++) {
+		struct decide_in din = {
+			.cpus = cpus,
+			.dev_write_mbps = run->opt->dev_write,
+			.dev_read_mbps = run->opt->dev_read,
+		};
+
+		re[i].current = (long)i == cur;
 		est_setting_name(&run->opt->est[i], re[i].setting,
 				 sizeof(re[i].setting));
-		if (run->est) {
-			estrun_get_result(run->est, i, &res);
-			re[i].input = res.est.input;
-			re[i].disk = res.est.disk;
-			re[i].uncompressed = res.est.uncompressed;
-			re[i].compress_mbps = res.est.compress_mbps;
-			re[i].decompress_mbps = res.est.decompress_mbps;
-			re[i].sampled = res.sampled;
-			re[i].disk_ci95 = res.disk_ci95;
-		}
+		if (run->est)
+			est_models(run, i, &re[i]);
+		din.disk = re[i].disk;
+		din.uncompressed = re[i].uncompressed;
+		din.compress_mbps = re[i].compress_mbps;
+		din.decompress_mbps = re[i].decompress_mbps;
+		decide(&din, &re[i].dec);
 	}
 	return re;
 }
@@ -646,12 +848,62 @@ int run_report(struct run *run, FILE *out, FILE *err)
 	if (run->rows)
 		r.rows = rows_result(run->rows, &r.nrows);
 	if (run->opt->nest) {
+		r.cpus = default_jobs();
 		free(run->est_report);
-		run->est_report = collect_estimates(run);
+		run->est_report = collect_estimates(run, r.cpus);
 		if (!run->est_report)
 			return -ENOMEM;
 		r.est = run->est_report;
 		r.nest = run->opt->nest;
+		r.dev_write_mbps = run->opt->dev_write;
+		r.dev_read_mbps = run->opt->dev_read;
 	}
-	return report_print(out, err, &r);
+	run->report = r;
+	return report_print(out, err, &run->report);
 }
+
+int run_plot(struct run *run, const char *path)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	FILE *f;
+	int ret;
+
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len + 16, "%s.%ld.tmp", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = report_plot(f, &run->report, run->first_path);
+	if (ret == -EINVAL) {
+		fclose(f);
+		unlink(tmp);
+		free(tmp);
+		fputs("compsize: --plot: no estimate with a speed to plot\n",
+		      stderr);
+		return -1;
+	}
+	if (fflush(f) || ferror(f))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (!ret) {
+		free(tmp);
+		return 0;
+	}
+	unlink(tmp);
+	if (ret == -ENOMEM) {
+		free(tmp);
+		return ret;
+	}
+fail:
+	free(tmp);
+	fprintf(stderr, "compsize: %s: %s\n", path, strerror(-ret));
+	return -1;
+}
+

@@ -38,6 +38,8 @@ struct options {
 	double sample;		/* --sample=PERCENT as a fraction, or 0 */
 	uint64_t sample_bytes;	/* --sample=SIZE, or 0 */
 	uint64_t seed;		/* --seed=N */
+	double dev_write, dev_read;	/* --device-speed, MB/s, or 0 */
+	const char *plot;	/* --plot=FILE.svg, or NULL */
 	int exclusive;		/* --exclusive */
 };
 
@@ -91,5 +93,13 @@ unsigned long run_failed(const struct run *run);
  * returns 0, 1 when there was nothing to report, or -ENOMEM.
  */
 int run_report(struct run *run, FILE *out, FILE *err);
+
+/*
+ * --plot: after run_report(), the SVG of its estimates (report_plot())
+ * into path, titled with the first argument, whole or not at all (a
+ * temporary file beside it, renamed).  Returns 0, -ENOMEM, or -1 after
+ * reporting the failure on stderr.
+ */
+int run_plot(struct run *run, const char *path);
 
 #endif

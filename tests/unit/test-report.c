@@ -82,7 +82,8 @@ static char *render(enum report_format format, int raw)
 	static struct row_type types[] = {
 		{ 3, { 4096, 131072, 131072, 0 } },
 	};
-	static uint64_t est[3] = { 8192, 131072, 131072 };
+	/* same layout (disk, uncompressed, input), then fresh copy */
+	static uint64_t est[6] = { 8192, 131072, 131072, 8192, 131072, 131072 };
 	static struct report_row rows[] = {
 		{ .path = "d/f\"1", .files = 1, .extents = 1, .refs = 1,
 		  .nfrag = 1, .size = { 4096, 131072, 131072, 0 },
@@ -124,16 +125,23 @@ static void test_json(void)
 
 	CU_ASSERT_STRING_EQUAL(out,
 		"{\"files\":1,\"extents\":1,\"refs\":1,\"inline\":0,\"fragments\":1,"
-		"\"total\":{\"disk\":4096,\"uncompressed\":131072,\"referenced\":131072},"
-		"\"types\":[{\"type\":\"zstd\",\"disk\":4096,\"uncompressed\":131072,\"referenced\":131072}],"
-		"\"estimates\":[{\"setting\":\"compress=zstd:1\",\"input\":131072,\"disk\":8192,"
-		"\"uncompressed\":131072,\"compress_mbps\":512.2,\"decompress_mbps\":1024.0,"
-		"\"disk_ci95\":100}],"
-		"\"paths\":[{\"path\":\"d/f\\\"1\",\"files\":1,\"extents\":1,\"refs\":1,\"inline\":0,"
-		"\"fragments\":1,\"total\":{\"disk\":4096,\"uncompressed\":131072,\"referenced\":131072},"
-		"\"types\":[{\"type\":\"zstd\",\"disk\":4096,\"uncompressed\":131072,\"referenced\":131072}],"
-		"\"estimates\":[{\"setting\":\"compress=zstd:1\",\"input\":131072,\"disk\":8192,"
-		"\"uncompressed\":131072}]}],"
+		"\"total\":{\"disk\":4096,\"uncompressed\":131072,"
+		"\"referenced\":131072},\"types\":[{\"type\":\"zstd\",\"disk\":4096,"
+		"\"uncompressed\":131072,\"referenced\":131072}],"
+		"\"estimates\":[{\"setting\":\"compress=zstd:1\",\"input\":131072,"
+		"\"disk\":8192,\"uncompressed\":131072,\"disk_fresh\":0,"
+		"\"uncompressed_fresh\":0,\"model\":\"fresh-copy\","
+		"\"compress_mbps\":512.2,\"decompress_mbps\":1024.0,"
+		"\"current\":false,\"cpus\":0,\"compress_mbps_all\":0.0,"
+		"\"decompress_mbps_all\":0.0,\"cpu_s_per_gb_write\":0.0000,"
+		"\"cpu_s_per_gb_read\":0.0000,\"disk_ci95\":100}],"
+		"\"paths\":[{\"path\":\"d/f\\\"1\",\"files\":1,\"extents\":1,\"refs\":1,"
+		"\"inline\":0,\"fragments\":1,\"total\":{\"disk\":4096,"
+		"\"uncompressed\":131072,\"referenced\":131072},"
+		"\"types\":[{\"type\":\"zstd\",\"disk\":4096,\"uncompressed\":131072,"
+		"\"referenced\":131072}],"
+		"\"estimates\":[{\"setting\":\"compress=zstd:1\",\"input\":131072,"
+		"\"disk\":8192,\"uncompressed\":131072,\"disk_fresh\":8192}]}],"
 		"\"errors\":[{\"path\":\"d/x\",\"error\":\"Permission denied\"}]}\n");
 	free(out);
 }
@@ -143,14 +151,13 @@ static void test_csv(void)
 	char *out = render(REPORT_CSV, 0);
 
 	CU_ASSERT_STRING_EQUAL(out,
-		"kind,path,type,setting,disk,uncompressed,referenced,files,"
-		"extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95\n"
-		"total,,TOTAL,,4096,131072,131072,1,1,1,0,,,\n"
-		"total,,zstd,,4096,131072,131072,,,,,,,\n"
-		"path,\"d/f\"\"1\",TOTAL,,4096,131072,131072,1,1,1,0,,,\n"
-		"path,\"d/f\"\"1\",zstd,,4096,131072,131072,,,,,,,\n"
-		"estimate,,,compress=zstd:1,8192,131072,,,,,,512.2,1024.0,100\n"
-		"estimate,\"d/f\"\"1\",,compress=zstd:1,8192,131072,,,,,,,,\n");
+		"kind,path,type,setting,disk,uncompressed,referenced,files,extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95,disk_fresh,current,compress_mbps_all,decompress_mbps_all,cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps\n"
+		"total,,TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,\n"
+		"total,,zstd,,4096,131072,131072,,,,,,,,,,,,,,,\n"
+		"path,\"d/f\"\"1\",TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,\n"
+		"path,\"d/f\"\"1\",zstd,,4096,131072,131072,,,,,,,,,,,,,,,\n"
+		"estimate,,,compress=zstd:1,8192,131072,,,,,,512.2,1024.0,100,0,0,0.0,0.0,0.0000,0.0000,,\n"
+		"estimate,\"d/f\"\"1\",,compress=zstd:1,8192,131072,,,,,,,,,8192,,,,,,,\n");
 	free(out);
 }
 
@@ -159,8 +166,8 @@ static void test_table_rows(void)
 	char *out = render(REPORT_TABLE, 1);
 
 	CU_ASSERT_STRING_EQUAL(out,
-		"Perc     Disk Usage   Uncompressed Referenced   Path\n"
-		"  3%     4096         131072       131072       d/f\"1\n"
+		"Perc     Disk Usage   Uncompressed Referenced   zstd:1       Path\n"
+		"  3%     4096         131072       131072       8192         d/f\"1\n"
 		"\n"
 		"Processed 1 file, 1 regular extents (1 refs), 0 inline.\n"
 		"Type       Perc     Disk Usage   Uncompressed Referenced  \n"
@@ -168,7 +175,10 @@ static void test_table_rows(void)
 		"zstd         3%     4096         131072       131072      \n"
 		"\n"
 		"Setting                  Perc     Disk Usage   Change       Compress   Decompress 95% CI\n"
-		"compress=zstd:1            6%     8192         +4096        512MB/s    1024MB/s   \xc2\xb1" "100\n");
+		"compress=zstd:1            6%     8192         +4096        512MB/s    1024MB/s   \xc2\xb1" "100\n"
+		"\n"
+		"Setting                  Compress x0    Decompress x0    CPU write   CPU read   \n"
+		"compress=zstd:1          -              -                -           -          \n");
 	free(out);
 }
 
