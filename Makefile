@@ -103,6 +103,9 @@ tests/unit/%.o: tests/unit/%.c
 	$(E) "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. -MMD -MP -c -o $@ $<
 
+# -DCOMPSIZE_VERSION: a new VERSION rebuilds everything.
+$(LIB_OBJS) $(MAIN_SRCS:.c=.o) est-load-installed.o $(UNIT_OBJS): VERSION
+
 # The estimator is position independent and exports one symbol.
 $(PLUGIN_OBJS): override CFLAGS += -fPIC -fvisibility=hidden
 est-load.o: override CFLAGS += -DCOMPSIZE_PLUGIN_DIR='"$(PKGLIBDIR)"'
