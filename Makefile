@@ -27,6 +27,9 @@ LIBDIR  ?= $(PREFIX)/lib
 PKGLIBDIR ?= $(LIBDIR)/compsize
 MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/compsize
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+PKG_CONFIG ?= pkg-config
 # bash-completion loads completions on demand from its completionsdir
 # (/usr/share/bash-completion/completions) and from the same place under
 # each of XDG_DATA_DIRS (/usr/local/share/... by default).
@@ -37,9 +40,6 @@ BASHCOMPDIR ?= $(PREFIX)$(patsubst $(BASHCOMP_PC_PREFIX)/%,/%,$(BASHCOMP_PC_DIR)
 else
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 endif
-CC      ?= cc
-CFLAGS  ?= -O2 -g
-PKG_CONFIG ?= pkg-config
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 

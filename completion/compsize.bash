@@ -57,7 +57,8 @@ _compsize()
 	_init_completion -s -n := || return
 
 	local opts='-b --bytes -x --one-file-system -e --estimate -j --jobs
-		--sample --seed --format --depth --per-file --sort --top
+		--sample --seed --exclusive --format --depth --per-file --sort
+		--top
 		--walk -h --help --version'
 
 	case $prev in
@@ -74,7 +75,7 @@ _compsize()
 		COMPREPLY=($(compgen -W 'table json csv' -- "$cur"))
 		;;
 	--sort)
-		COMPREPLY=($(compgen -W 'disk saved ratio name' -- "$cur"))
+		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive' -- "$cur"))
 		;;
 	-j | --jobs | --sample | --seed | --depth | --top)
 		# a number or size: nothing to offer
