@@ -57,9 +57,8 @@ _compsize()
 	_init_completion -s -n := || return
 
 	local opts='-b --bytes -x --one-file-system -e --estimate -j --jobs
-		--sample --seed --exclusive --format --depth --per-file --sort
-		--top
-		--walk -h --help --version'
+		--sample --seed --device-speed --plot --exclusive --format
+		--depth --per-file --sort --top --walk -h --help --version'
 
 	case $prev in
 	-e | --estimate)
@@ -77,7 +76,10 @@ _compsize()
 	--sort)
 		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive' -- "$cur"))
 		;;
-	-j | --jobs | --sample | --seed | --depth | --top)
+	--plot)
+		_filedir svg
+		;;
+	-j | --jobs | --sample | --seed | --device-speed | --depth | --top)
 		# a number or size: nothing to offer
 		return
 		;;
@@ -95,8 +97,9 @@ _compsize()
 			local i
 			for i in "${!COMPREPLY[@]}"; do
 				case ${COMPREPLY[i]} in
-				--estimate | --jobs | --sample | --seed | --format | \
-				--depth | --sort | --top)
+				--estimate | --jobs | --sample | --seed | \
+				--device-speed | --plot | --format | --depth | \
+				--sort | --top)
 					COMPREPLY[i]+='='
 					compopt -o nospace
 					;;

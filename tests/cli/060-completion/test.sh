@@ -62,8 +62,9 @@ expect()
 # Options: exactly those --help lists (long ones with '=' if they take a
 # value).
 run_prog help "$COMPSIZE" --help
-help_opts=$(grep -oE '(^|[ ,])--?[a-z][a-z-]*=?' "$OUT/help.out" |
-	sed 's/^[ ,]//; s/^\(--[a-z-]*\)$/\1/' | sort -u)
+# (the option column: lines "    -b, --bytes ..." and "        --walk ...")
+help_opts=$(sed -nE 's/^ {4}(-[a-z], )? *(--[a-z][a-z-]*=?).*/\1\n\2/p' "$OUT/help.out" |
+	sed 's/, $//' | grep . | sort -u)
 CHECKS=$((CHECKS + 1))
 got=$(complete_line 'compsize -' | sort -u)
 [ "$got" = "$help_opts" ] ||
@@ -116,3 +117,6 @@ mkdir -p "$TESTDIR/tree/abc dir" "$TESTDIR/tree/abd"
 expect "compsize -b $TESTDIR/tree/ab" "$TESTDIR/tree/abc dir" \
 	"$TESTDIR/tree/abd" "$TESTDIR/tree/abe.txt"
 expect "compsize -- $TESTDIR/tree/x" "$TESTDIR/tree/x"
+: >"$TESTDIR/tree/plot.svg"
+expect "compsize --plot=$TESTDIR/tree/" "$TESTDIR/tree/abc dir" \
+	"$TESTDIR/tree/abd" "$TESTDIR/tree/plot.svg"
