@@ -28,6 +28,7 @@
 #include "mounts.h"
 #include "output.h"
 #include "plot.h"
+#include "rewrite.h"
 #include "report.h"
 #include "rows.h"
 #include "scan.h"
@@ -54,6 +55,14 @@ struct options {
 	uint64_t seed;		/* --seed=N */
 	double dev_write, dev_read;	/* --device-speed, MB/s, or 0 */
 	const char *plot;	/* --plot=FILE.svg, or NULL */
+	int rewrite;		/* --rewrite */
+	/* The settings estimated: est, then with --rewrite the
+	 * compress-force twin of each compress= one not asked for already
+	 * (defrag -c compresses with force semantics); twin[i] is the index
+	 * of setting i's force twin (i itself for a forced one). */
+	struct est_setting *est_all;
+	size_t nall;
+	size_t *twin;
 	int exclusive;		/* --exclusive */
 };
 
@@ -70,6 +79,7 @@ struct run {
 	uint64_t *est_rows;	/* layout_resolve()'s per-row shares */
 	size_t cap_est_rows;
 	struct sharing *sharing;	/* NULL without --exclusive */
+	struct rewrite *rewrite;	/* NULL without --rewrite (or root) */
 	double pps;		/* --sample: estrun_opts.pps, 0 for all */
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
@@ -126,6 +136,9 @@ static void usage(FILE *f)
 	      "                            limiting it\n"
 	      "        --plot=FILE.svg     with --estimate: ratio against compress and\n"
 	      "                            decompress speed, one series per row\n"
+	      "        --rewrite           with --estimate: the filesystem's change if\n"
+	      "                            btrfs filesystem defragment -r -c rewrote\n"
+	      "                            the files with each setting (root)\n"
 	      "        --exclusive         also what deleting the files would free: bytes\n"
 	      "                            no file outside them references\n"
 	      "        --format=FORMAT     table (default), json or csv\n"
@@ -312,7 +325,7 @@ static int row_open(struct run *run, const char *path)
 		return ret;
 	}
 	/* layout_resolve() fills 6 values a setting for each open row */
-	need = rows_open_count(run->rows) * 6 * run->opt->nest;
+	need = rows_open_count(run->rows) * 6 * run->opt->nall;
 	if (need > run->cap_est_rows) {
 		p = realloc(run->est_rows, need * sizeof(*p));
 		if (!p)
@@ -464,6 +477,14 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 		f.next = run->next;
 		f.sectorsize = fs->sectorsize;
 		f.inline_key = run->inline_key;
+		if (run->rewrite && f.have_extents) {
+			ret = rewrite_file(run->rewrite, fs->fs_idx, fd, st,
+					   run->ext, run->next);
+			if (ret == -ENOMEM)
+				return ret;
+			/* a subvolume that can't be told: not rewritten */
+			f.rewrite = ret == 1;
+		}
 	}
 	return layout_plan(run->layout, &f,
 			   run->rows ? rows_est_token(run->rows) : 0, ticket,
@@ -489,8 +510,8 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 	if (!run->est) {
 		const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
 		struct estrun_opts eo = {
-			.s = run->opt->est,
-			.n = run->opt->nest,
+			.s = run->opt->est_all,
+			.n = run->opt->nall,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
 			.pps = run->pps,
 			.seed = run->opt->seed,
@@ -648,6 +669,7 @@ enum {
 	OPT_SEED,
 	OPT_DEVICE_SPEED,
 	OPT_PLOT,
+	OPT_REWRITE,
 	OPT_EXCLUSIVE,
 };
 
@@ -746,6 +768,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "device-speed", required_argument, NULL, OPT_DEVICE_SPEED },
 		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "rewrite", no_argument, NULL, OPT_REWRITE },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -845,6 +868,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 						 "use WRITE[,READ] in MB/s, such as 150 or 500,2000");
 			need_est = 1;
 			break;
+		case OPT_REWRITE:
+			opt->rewrite = 1;
+			need_est = 1;
+			break;
 		case OPT_PLOT:
 			if (!*optarg)
 				return bad_value("--plot", optarg,
@@ -872,7 +899,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		return CS_EXIT_USAGE;
 	}
 	if (need_est && !opt->nest) {
-		fputs("compsize: --device-speed and --plot need --estimate\n",
+		fputs("compsize: --device-speed, --plot and --rewrite need --estimate\n",
 		      stderr);
 		return CS_EXIT_USAGE;
 	}
@@ -964,6 +991,40 @@ out:
 	return ret;
 }
 
+/*
+ * opt->est_all: the settings asked for, then with --rewrite the
+ * compress-force twin of each compress= one (defrag -c compresses with
+ * force semantics).  Returns 0 or -ENOMEM.
+ */
+static int plan_settings(struct options *opt)
+{
+	size_t i, j;
+
+	opt->est_all = opt->est;
+	opt->nall = opt->nest;
+	if (!opt->rewrite || !opt->nest)
+		return 0;
+	opt->est_all = calloc(2 * opt->nest, sizeof(*opt->est_all));
+	opt->twin = calloc(opt->nest, sizeof(*opt->twin));
+	if (!opt->est_all || !opt->twin)
+		return -ENOMEM;
+	memcpy(opt->est_all, opt->est, opt->nest * sizeof(*opt->est));
+	for (i = 0; i < opt->nest; i++) {
+		struct est_setting f = opt->est[i];
+
+		f.force = true;
+		for (j = 0; j < opt->nall; j++)
+			if (opt->est_all[j].alg == f.alg &&
+			    opt->est_all[j].level == f.level &&
+			    opt->est_all[j].force)
+				break;
+		if (j == opt->nall)
+			opt->est_all[opt->nall++] = f;
+		opt->twin[i] = j;
+	}
+	return 0;
+}
+
 /* Which of the settings the filesystem of path is mounted with now: its
  * index, or -1. */
 static long current_setting(const struct options *opt, const char *path)
@@ -1052,6 +1113,20 @@ static struct report_est *collect_estimates(struct run *run,
 						(double)t.fresh_disk /
 						t.est_disk;
 			}
+		}
+		if (run->rewrite && run->have_usage && run->est) {
+			struct layout_total tw;
+			struct estrun_result rt;
+			uint64_t new_disk;
+
+			estrun_get_result(run->est, run->opt->twin[i], &rt);
+			layout_total(run->layout, run->opt->twin[i], &tw);
+			new_disk = rt.sampled ? layout_scale(rt.est.disk,
+					tw.rewrite_disk, tw.est_disk)
+					      : tw.rewrite_disk;
+			re[i].have_rewrite = 1;
+			re[i].rewrite_change = (int64_t)new_disk -
+				(int64_t)rewrite_freed(run->rewrite);
 		}
 		din.disk = re[i].disk;
 		din.uncompressed = re[i].uncompressed;
@@ -1163,8 +1238,15 @@ int main(int argc, char **argv)
 	run.scan = scan_create();
 	if (!run.scan)
 		goto nomem;
+	if (plan_settings(&opt))
+		goto nomem;
+	if (opt.rewrite && run.usage) {
+		run.rewrite = rewrite_create();
+		if (!run.rewrite)
+			goto nomem;
+	}
 	if (opt.nest) {
-		run.layout = layout_create(opt.nest);
+		run.layout = layout_create(opt.nall);
 		if (!run.layout)
 			goto nomem;
 	}
@@ -1176,7 +1258,7 @@ int main(int argc, char **argv)
 	}
 	if (opt.depth >= 0 || opt.per_file) {
 		/* with estimates, each row holds both models (layout.h) */
-		run.rows = rows_create(opt.sort, opt.top, 2 * opt.nest);
+		run.rows = rows_create(opt.sort, opt.top, 2 * opt.nall);
 		if (!run.rows)
 			goto nomem;
 	}
@@ -1206,6 +1288,19 @@ int main(int argc, char **argv)
 				strerror(-ret));
 	}
 
+	if (!ret && opt.rewrite && !run.have_usage) {
+		fputs("compsize: --rewrite: needs the current usage (btrfs and root): not computed\n",
+		      stderr);
+		run.failed++;
+	}
+	if (!ret && run.rewrite && run.have_usage) {
+		/* the old extents the rewrite frees: one look at the rest
+		 * of the filesystem, as for --exclusive */
+		ret = rewrite_resolve(run.rewrite, on_tick, &run);
+		if (ret && ret != -ENOMEM)
+			fprintf(stderr, "compsize: --rewrite: %s\n",
+				strerror(-ret));
+	}
 	if (!ret && run.sharing) {
 		ret = sharing_resolve(run.sharing, on_tick, &run);
 		if (ret && ret != -ENOMEM)
@@ -1237,6 +1332,7 @@ int main(int argc, char **argv)
 			goto nomem;
 		r.est = est;
 		r.nest = opt.nest;
+		r.est_stride = opt.nall;
 		r.dev_write_mbps = opt.dev_write;
 		r.dev_read_mbps = opt.dev_read;
 	}
@@ -1273,6 +1369,10 @@ out:
 	free(est);
 	estrun_free(run.est);
 	layout_free(run.layout);
+	rewrite_free(run.rewrite);
+	if (opt.est_all != opt.est)
+		free(opt.est_all);
+	free(opt.twin);
 	free(run.ext);
 	free(run.est_rows);
 	rows_free(run.rows);

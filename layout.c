@@ -36,6 +36,7 @@ struct layout_share {
 struct layout_ticket {
 	size_t user;
 	size_t nlev;		/* levels open at layout_plan() */
+	int rewrite;		/* layout_file.rewrite */
 	struct layout_share *sh;
 	size_t cap_sh;
 	size_t next_free;	/* free list link, index + 1 */
@@ -284,6 +285,7 @@ int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
 	t->next_free = 0;
 	t->user = user;
 	t->nlev = 0;
+	t->rewrite = f->rewrite;
 	sh = array_grow(t->sh, &t->cap_sh, l->nlev - 1, sizeof(*sh));
 	if (!sh) {
 		ret = -ENOMEM;
@@ -377,6 +379,8 @@ void layout_resolve(struct layout *l, size_t ticket, const uint64_t *delta,
 		tot->fresh_disk += v[3];
 		tot->fresh_uncomp += v[4];
 		tot->fresh_input += v[5];
+		if (t->rewrite && t->sh[0].fresh)
+			tot->rewrite_disk += v[3];
 		/* rows: innermost first, same layout then fresh copy */
 		for (k = 1; out && k < t->nlev; k++) {
 			uint64_t *row = &out[(t->nlev - 1 - k) * 6 * l->nest];

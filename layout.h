@@ -60,6 +60,9 @@ struct layout_file {
 	size_t fs_idx;		/* the filesystem, for the extents' addresses */
 	uint32_t sectorsize;	/* its sector size */
 	uint64_t inline_key;	/* layout_inline_key() of its inline item */
+	/* defrag -c would rewrite it (rewrite.h): its estimate counts in
+	 * layout_total.rewrite_disk, once per inode */
+	int rewrite;
 	const struct extent_info *ext;
 	size_t next;
 };
@@ -101,6 +104,7 @@ struct layout_total {
 	uint64_t disk, uncomp;		/* same layout */
 	uint64_t fresh_disk, fresh_uncomp;	/* fresh copy */
 	uint64_t input, fresh_input;	/* same layout's, fresh copy's */
+	uint64_t rewrite_disk;	/* of the files to rewrite (rewrite.h) */
 };
 void layout_total(const struct layout *l, size_t i, struct layout_total *t);
 

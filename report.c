@@ -67,7 +67,9 @@ static const uint64_t *row_est(const struct report *r,
 {
 	int f = fresh || !r->nest || !r->est[0].same_layout;
 
-	return &row->est[(f ? 3 * r->nest : 0) + 3 * i];
+	size_t stride = r->est_stride ? r->est_stride : r->nest;
+
+	return &row->est[(f ? 3 * stride : 0) + 3 * i];
 }
 
 static void table_rows(FILE *out, const struct report *r)
@@ -116,6 +118,8 @@ static void table_estimates(FILE *out, const struct report *r)
 		"Disk Usage", "Change");
 	if (same)
 		fprintf(out, "%-12s ", "Fresh copy");
+	if (r->est[0].have_rewrite)
+		fprintf(out, "%-12s ", "Rewrite");
 	fprintf(out, "%-10s %-10s%s\n", "Compress", "Decompress",
 		r->est[0].sampled ? " 95% CI" : "");
 	for (i = 0; i < r->nest; i++) {
@@ -132,6 +136,10 @@ static void table_estimates(FILE *out, const struct report *r)
 		if (same)
 			fprintf(out, "%-12s ", out_size(e->disk_fresh, r->bytes,
 							fr));
+		if (e->have_rewrite) {
+			signed_size(e->rewrite_change, r->bytes, fr);
+			fprintf(out, "%-12s ", fr);
+		}
 		fprintf(out, "%-10s %-10s", cs, ds);
 		if (e->sampled)
 			fprintf(out, " \xc2\xb1%s",
@@ -309,6 +317,9 @@ static void json_est(FILE *out, const struct report *r,
 		if (r->dev_write_mbps > 0)
 			fprintf(out, ",\"write_mbps\":%.1f,\"read_mbps\":%.1f",
 				e->dec.write_mbps, e->dec.read_mbps);
+		if (e->have_rewrite)
+			fprintf(out, ",\"rewrite_change\":%" PRId64,
+				e->rewrite_change);
 		if (e->sampled)
 			fprintf(out, ",\"disk_ci95\":%.0f", e->disk_ci95);
 		fputc('}', out);
@@ -363,7 +374,7 @@ static int print_json(FILE *out, const struct report *r)
 /* CSV: one header, one record per row; see man/compsize.8. */
 
 /* The decision columns (decide.h) of records that have none. */
-#define CSV_DECIDE_EMPTY ",,,,,,,"
+#define CSV_DECIDE_EMPTY ",,,,,,,,"
 
 static void csv_record(FILE *out, const char *kind, const char *path,
 		       const char *type, const char *setting, uint64_t disk,
@@ -436,7 +447,8 @@ static int print_csv(FILE *out, const struct report *r)
 	fputs("kind,path,type,setting,disk,uncompressed,referenced,files,"
 	      "extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95,"
 	      "disk_fresh,current,compress_mbps_all,decompress_mbps_all,"
-	      "cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps",
+	      "cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps,"
+	      "rewrite_change",
 	      out);
 	fputs(r->excl ? ",exclusive\n" : "\n", out);
 	csv_row(out, r, "total", &total, r->excl ? &r->excl->exclusive : NULL,
@@ -462,6 +474,9 @@ static int print_csv(FILE *out, const struct report *r)
 				e->dec.read_mbps);
 		else
 			fputc(',', out);
+		fputc(',', out);
+		if (e->have_rewrite)
+			fprintf(out, "%" PRId64, e->rewrite_change);
 		fputs(r->excl ? ",\n" : "\n", out);
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
