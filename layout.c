@@ -244,10 +244,16 @@ static int plan_level(struct layout_level *lev, long dev,
 			}
 			continue;
 		}
-		/* a bookend is on disk whole: the extent's whole data */
+		/* Weighted by what the data takes on disk now: a bookend is
+		 * on disk whole, a reference holds its share of the
+		 * extent's stored bytes.  So an incompressible extent and a
+		 * compressible one referenced by the same file each carry
+		 * the weight they have now. */
 		if (ret)
-			sh->num += ei->ram_bytes;
-		sh->den += ei->num_bytes;
+			sh->num += ei->disk_num_bytes;
+		sh->den += ei->ram_bytes ? (uint64_t)((unsigned __int128)
+			ei->disk_num_bytes * ei->num_bytes / ei->ram_bytes) :
+			ei->num_bytes;
 	}
 	if (!sh->den) {
 		/* no data known (not written back yet, or not btrfs): as
