@@ -57,6 +57,9 @@ static void usage(FILE *f)
 	      "                            limiting it\n"
 	      "        --plot=FILE.svg     with --estimate: ratio against compress and\n"
 	      "                            decompress speed, one series per row\n"
+	      "        --rewrite           with --estimate: the filesystem's change if\n"
+	      "                            btrfs filesystem defragment -r -c rewrote\n"
+	      "                            the files with each setting (root)\n"
 	      "        --exclusive         also what deleting the files would free: bytes\n"
 	      "                            no file outside them references\n"
 	      "        --format=FORMAT     table (default), json or csv\n"
@@ -110,6 +113,7 @@ enum {
 	OPT_SEED,
 	OPT_DEVICE_SPEED,
 	OPT_PLOT,
+	OPT_REWRITE,
 	OPT_EXCLUSIVE,
 };
 
@@ -139,6 +143,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "device-speed", required_argument, NULL, OPT_DEVICE_SPEED },
 		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "rewrite", no_argument, NULL, OPT_REWRITE },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -234,6 +239,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 						 "use WRITE[,READ] in MB/s, such as 150 or 500,2000");
 			need_est = 1;
 			break;
+		case OPT_REWRITE:
+			opt->rewrite = 1;
+			need_est = 1;
+			break;
 		case OPT_PLOT:
 			if (!*optarg)
 				return bad_value("--plot", optarg,
@@ -261,7 +270,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		return CS_EXIT_USAGE;
 	}
 	if (need_est && !opt->nest) {
-		fputs("compsize: --device-speed and --plot need --estimate\n",
+		fputs("compsize: --device-speed, --plot and --rewrite need --estimate\n",
 		      stderr);
 		return CS_EXIT_USAGE;
 	}

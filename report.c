@@ -234,8 +234,9 @@ static const uint64_t *row_est(const struct report *r,
 			       int fresh)
 {
 	int f = fresh || !r->nest || !r->est[0].same_layout;
+	size_t stride = r->est_stride ? r->est_stride : r->nest;
 
-	return &row->est[(f ? 3 * r->nest : 0) + 3 * i];
+	return &row->est[(f ? 3 * stride : 0) + 3 * i];
 }
 
 /* The rows' table: Perc, the default sizes, each setting's predicted Disk
@@ -294,6 +295,8 @@ static void table_estimates(FILE *out, const struct report *r)
 		"Disk Usage", "Change");
 	if (same)
 		fprintf(out, "%-12s ", "Fresh copy");
+	if (r->est[0].have_rewrite)
+		fprintf(out, "%-12s ", "Rewrite");
 	fprintf(out, "%-10s %-10s%s\n", "Compress", "Decompress",
 		r->est[0].sampled ? " 95% CI" : "");
 	for (i = 0; i < r->nest; i++) {
@@ -310,6 +313,10 @@ static void table_estimates(FILE *out, const struct report *r)
 		if (same)
 			fprintf(out, "%-12s ", fmt_size(e->disk_fresh, r->bytes,
 							fr));
+		if (e->have_rewrite) {
+			signed_size(e->rewrite_change, r->bytes, fr);
+			fprintf(out, "%-12s ", fr);
+		}
 		fprintf(out, "%-10s %-10s", cs, ds);
 		if (e->sampled)
 			fprintf(out, " \xc2\xb1%s",
@@ -517,6 +524,9 @@ static void json_est(FILE *out, const struct report *r,
 		if (r->dev_write_mbps > 0)
 			fprintf(out, ",\"write_mbps\":%.1f,\"read_mbps\":%.1f",
 				e->dec.write_mbps, e->dec.read_mbps);
+		if (e->have_rewrite)
+			fprintf(out, ",\"rewrite_change\":%" PRId64,
+				e->rewrite_change);
 		if (e->sampled)
 			fprintf(out, ",\"disk_ci95\":%.0f", e->disk_ci95);
 		fputc('}', out);
@@ -627,8 +637,9 @@ static void csv_cells(FILE *out, const struct report *r,
 /* The estimates' columns (decide.h) of records that have none. */
 #define CSV_EST_COLUMNS "compress_mbps,decompress_mbps,disk_ci95," \
 	"disk_fresh,current,compress_mbps_all,decompress_mbps_all," \
-	"cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps"
-#define CSV_DECIDE_EMPTY ",,,,,,,"
+	"cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps," \
+	"rewrite_change"
+#define CSV_DECIDE_EMPTY ",,,,,,,,"
 
 /* The estimates' cells: est's (a setting's total), else only disk_fresh
  * when fresh is not NULL (a row's estimate). */
@@ -654,6 +665,9 @@ static void csv_est_cells(FILE *out, const struct report *r,
 			est->dec.read_mbps);
 	else
 		fputc(',', out);
+	fputc(',', out);
+	if (est->have_rewrite)
+		fprintf(out, "%" PRId64, est->rewrite_change);
 }
 
 /* A record; est and fresh as csv_est_cells(). */

@@ -75,6 +75,8 @@ struct report_est {
 	double compress_mbps;	/* single-thread codec speed on this data */
 	double decompress_mbps;
 	int current;		/* the filesystem is mounted with it now */
+	int have_rewrite;	/* --rewrite on btrfs as root */
+	int64_t rewrite_change;	/* the filesystem's change, bytes */
 	struct decide_out dec;	/* all-core speeds, CPU cost, on a device */
 	int sampled;		/* disk is extrapolated from a sample */
 	double disk_ci95;	/* half-width of the 95% interval, bytes */
@@ -103,6 +105,7 @@ struct report {
 	const struct report_est *est;
 	size_t nest;
 	unsigned cpus;			/* for the all-core figures */
+	size_t est_stride;		/* settings in a row's est blocks */
 	double dev_write_mbps, dev_read_mbps;	/* --device-speed, or 0 */
 	const struct report_error *errors;
 	size_t nerrors;

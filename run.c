@@ -19,6 +19,7 @@
 #include "fields.h"
 #include "layout.h"
 #include "mounts.h"
+#include "rewrite.h"
 #include "rows.h"
 #include "run.h"
 #include "sharing.h"
@@ -66,6 +67,14 @@ struct run {
 	uint64_t *est_rows;	/* layout_resolve()'s per-row shares */
 	size_t cap_est_rows;
 	struct sharing *sharing;	/* NULL without --exclusive */
+	struct rewrite *rewrite;	/* NULL without --rewrite (or root) */
+	/* The settings estimated: opt->est, then with --rewrite the
+	 * compress-force twin of each compress= one not asked for already
+	 * (defrag -c compresses with force semantics); twin[i] is the index
+	 * of setting i's force twin (i itself for a forced one). */
+	struct est_setting *est_all;
+	size_t nall;
+	size_t *twin;
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
 	double pps;		/* --sample: estrun_opts.pps, 0 for all */
 	struct deferred deferred;
@@ -83,6 +92,41 @@ struct run {
 	struct report report;	/* run_report()'s, for run_plot() */
 };
 
+/*
+ * run->est_all: the settings asked for, then with --rewrite the
+ * compress-force twin of each compress= one (defrag -c compresses with
+ * force semantics).  Returns 0 or -ENOMEM.
+ */
+static int plan_settings(struct run *run)
+{
+	const struct options *opt = run->opt;
+	size_t i, j;
+
+	run->est_all = opt->est;
+	run->nall = opt->nest;
+	if (!opt->rewrite || !opt->nest)
+		return 0;
+	run->est_all = calloc(2 * opt->nest, sizeof(*run->est_all));
+	run->twin = calloc(opt->nest, sizeof(*run->twin));
+	if (!run->est_all || !run->twin)
+		return -ENOMEM;
+	memcpy(run->est_all, opt->est, opt->nest * sizeof(*opt->est));
+	for (i = 0; i < opt->nest; i++) {
+		struct est_setting f = opt->est[i];
+
+		f.force = true;
+		for (j = 0; j < run->nall; j++)
+			if (run->est_all[j].alg == f.alg &&
+			    run->est_all[j].level == f.level &&
+			    run->est_all[j].force)
+				break;
+		if (j == run->nall)
+			run->est_all[run->nall++] = f;
+		run->twin[i] = j;
+	}
+	return 0;
+}
+
 struct run *run_create(const struct options *opt, const struct run_env *env)
 {
 	struct run *run = calloc(1, sizeof(*run));
@@ -97,8 +141,15 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	run->usage = usage_create();
 	if (!run->usage)
 		goto fail;
+	if (plan_settings(run))
+		goto fail;
+	if (opt->rewrite && env->usage) {
+		run->rewrite = rewrite_create();
+		if (!run->rewrite)
+			goto fail;
+	}
 	if (opt->nest) {
-		run->layout = layout_create(opt->nest);
+		run->layout = layout_create(run->nall);
 		if (!run->layout)
 			goto fail;
 	}
@@ -110,7 +161,7 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	}
 	if (opt->depth >= 0 || opt->per_file) {
 		/* with estimates, each row holds both models (layout.h) */
-		run->rows = rows_create(opt->sort, opt->top, 2 * opt->nest);
+		run->rows = rows_create(opt->sort, opt->top, 2 * run->nall);
 		if (!run->rows)
 			goto fail;
 	}
@@ -137,6 +188,10 @@ void run_free(struct run *run)
 	free(run->est_report);
 	estrun_free(run->est);
 	layout_free(run->layout);
+	rewrite_free(run->rewrite);
+	if (run->est_all != run->opt->est)
+		free(run->est_all);
+	free(run->twin);
 	free(run->ext);
 	free(run->est_rows);
 	rows_free(run->rows);
@@ -326,7 +381,7 @@ static int row_open(struct run *run, const char *path)
 		return ret;
 	}
 	/* layout_resolve() fills 6 values a setting for each open row */
-	need = rows_open_count(run->rows) * 6 * run->opt->nest;
+	need = rows_open_count(run->rows) * 6 * run->nall;
 	if (need > run->cap_est_rows) {
 		p = realloc(run->est_rows, need * sizeof(*p));
 		if (!p)
@@ -480,6 +535,14 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 		f.next = run->next;
 		f.sectorsize = fs->sectorsize;
 		f.inline_key = run->inline_key;
+		if (run->rewrite && f.have_extents) {
+			ret = rewrite_file(run->rewrite, fs->fs_idx, fd, st,
+					   run->ext, run->next);
+			if (ret == -ENOMEM)
+				return ret;
+			/* a subvolume that can't be told: not rewritten */
+			f.rewrite = ret == 1;
+		}
 	}
 	return layout_plan(run->layout, &f,
 			   run->rows ? rows_est_token(run->rows) : 0, ticket,
@@ -506,8 +569,8 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 		const struct usage_fs *fs = usage_fs_of(run->usage,
 							st->st_dev);
 		struct estrun_opts eo = {
-			.s = run->opt->est,
-			.n = run->opt->nest,
+			.s = run->est_all,
+			.n = run->nall,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
 			.pps = run->pps,
 			.seed = run->opt->seed,
@@ -724,6 +787,19 @@ int run_paths(struct run *run, char *const *paths, int n)
 			fprintf(stderr, "compsize: --estimate: %s\n",
 				strerror(-ret));
 	}
+	if (!ret && run->opt->rewrite && !run->have_usage) {
+		fputs("compsize: --rewrite: needs the current usage (btrfs and root): not computed\n",
+		      stderr);
+		run->failed++;
+	}
+	if (!ret && run->rewrite && run->have_usage) {
+		/* the old extents the rewrite frees: one look at the rest
+		 * of the filesystem, as for --exclusive */
+		ret = rewrite_resolve(run->rewrite, on_tick, run);
+		if (ret && ret != -ENOMEM)
+			fprintf(stderr, "compsize: --rewrite: %s\n",
+				strerror(-ret));
+	}
 	if (!ret && run->sharing) {
 		ret = sharing_resolve(run->sharing, on_tick, run);
 		if (ret && ret != -ENOMEM)
@@ -824,6 +900,20 @@ static struct report_est *collect_estimates(struct run *run, unsigned cpus)
 				 sizeof(re[i].setting));
 		if (run->est)
 			est_models(run, i, &re[i]);
+		if (run->rewrite && run->have_usage && run->est) {
+			struct layout_total tw;
+			struct estrun_result rt;
+			uint64_t new_disk;
+
+			estrun_get_result(run->est, run->twin[i], &rt);
+			layout_total(run->layout, run->twin[i], &tw);
+			new_disk = rt.sampled ? layout_scale(rt.est.disk,
+					tw.rewrite_disk, tw.est_disk)
+					      : tw.rewrite_disk;
+			re[i].have_rewrite = 1;
+			re[i].rewrite_change = (int64_t)new_disk -
+				(int64_t)rewrite_freed(run->rewrite);
+		}
 		din.disk = re[i].disk;
 		din.uncompressed = re[i].uncompressed;
 		din.compress_mbps = re[i].compress_mbps;
@@ -855,6 +945,7 @@ int run_report(struct run *run, FILE *out, FILE *err)
 			return -ENOMEM;
 		r.est = run->est_report;
 		r.nest = run->opt->nest;
+		r.est_stride = run->nall;
 		r.dev_write_mbps = run->opt->dev_write;
 		r.dev_read_mbps = run->opt->dev_read;
 	}

@@ -40,6 +40,7 @@ struct options {
 	uint64_t seed;		/* --seed=N */
 	double dev_write, dev_read;	/* --device-speed, MB/s, or 0 */
 	const char *plot;	/* --plot=FILE.svg, or NULL */
+	int rewrite;		/* --rewrite */
 	int exclusive;		/* --exclusive */
 };
 

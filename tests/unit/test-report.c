@@ -151,13 +151,13 @@ static void test_csv(void)
 	char *out = render(REPORT_CSV, 0);
 
 	CU_ASSERT_STRING_EQUAL(out,
-		"kind,path,type,setting,disk,uncompressed,referenced,files,extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95,disk_fresh,current,compress_mbps_all,decompress_mbps_all,cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps\n"
-		"total,,TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,\n"
-		"total,,zstd,,4096,131072,131072,,,,,,,,,,,,,,,\n"
-		"path,\"d/f\"\"1\",TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,\n"
-		"path,\"d/f\"\"1\",zstd,,4096,131072,131072,,,,,,,,,,,,,,,\n"
-		"estimate,,,compress=zstd:1,8192,131072,,,,,,512.2,1024.0,100,0,0,0.0,0.0,0.0000,0.0000,,\n"
-		"estimate,\"d/f\"\"1\",,compress=zstd:1,8192,131072,,,,,,,,,8192,,,,,,,\n");
+		"kind,path,type,setting,disk,uncompressed,referenced,files,extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95,disk_fresh,current,compress_mbps_all,decompress_mbps_all,cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps,rewrite_change\n"
+		"total,,TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,,\n"
+		"total,,zstd,,4096,131072,131072,,,,,,,,,,,,,,,,\n"
+		"path,\"d/f\"\"1\",TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,,\n"
+		"path,\"d/f\"\"1\",zstd,,4096,131072,131072,,,,,,,,,,,,,,,,\n"
+		"estimate,,,compress=zstd:1,8192,131072,,,,,,512.2,1024.0,100,0,0,0.0,0.0,0.0000,0.0000,,,\n"
+		"estimate,\"d/f\"\"1\",,compress=zstd:1,8192,131072,,,,,,,,,8192,,,,,,,,\n");
 	free(out);
 }
 
