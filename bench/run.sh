@@ -571,7 +571,6 @@ x_pair()
 
 section_exclusive()
 {
-	local ts rs nsub ext
 	XROWS=()
 	x_build
 	note "exclusive: copying the base image"
@@ -581,16 +580,10 @@ section_exclusive()
 	x_pair "tree/ + 1 snapshot"
 	x_snapshots 2 10
 	x_pair "tree/ + 10 snapshots"
-	x_snapshots 11 50
-	x_time xs 3 "$OURS" --subvolumes "$XMNT"
-	ts=$(median <"$WORK/xs.t")
-	rs=$(median <"$WORK/xs.rss")
-	nsub=$("$OURS" --subvolumes --format=json "$XMNT" | jq '.subvolumes | length')
-	ext=$("$OURS" -b "$XMNT" | sed -n 's/.*files, \([0-9]*\) regular extents.*/\1/p')
 	umount "$XMNT"
 	rm -f "$XIMG"
 
-	echo "## --exclusive and --subvolumes ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, kernel $(uname -r))"
+	echo "## --exclusive ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, kernel $(uname -r))"
 	echo
 	echo "/usr/share ($(find /usr/share -type f | wc -l) files) in subvolume tree/ of a loop btrfs"
 	echo "(compress=zstd); snapshots taken with 10 files changed between each two."
@@ -602,10 +595,6 @@ section_exclusive()
 	for r in "${XROWS[@]}"; do
 		echo "$r"
 	done
-	echo
-	awk -v t="$ts" -v r="$rs" -v n="$nsub" -v e="$ext" -v ld="$(loadavg)" 'BEGIN {
-		printf "`compsize --subvolumes` on the same filesystem with %d subvolumes (50 snapshots): %.2f s (median of 3), peak RSS %d KiB, %d distinct extents; load %s.\n",
-			n, t / 1e6, r, e, ld }'
 	echo
 }
 
