@@ -180,7 +180,7 @@ _quote_args()
 compare_once()
 {
 	CHECKS=$((CHECKS + 1))
-	sync
+	[ "${NO_SYNC:-0}" = 1 ] || sync
 	run_prog oracle "$ORACLE" "$@"
 	run_prog ours "$COMPSIZE" "$@"
 	if [ "${VERBOSE:-0}" = 1 ]; then
@@ -199,6 +199,21 @@ compare()
 {
 	compare_once "$@"
 	compare_once -b "$@"
+}
+
+# compare_nosync ARGS...: compare without the sync first, to see a state
+# with changes not yet committed (mount with a long commit=).
+compare_nosync()
+{
+	NO_SYNC=1 compare "$@"
+}
+
+# super_generation [N]: the generation in the superblock of the image of
+# the Nth setup_fs (default 0): the last transaction committed.
+super_generation()
+{
+	btrfs inspect-internal dump-super "$TESTDIR/img${1:-0}" |
+		awk '$1 == "generation" { print $2 }'
 }
 
 # compare_x ARGS...: compare with and without -x (and -b).
