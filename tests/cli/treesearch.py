@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """What a plain TREE_SEARCH_V2 sees of the live tree, for the CLI tests.
 
-  treesearch.py dirindex DIR   number of DIR_INDEX items of DIR
-  treesearch.py nlink FILE     nlink of FILE's INODE_ITEM
+  treesearch.py index DIR...   exit 0 if a tree search finds another number
+                               of DIR_INDEX items in one DIR than readdir
+                               finds names, else 1
+  treesearch.py nlink FILE...  exit 0 if a tree search finds another nlink
+                               in one FILE's INODE_ITEM than stat, else 1
 
 The kernel inserts and deletes DIR_INDEX items and updates inode items
-lazily (delayed items, flushed at the next commit): a test uses these
-numbers to check that its state really has changes a tree search can't see
-yet (readdir and stat already show them).
+lazily (delayed items, flushed at the next commit): a test checks so that
+its state really has changes a tree search can't see yet.
 """
 import fcntl
 import os
@@ -45,17 +47,22 @@ def search(fd, objectid, typ):
         offset = items[-1][0][2] + 1
 
 
-def main():
-    what, path = sys.argv[1], sys.argv[2]
+def differs(what, path):
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    ino = os.fstat(fd).st_ino
-    if what == "dirindex":
-        print(len(search(fd, ino, DIR_INDEX)))
-    elif what == "nlink":
-        items = search(fd, ino, INODE_ITEM)
-        print(struct.unpack_from("<L", items[0][1], 40)[0] if items else 0)
-    else:
-        sys.exit("usage: treesearch.py dirindex DIR | nlink FILE")
+    try:
+        st = os.fstat(fd)
+        if what == "index":
+            return len(search(fd, st.st_ino, DIR_INDEX)) != len(os.listdir(path))
+        items = search(fd, st.st_ino, INODE_ITEM)
+        return not items or struct.unpack_from("<L", items[0][1], 40)[0] != st.st_nlink
+    finally:
+        os.close(fd)
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ("index", "nlink"):
+        sys.exit("usage: treesearch.py index DIR... | nlink FILE...")
+    sys.exit(0 if any(differs(sys.argv[1], p) for p in sys.argv[2:]) else 1)
 
 
 main()
