@@ -137,6 +137,12 @@ static int on_inode(struct tree_scan *ts, const struct search_item *it)
 	}
 	/* nlink 0: an orphan being deleted, which no path reaches. */
 	ts->cur_mult = ts->whole ? nlink : wanted_mult(ts, it->objectid);
+	if (ts->cur_mult && ts->ctx->sharing) {
+		ret = sharing_file(ts->ctx->sharing, ts->fs_idx, ts->tree_id,
+				   it->objectid, nlink, ts->cur_mult);
+		if (ret)
+			return ret;
+	}
 	if (ts->cur_mult == 1)
 		scan_begin_file(ts->ctx);
 	return 0;
@@ -523,6 +529,11 @@ static int scan_subvol(struct tree_scan *ts, int fd_in, uint64_t tree_id)
 	int ret;
 
 	ts->tree_id = tree_id;
+	if (ts->ctx->sharing) {
+		ret = sharing_whole_root(ts->ctx->sharing, ts->fs_idx, tree_id);
+		if (ret)
+			return ret;
+	}
 	ret = subvol_pending(ts, fd_in, tree_id);
 	if (ret < 0)
 		return ret;
