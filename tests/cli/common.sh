@@ -216,6 +216,39 @@ super_generation()
 		awk '$1 == "generation" { print $2 }'
 }
 
+# Debian's python3: a wrapper elsewhere on PATH may start slower than the
+# window a test has (110: between two commits on a busy machine).
+PYTHON=$(command -v /usr/bin/python3 || command -v python3 || true)
+
+# escape_name STRING: STRING as compsize escapes a name in the table, in
+# messages and in CSV (man page: --depth), written here from the man page
+# alone: backslash, newline, tab as \\ \n \t; other C0, DEL and C1
+# control characters and bytes that are not valid UTF-8 as \xHH.
+escape_name()
+{
+	"$PYTHON" -c '
+import os, sys
+out = []
+for ch in os.fsencode(sys.argv[1]).decode("utf-8", "surrogateescape"):
+    o = ord(ch)
+    if 0xdc80 <= o <= 0xdcff:
+        out.append("\\x%02x" % (o - 0xdc00))
+    elif ch == "\\":
+        out.append("\\\\")
+    elif ch == "\n":
+        out.append("\\n")
+    elif ch == "\t":
+        out.append("\\t")
+    elif o < 0x20 or o == 0x7f:
+        out.append("\\x%02x" % o)
+    elif 0x80 <= o <= 0x9f:
+        out.append("\\xc2\\x%02x" % o)
+    else:
+        out.append(ch)
+sys.stdout.buffer.write("".join(out).encode("utf-8"))
+' "$1"
+}
+
 # compare_x ARGS...: compare with and without -x (and -b).
 compare_x()
 {

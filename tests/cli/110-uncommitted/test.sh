@@ -26,17 +26,13 @@ text_data 90K >src/sub/deeper/g
 touch src/empty
 sync
 
-# Debian's python3, not a wrapper that may take longer to start than the
-# window between two commits on a busy machine.
-python=$(command -v /usr/bin/python3 || command -v python3)
-
 # delayed_index DIR...: true when a tree search lists another number of
 # names (DIR_INDEX items) than readdir for one of the directories.
-delayed_index() { "$python" "$treesearch" index "$@"; }
+delayed_index() { "$PYTHON" "$treesearch" index "$@"; }
 
 # delayed_nlink FILE...: true when a tree search sees another nlink than
 # stat for one of the files.
-delayed_nlink() { "$python" "$treesearch" nlink "$@"; }
+delayed_nlink() { "$PYTHON" "$treesearch" nlink "$@"; }
 
 # settle: the data written so far gets its extents in the tree, as
 # FIEMAP_FLAG_SYNC waits for them (btrfs_fiemap()), without a commit: else
