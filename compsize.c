@@ -6,6 +6,7 @@
  * codes, and the wiring of walk -> scan/estimate -> rows -> report.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -27,7 +28,9 @@
 #include "output.h"
 #include "report.h"
 #include "rows.h"
+#include "sample.h"
 #include "scan.h"
+#include "seen.h"
 #include "tree.h"
 #include "walk.h"
 
@@ -57,7 +60,8 @@ struct run {
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct estrun *est;	/* NULL until the first file estimated */
-	double pps;		/* --sample: estrun_opts.pps, 0 for all */
+	struct sample_design design;	/* --sample */
+	int sampling;		/* ... drawn from (0: read everything) */
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
 	/* With --estimate: the depth of the directory whose usage the fast
@@ -365,8 +369,7 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 			.s = run->opt->est,
 			.n = run->opt->nest,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
-			.pps = run->pps,
-			.seed = run->opt->seed,
+			.design = run->sampling ? &run->design : NULL,
 			/* only for a person watching, never for scripts */
 			.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
 			/* The first filesystem read decides the sector size. */
@@ -724,26 +727,30 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	return -1;
 }
 
-/* --sample: a first walk lists the files' data sizes, reading no data. */
+/*
+ * --sample: a first walk lists the files' sizes with fstatat(), opening
+ * none and reading no data; a file with several links counts once.
+ */
 struct sizes {
-	uint64_t *x;
-	size_t n, cap;
+	struct sample_pop pop;
+	struct seen_set *links;
 };
 
 static int size_file(void *arg, int fd, const char *path,
 		     const struct stat *st, int depth)
 {
 	struct sizes *sz = arg;
-	uint64_t *x;
+	int ret;
 
 	(void)fd;
 	(void)path;
 	(void)depth;
-	x = array_grow(sz->x, &sz->cap, sz->n, sizeof(*x));
-	if (!x)
-		return -ENOMEM;
-	sz->x = x;
-	sz->x[sz->n++] = estrun_data_bytes(st);
+	if (st->st_nlink > 1) {
+		ret = seen_insert(sz->links, sample_key(st->st_dev, st->st_ino));
+		if (ret <= 0)
+			return ret;
+	}
+	sample_pop_add(&sz->pop, st->st_size, estrun_data_bytes(st), 0);
 	return 0;
 }
 
@@ -774,11 +781,11 @@ static void size_error(void *arg, const char *path, int err)
 
 /*
  * Plan the sample of the files under argv[optind..]: bytes of data, or
- * the fraction frac of all of it when bytes is 0.  Sets *pps (0: read
- * everything; estrun_plan()).  Returns 0 or -ENOMEM.
+ * the fraction frac of all of it when bytes is 0 (sample_plan()).  Sets
+ * run->sampling unless that is all of it.  Returns 0 or -ENOMEM.
  */
-static int sample_plan(int argc, char **argv, const struct walk_opts *wo,
-		       uint64_t bytes, double frac, double *pps)
+static int plan_sample(struct run *run, int argc, char **argv,
+		       const struct walk_opts *wo, uint64_t bytes, double frac)
 {
 	const struct walk_ops ops = {
 		.file = size_file,
@@ -786,22 +793,27 @@ static int sample_plan(int argc, char **argv, const struct walk_opts *wo,
 		.tick = size_tick,
 		.error = size_error,
 	};
-	struct sizes sz = { 0 };
-	uint64_t total = 0;
-	size_t k;
+	struct walk_opts so = *wo;
+	struct sizes sz = { .links = seen_create() };
+	uint64_t total;
 	int i, ret = 0;
 
+	if (!sz.links)
+		return -ENOMEM;
+	so.stat_files = 1;
 	for (i = optind; i < argc && !ret; i++)
-		ret = walk_path(argv[i], wo, &ops, &sz);
+		ret = walk_path(argv[i], &so, &ops, &sz);
 	if (ret)
 		goto out;
-	for (k = 0; k < sz.n; k++)
-		total += sz.x[k];
+	total = sample_pop_bytes(&sz.pop);
 	if (!bytes)
 		bytes = (uint64_t)(frac * total);
-	*pps = estrun_plan(sz.x, sz.n, bytes);
+	if (bytes < total) {
+		sample_plan(&run->design, &sz.pop, bytes, run->opt->seed);
+		run->sampling = 1;
+	}
 out:
-	free(sz.x);
+	seen_free(sz.links);
 	return ret;
 }
 
@@ -826,6 +838,10 @@ static struct report_est *collect_estimates(struct run *run)
 			re[i].decompress_mbps = res.est.decompress_mbps;
 			re[i].sampled = res.sampled;
 			re[i].disk_ci95 = res.disk_ci95;
+			re[i].units_read = res.units_read;
+			re[i].units = res.units;
+			re[i].data_read = res.data_read;
+			re[i].data = res.data;
 		}
 	}
 	return re;
@@ -836,7 +852,7 @@ int main(int argc, char **argv)
 	struct options opt = { .depth = -1 };
 	struct run run = { .opt = &opt, .counted_depth = -1, .counted_fd = -1 };
 	struct report_est *est = NULL;
-	struct walk_opts wopts;
+	struct walk_opts wopts = { 0 };
 	struct report r;
 	const struct walk_ops ops = {
 		.file = on_file,
@@ -882,8 +898,8 @@ int main(int argc, char **argv)
 	}
 	raise_fd_limit();
 	if (opt.sample || opt.sample_bytes) {
-		ret = sample_plan(argc, argv, &wopts, opt.sample_bytes,
-				  opt.sample, &run.pps);
+		ret = plan_sample(&run, argc, argv, &wopts, opt.sample_bytes,
+				  opt.sample);
 		if (ret == -ENOMEM)
 			goto nomem;
 	}
@@ -920,6 +936,15 @@ int main(int argc, char **argv)
 			goto nomem;
 		r.est = est;
 		r.nest = opt.nest;
+		if (est[0].sampled && est[0].units && !est[0].units_read) {
+			/* Nothing to extrapolate from: say so, print
+			 * nothing made up. */
+			fprintf(stderr, "compsize: --sample: none of the %" PRIu64
+				" units was drawn; use a larger sample\n",
+				est[0].units);
+			code = CS_EXIT_ERROR;
+			goto out;
+		}
 	}
 	ret = report_print(stdout, stderr, &r);
 	if (ret < 0)

@@ -109,6 +109,12 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
 	return ret ? ret : err;
 }
 
+int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
+	     uint64_t len, uint64_t *delta)
+{
+	return plugin->part(ctx, fd, st, off, len, delta);
+}
+
 int est_merge(struct est_ctx *dst, struct est_ctx *src)
 {
 	return plugin->merge(dst, src);

@@ -10,6 +10,7 @@ const struct est_plugin compsize_est_plugin = {
 	.create = est_create,
 	.free = est_free,
 	.files = est_files,
+	.part = est_part,
 	.merge = est_merge,
 	.get_result = est_get_result,
 };

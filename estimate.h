@@ -96,6 +96,22 @@ int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
 	      const struct stat *st, int *err, uint64_t *const *delta);
 
 /*
+ * Estimate one part of a large file alone, as the kernel writes it as
+ * part of the whole file: [off, off + len) with off a multiple of 512 KiB
+ * (an async chunk of the dirty range that starts at the 128 MiB boundary
+ * below off; compress= decides that range from its first 128 KiB, which
+ * is read too when off is not that boundary) and len at most 512 KiB.
+ * Assumes no earlier part of the file set the inode's NOCOMPRESS flag
+ * (compress= only; docs/sampling.md).  Holes: each run of data in the
+ * part starts a range of its own.  delta as for est_file(), input being
+ * the part's length; added to the totals (the speeds), not counted as a
+ * file.  Returns 0, -EINVAL (not a regular file, a bad part), or as
+ * est_file().
+ */
+int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
+	     uint64_t len, uint64_t *delta);
+
+/*
  * Add the totals of src to dst, after decompressing what src kept. Returns
  * 0, -EINVAL if the two were not created with the same settings and sector
  * size, or -EIO if a piece src kept did not decompress to its input.

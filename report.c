@@ -86,6 +86,20 @@ static void table_estimates(FILE *out, const struct report *r)
 					 r->bytes, ci));
 		fputc('\n', out);
 	}
+	if (r->est[0].sampled) {
+		const struct report_est *e = &r->est[0];
+		char a[OUT_BUF], b[OUT_BUF];
+		const char *sa = out_size(e->data_read, r->bytes, a);
+		const char *sb = out_size(e->data, r->bytes, b);
+
+		while (*sa == ' ')
+			sa++;
+		while (*sb == ' ')
+			sb++;
+		fprintf(out, "Sample: %" PRIu64 " of %" PRIu64
+			" units read, %s of %s of data.\n", e->units_read,
+			e->units, sa, sb);
+	}
 }
 
 static int print_table(FILE *out, FILE *err, const struct report *r)
@@ -171,7 +185,11 @@ static void json_est(FILE *out, const struct report *r,
 			e->input, e->disk, e->uncompressed, e->compress_mbps,
 			e->decompress_mbps);
 		if (e->sampled)
-			fprintf(out, ",\"disk_ci95\":%.0f", e->disk_ci95);
+			fprintf(out, ",\"disk_ci95\":%.0f,\"sample_units_read\":%"
+				PRIu64 ",\"sample_units\":%" PRIu64
+				",\"sample_data_read\":%" PRIu64
+				",\"sample_data\":%" PRIu64, e->disk_ci95,
+				e->units_read, e->units, e->data_read, e->data);
 		fputc('}', out);
 	}
 	fputc(']', out);

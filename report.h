@@ -26,6 +26,10 @@ struct report_est {
 	double decompress_mbps;
 	int sampled;		/* disk is extrapolated from a sample */
 	double disk_ci95;	/* half-width of the 95% interval, bytes */
+	uint64_t units_read;	/* sampled: units read (sample.h), */
+	uint64_t units;		/* ... of so many, */
+	uint64_t data_read;	/* their data bytes, */
+	uint64_t data;		/* ... of so many */
 };
 
 struct report_error {

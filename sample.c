@@ -134,6 +134,18 @@ void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
 	p->X[h] += x;
 }
 
+void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
+		       unsigned band)
+{
+	unsigned h;
+
+	if (!x)
+		return;
+	h = sample_stratum(size, x, band);
+	p->N[h] -= sample_units(size, x);
+	p->X[h] -= x;
+}
+
 uint64_t sample_pop_units(const struct sample_pop *p)
 {
 	uint64_t n = 0;
@@ -220,6 +232,25 @@ void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
 	a->sxx[h] += (unsigned __int128)x * x;
 	a->syy[h] += (unsigned __int128)y * y;
 	a->sxy[h] += (unsigned __int128)x * y;
+}
+
+void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src)
+{
+	unsigned h;
+
+	for (h = 0; h < SAMPLE_STRATA; h++) {
+		dst->n[h] += src->n[h];
+		dst->sx[h] += src->sx[h];
+		dst->sy[h] += src->sy[h];
+		dst->sxx[h] += src->sxx[h];
+		dst->syy[h] += src->syy[h];
+		dst->sxy[h] += src->sxy[h];
+	}
+}
+
+uint64_t sample_key(uint64_t dev, uint64_t ino)
+{
+	return sample_mix(dev) ^ ino;
 }
 
 /* Square root by Newton's method from above: no libm (the fuzzing build

@@ -90,6 +90,10 @@ uint64_t sample_unit(uint64_t size, uint64_t x, uint64_t k, uint64_t *off,
 void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
 		    unsigned band);
 
+/* Take back a file sample_pop_add() added (it could not be read). */
+void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
+		       unsigned band);
+
 /* Units and data bytes of the whole population. */
 uint64_t sample_pop_units(const struct sample_pop *p);
 uint64_t sample_pop_bytes(const struct sample_pop *p);
@@ -110,6 +114,12 @@ int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
 /* Add a sampled unit of stratum h with x data bytes predicted to use y. */
 void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
 		    uint64_t y);
+
+/* Add the sums of src to dst (exact: the order does not matter). */
+void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src);
+
+/* A key for a file (st_dev, st_ino) in a set of u64 (seen.h). */
+uint64_t sample_key(uint64_t dev, uint64_t ino);
 
 /*
  * The estimate of the total of y over the population and its 95%

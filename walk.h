@@ -19,7 +19,7 @@ enum walk_enter {
 };
 
 struct walk_ops {
-	/* A regular file open read-only on fd, at depth levels below its
+	/* A regular file open read-only on fd (-1 with stat_files), at depth levels below its
 	 * argument (0: the argument itself).  Return 0 to go on (the walker
 	 * closes fd), WALK_KEPT to go on when the callback took fd and will
 	 * close it, or a negative errno to abort the whole walk (the walker
@@ -48,6 +48,9 @@ struct walk_ops {
 
 struct walk_opts {
 	int one_fs;		/* -x: don't cross st_dev boundaries */
+	int stat_files;		/* file() gets fd -1 and an fstatat() of the
+				 * file, not opened (but for an argument or a
+				 * file on another device than its directory) */
 };
 
 /*
