@@ -388,13 +388,53 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 			     run->rows ? rows_est_token(run->rows) : 0);
 }
 
+/*
+ * With --sample on the fast scan, the walk lists files without opening
+ * them (walk_opts.stat_files): a file is opened only when its usage is
+ * read file by file (not under a directory the fast scan counts) or the
+ * sample draws a unit of it.  Returns its descriptor, -1 when it need not
+ * be opened, or -2 when it could not be (gone: left out, as the walk
+ * does; any other cause reported).
+ */
+static int open_late(struct run *run, const char *path, const struct stat *st)
+{
+	struct stat now;
+	int fd;
+
+	if (run->counted_depth >= 0 &&
+	    !sample_file_in(&run->design, st->st_dev, st->st_ino,
+			    st->st_size, estrun_data_bytes(st), 0))
+		return -1;
+	fd = open(path, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && !fstat(fd, &now) && now.st_ino == st->st_ino &&
+	    now.st_dev == st->st_dev)
+		return fd;
+	if (fd >= 0) {
+		close(fd);	/* replaced since it was listed */
+		errno = ENOENT;
+	}
+	if (errno != ENOENT)
+		report(run, path, strerror(errno));
+	return -2;
+}
+
 static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 		   int depth)
 {
 	struct run *run = arg;
 	int row = run->rows && (run->opt->per_file || depth == 0);
-	int ret = 0, kept = fd;
+	int ret = 0, kept, own = -1;
 
+	if (fd < 0) {
+		/* listed, not opened (stat_files): open it if needed */
+		own = open_late(run, path, st);
+		if (own == -2)
+			return 0;
+		fd = own;
+	}
+	kept = fd;
 	if (row) {
 		ret = rows_open(run->rows, run->scan, path);
 		if (ret)
@@ -416,8 +456,11 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 		ret = estimate_file(run, &kept, path, st);
 	if (row && !ret)
 		ret = rows_close(run->rows, run->scan);
-	if (kept >= 0)
+	if (kept >= 0) {
+		if (own >= 0)
+			close(own);
 		return ret;
+	}
 	/* estrun closes fd: the walker must not, and learns of a failure
 	 * at the next tick or when it returns (main()) */
 	if (ret && !run->leave_err)
@@ -905,6 +948,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGUSR1, on_sigusr1);
 
+	/* A sample reads few files: list them without opening them all
+	 * where the fast scan counts the usage. */
+	wopts.stat_files = run.sampling && run.usage && run.fast && !opt.walk;
 	for (ret = 0; optind < argc && !ret; optind++) {
 		ret = walk_path(argv[optind], &wopts, &ops, &run);
 		if (!ret)

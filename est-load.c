@@ -110,9 +110,15 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
 }
 
 int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
-	     uint64_t len, uint64_t *delta)
+	     uint64_t len, uint64_t *delta, bool *nocomp)
 {
-	return plugin->part(ctx, fd, st, off, len, delta);
+	return plugin->part(ctx, fd, st, off, len, delta, nocomp);
+}
+
+int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
+		      uint64_t limit, uint64_t *at)
+{
+	return plugin->nocompress_at(ctx, fd, st, limit, at);
 }
 
 int est_merge(struct est_ctx *dst, struct est_ctx *src)

@@ -11,6 +11,7 @@ const struct est_plugin compsize_est_plugin = {
 	.free = est_free,
 	.files = est_files,
 	.part = est_part,
+	.nocompress_at = est_nocompress_at,
 	.merge = est_merge,
 	.get_result = est_get_result,
 };

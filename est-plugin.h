@@ -30,7 +30,10 @@ struct est_plugin {
 	int (*files)(struct est_ctx *ctx, size_t nf, const int *fd,
 		     const struct stat *st, int *err, uint64_t *const *delta);
 	int (*part)(struct est_ctx *ctx, int fd, const struct stat *st,
-		    uint64_t off, uint64_t len, uint64_t *delta);
+		    uint64_t off, uint64_t len, uint64_t *delta, bool *nocomp);
+	int (*nocompress_at)(struct est_ctx *ctx, int fd,
+			     const struct stat *st, uint64_t limit,
+			     uint64_t *at);
 	int (*merge)(struct est_ctx *dst, struct est_ctx *src);
 	void (*get_result)(struct est_ctx *ctx, size_t i,
 			   struct est_result *out);

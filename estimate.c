@@ -1121,7 +1121,7 @@ static int est_part_range(struct est_ctx *ctx, int fd, const struct stat *st,
 }
 
 int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
-	     uint64_t len, uint64_t *delta)
+	     uint64_t len, uint64_t *delta, bool *nocomp)
 {
 	struct est_worker *w = ctx->w;
 	struct est_acct *acct = ctx->facct;
@@ -1201,9 +1201,66 @@ out:
 			delta[3 * i + 1] = acct[i].ram;
 			delta[3 * i + 2] = end - off;
 		}
+		if (nocomp)
+			nocomp[i] = ctx->fst[i].nocompress;
 	}
 	ctx->input += end - off;
 	return 0;
+}
+
+int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
+		      uint64_t limit, uint64_t *at)
+{
+	struct est_worker *w = ctx->w;
+	struct est_acct *acct = ctx->facct;
+	const uint64_t isize = st->st_size;
+	const uint64_t aend = est_round_up(isize, ctx->sectorsize);
+	uint64_t rs = 0, re = 0, cs, ce;
+	size_t i, left = 0;
+	int ret = 0;
+
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	est_raw_flags(ctx, fd, ctx->raw);
+	memset(ctx->fst, 0, ctx->n * sizeof(*ctx->fst));
+	for (i = 0; i < ctx->n; i++) {
+		at[i] = UINT64_MAX;
+		/* compress-force= ignores the flag; raw files never set it */
+		left += !ctx->s[i].force && !ctx->raw[i];
+	}
+	/* a sparse file's ranges start at its runs of data: not followed */
+	if ((uint64_t)st->st_blocks * 512 < isize)
+		return 0;
+	w->keep_cache = est_all_cached(w, fd, isize);
+	w->drop_from = 0;
+	if (limit > aend)
+		limit = aend;
+	for (cs = 0; cs < limit && left && !ret; cs = ce) {
+		if (cs == re) {
+			rs = cs;
+			re = rs + EST_RANGE_MAX < aend ? rs + EST_RANGE_MAX : aend;
+		}
+		ce = cs + EST_CHUNK_SIZE < re ? cs + EST_CHUNK_SIZE : re;
+		ret = est_load(w, NULL, fd, cs, ce, isize);
+		for (i = 0; !ret && i < ctx->n; i++) {
+			if (ctx->s[i].force || ctx->raw[i] ||
+			    at[i] != UINT64_MAX)
+				continue;
+			if (cs == rs)
+				est_range_begin(w, i, &ctx->fst[i], rs, re);
+			memset(&acct[i], 0, sizeof(acct[i]));
+			ret = est_chunk(w, i, &ctx->fst[i], cs, ce, isize,
+					&acct[i]);
+			if (ctx->fst[i].nocompress) {
+				at[i] = cs;
+				left--;
+			}
+		}
+		est_time_end(w, ctx->acct);
+	}
+	if (!w->keep_cache)
+		posix_fadvise(fd, 0, cs, POSIX_FADV_DONTNEED);
+	return ret;
 }
 
 /* Decompress what is kept (est_dbatch_add()) into the totals. */

@@ -82,8 +82,11 @@ struct estrun_worker {
 	/* sampling: 2n sums (disk, uncompressed of each setting) of the
 	 * units read, merged by estrun_finish(); a unit's results */
 	struct sample_acc *acc;
-	uint64_t *part;
-	/* a big file's units read so far: x, then 2n values each */
+	uint64_t *part;		/* 3n */
+	bool *nocomp;		/* n: est_part()'s */
+	uint64_t *at;		/* n: where NOCOMPRESS is set, or max */
+	/* a big file's units read so far: offset, x, length, then disk,
+	 * uncompressed and NOCOMPRESS set, for each setting */
 	uint64_t *units;
 	size_t cap_units;
 	pthread_t th;
@@ -194,21 +197,29 @@ int estrun_sampled(const struct estrun *r, const struct stat *st)
 /*
  * Read the units of big file sl drawn by the sample, each 512 KiB part
  * alone (est_part()): their sum into sl->delta, each unit into the
- * worker's sums once all of them are read.  Returns 0 or -errno.
+ * worker's sums once all of them are read.
+ *
+ * Under compress= a part that fails to compress sets the inode's
+ * NOCOMPRESS flag and every later part of the file is raw, whatever it
+ * holds.  So where a drawn part sets it, the file is followed from its
+ * start up to that part (est_nocompress_at(): it stops at the first part
+ * that sets it, which in a file that fails throughout is one of the
+ * first), and the drawn parts after the one that set it are raw.  A file
+ * none of whose drawn parts sets it is taken as never setting it
+ * (docs/sampling.md).  Returns 0 or -errno.
  */
 static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 {
 	const struct estrun *r = w->r;
-	const size_t n = r->n, per = 1 + 2 * n;
-	uint64_t x = estrun_data_bytes(&sl->st);
+	const size_t n = r->n, per = 3 + 3 * n;
+	const uint32_t ss = r->sectorsize ? r->sectorsize : 4096;
+	uint64_t x = estrun_data_bytes(&sl->st), limit = 0;
 	uint64_t nu = sample_units(sl->st.st_size, x), k, off, len, *u;
 	size_t m = 0, i, j;
 	int ret;
 
-	for (i = 0; i < n; i++) {
-		sl->delta[3 * i] = sl->delta[3 * i + 1] = 0;
-		sl->delta[3 * i + 2] = sl->st.st_size;
-	}
+	for (i = 0; i < n; i++)
+		w->at[i] = UINT64_MAX;
 	for (k = 0; k < nu; k++) {
 		if (!sample_in(&r->design, sl->h, sl->st.st_dev,
 			       sl->st.st_ino, k))
@@ -219,22 +230,55 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 			return -ENOMEM;
 		w->units = u;
 		u += m * per;
-		u[0] = sample_unit(sl->st.st_size, x, k, &off, &len);
-		ret = est_part(w->ctx, sl->fd, &sl->st, off, len, w->part);
+		u[1] = sample_unit(sl->st.st_size, x, k, &off, &len);
+		u[0] = off;
+		u[2] = len;
+		ret = est_part(w->ctx, sl->fd, &sl->st, off, len, w->part,
+			       w->nocomp);
 		if (ret)
 			return ret;
 		for (i = 0; i < n; i++) {
-			u[1 + 2 * i] = w->part[3 * i];
-			u[2 + 2 * i] = w->part[3 * i + 1];
-			sl->delta[3 * i] += w->part[3 * i];
-			sl->delta[3 * i + 1] += w->part[3 * i + 1];
+			u[3 + 3 * i] = w->part[3 * i];
+			u[4 + 3 * i] = w->part[3 * i + 1];
+			u[5 + 3 * i] = w->nocomp[i];
+			/* the first drawn part that sets the flag */
+			if (w->nocomp[i] && w->at[i] > off)
+				w->at[i] = off;
 		}
 		m++;
 	}
+	for (i = 0; i < n; i++)
+		if (w->at[i] != UINT64_MAX && w->at[i] >= limit)
+			limit = w->at[i];
+	if (limit) {
+		/* where the flag really gets set, up to there */
+		uint64_t *seen = w->part;
+
+		ret = est_nocompress_at(w->ctx, sl->fd, &sl->st, limit, seen);
+		if (ret)
+			return ret;
+		for (i = 0; i < n; i++)
+			if (seen[i] < w->at[i])
+				w->at[i] = seen[i];
+	}
+	for (i = 0; i < n; i++) {
+		sl->delta[3 * i] = sl->delta[3 * i + 1] = 0;
+		sl->delta[3 * i + 2] = sl->st.st_size;
+	}
 	for (j = 0; j < m; j++) {
 		u = w->units + j * per;
-		for (i = 0; i < 2 * n; i++)
-			sample_acc_add(&w->acc[i], sl->h, u[0], u[1 + i]);
+		for (i = 0; i < n; i++) {
+			if (u[0] > w->at[i]) {
+				/* after NOCOMPRESS: raw (cow_file_range()) */
+				u[3 + 3 * i] = (u[2] + ss - 1) / ss * ss;
+				u[4 + 3 * i] = u[3 + 3 * i];
+			}
+			sl->delta[3 * i] += u[3 + 3 * i];
+			sl->delta[3 * i + 1] += u[4 + 3 * i];
+			sample_acc_add(&w->acc[2 * i], sl->h, u[1], u[3 + 3 * i]);
+			sample_acc_add(&w->acc[2 * i + 1], sl->h, u[1],
+				       u[4 + 3 * i]);
+		}
 	}
 	return 0;
 }
@@ -528,6 +572,8 @@ void estrun_free(struct estrun *r)
 			est_free(r->w[i].ctx);
 			free(r->w[i].acc);
 			free(r->w[i].part);
+			free(r->w[i].nocomp);
+			free(r->w[i].at);
 			free(r->w[i].units);
 		}
 	}
@@ -594,8 +640,12 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	for (i = 0; i < o->jobs; i++) {
 		r->w[i].acc = calloc(2 * (o->n ? o->n : 1), sizeof(*r->w[i].acc));
 		r->w[i].part = calloc(n3, sizeof(*r->w[i].part));
-		if (!r->w[i].acc || !r->w[i].part)
+		r->w[i].nocomp = calloc(n3, sizeof(*r->w[i].nocomp));
+		r->w[i].at = malloc(n3 * sizeof(*r->w[i].at));
+		if (!r->w[i].acc || !r->w[i].part || !r->w[i].nocomp ||
+		    !r->w[i].at)
 			return -ENOMEM;
+		memset(r->w[i].at, 0xff, n3 * sizeof(*r->w[i].at));
 	}
 	if (o->n)
 		memcpy(r->s, o->s, o->n * sizeof(*o->s));

@@ -221,6 +221,18 @@ int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
 	return sample_u(d->seed, dev, ino, k) < d->pi[h];
 }
 
+int sample_file_in(const struct sample_design *d, uint64_t dev, uint64_t ino,
+		   uint64_t size, uint64_t x, unsigned band)
+{
+	unsigned h = sample_stratum(size, x, band);
+	uint64_t k, n = sample_units(size, x);
+
+	for (k = 0; k < n; k++)
+		if (sample_in(d, h, dev, ino, k))
+			return 1;
+	return 0;
+}
+
 void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
 		    uint64_t y)
 {

@@ -111,6 +111,10 @@ double sample_plan(struct sample_design *d, const struct sample_pop *p,
 int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
 	      uint64_t ino, uint64_t k);
 
+/* Whether any unit of a file (as for sample_pop_add()) is in the sample. */
+int sample_file_in(const struct sample_design *d, uint64_t dev, uint64_t ino,
+		   uint64_t size, uint64_t x, unsigned band);
+
 /* Add a sampled unit of stratum h with x data bytes predicted to use y. */
 void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
 		    uint64_t y);

@@ -5,8 +5,9 @@
  *
  *   sample-sim units SETTINGS DIR > units    one full pass: every file's
  *       estimate (the truth) and every unit's (each 512 KiB part of a big
- *       file alone, est_part()), and each file's current ratio band
- *       (root on btrfs; 0 elsewhere)
+ *       file alone, est_part(), and whether it sets NOCOMPRESS), where each
+ *       big file really sets NOCOMPRESS (est_nocompress_at()), and each
+ *       file's current ratio band (root on btrfs; 0 elsewhere)
  *   sample-sim sim SEEDS PCT[,PCT...] [bands] < units
  *       for each percentage and seed, the sample sample.c would draw, its
  *       estimate and 95% interval against the full estimate: one line per
@@ -15,10 +16,14 @@
  *       the relative standard error, from which docs/sampling.md scales
  *       the half-width to other tree sizes.
  *
- * The sample drawn is the one compsize draws (same hash of dev, inode,
- * unit), with the inode numbers standing in as file ids.
+ * The sample drawn is the one compsize would draw from these files (the
+ * same hash of dev, inode, unit, with the file's index as inode), and
+ * its parts are taken as compsize takes them (estrun_parts()): raw after
+ * the part where NOCOMPRESS is set, found from the file's start up to the
+ * first drawn part that sets it.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -75,8 +80,9 @@ static uint64_t data_bytes(const struct stat *st)
 static int one_file(const char *path, const struct stat *sb, int type,
 		    struct FTW *ftw)
 {
-	uint64_t full[3 * MAXSET], part[3 * MAXSET], off, len, x, xk, disk,
-		 uncomp, k, nu;
+	uint64_t full[3 * MAXSET], part[3 * MAXSET], at[MAXSET], off, len, x,
+		 xk, disk, uncomp, k, nu;
+	bool nocomp[MAXSET];
 	unsigned band;
 	struct stat st;
 	size_t i;
@@ -106,22 +112,28 @@ static int one_file(const char *path, const struct stat *sb, int type,
 		return 0;
 	}
 	nu = sample_units(st.st_size, x);
+	memset(at, 0xff, sizeof(at));
+	if (nu > 1 && est_nocompress_at(g_ctx, fd, &st, st.st_size, at))
+		fprintf(stderr, "sample-sim: %s: NOCOMPRESS not followed\n",
+			path);
 	printf("F %zu %" PRIu64 " %" PRIu64 " %u %" PRIu64, g_n++,
 	       (uint64_t)st.st_size, x, band, nu);
 	for (i = 0; i < g_nset; i++)
-		printf(" %" PRIu64, full[3 * i]);
+		printf(" %" PRIu64 " %" PRIu64, full[3 * i],
+		       at[i] == UINT64_MAX ? 0 : at[i] / SAMPLE_CHUNK + 1);
 	putchar('\n');
 	for (k = 0; k < nu; k++) {
 		xk = sample_unit(st.st_size, x, k, &off, &len);
+		memset(nocomp, 0, sizeof(nocomp));
 		if (nu == 1) {
 			memcpy(part, full, sizeof(part));
-		} else if (est_part(g_ctx, fd, &st, off, len, part)) {
+		} else if (est_part(g_ctx, fd, &st, off, len, part, nocomp)) {
 			fprintf(stderr, "sample-sim: %s: part failed\n", path);
 			memset(part, 0, sizeof(part));
 		}
 		printf("U %" PRIu64 " %" PRIu64, k, xk);
 		for (i = 0; i < g_nset; i++)
-			printf(" %" PRIu64, part[3 * i]);
+			printf(" %" PRIu64 " %d", part[3 * i], nocomp[i]);
 		putchar('\n');
 	}
 	close(fd);
@@ -166,11 +178,13 @@ struct sim_file {
 	uint64_t size, x, nu, first;
 	unsigned band;
 	uint64_t full[MAXSET];
+	uint64_t at[MAXSET];	/* 1 + the part where NOCOMPRESS is set, 0 */
 };
 
 struct sim_unit {
 	uint64_t k, x;
 	uint64_t y[MAXSET];
+	int nocomp[MAXSET];	/* the part alone sets NOCOMPRESS */
 };
 
 static struct sim_file *files;
@@ -215,8 +229,10 @@ static int read_units(void)
 			f->band = (unsigned)strtoul(p, &p, 10);
 			f->nu = strtoull(p, &p, 10);
 			f->first = nunits;
-			for (i = 0; i < g_nset; i++)
+			for (i = 0; i < g_nset; i++) {
 				f->full[i] = strtoull(p, &p, 10);
+				f->at[i] = strtoull(p, &p, 10);
+			}
 		} else if (line[0] == 'U') {
 			struct sim_unit *u;
 
@@ -230,8 +246,10 @@ static int read_units(void)
 			p = line + 2;
 			u->k = strtoull(p, &p, 10);
 			u->x = strtoull(p, &p, 10);
-			for (i = 0; i < g_nset; i++)
+			for (i = 0; i < g_nset; i++) {
 				u->y[i] = strtoull(p, &p, 10);
+				u->nocomp[i] = (int)strtol(p, &p, 10);
+			}
 		}
 	}
 	return 0;
@@ -256,8 +274,18 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 		X += files[f].x;
 		for (i = 0; i < g_nset; i++) {
 			truth[i] += files[f].full[i];
-			for (k = 0; k < files[f].nu; k++)
-				parts[i] += units[files[f].first + k].y[i];
+			/* every part, raw after the one setting NOCOMPRESS:
+			 * what a sample of everything gives */
+			for (k = 0; k < files[f].nu; k++) {
+				uint64_t off, len;
+
+				sample_unit(files[f].size, files[f].x, k, &off,
+					    &len);
+				parts[i] += files[f].at[i] &&
+					    k > files[f].at[i] - 1 ?
+					    (len + 4095) / 4096 * 4096 :
+					    units[files[f].first + k].y[i];
+			}
 		}
 	}
 	printf("# %zu files, %zu units, %.1f MB of data, strata by size%s\n",
@@ -281,6 +309,25 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 				unsigned h = sample_stratum(sf->size, sf->x,
 							    bands ? sf->band : 0);
 
+				uint64_t J[MAXSET], off, len;
+
+				/* where compsize finds NOCOMPRESS set */
+				for (i = 0; i < g_nset; i++)
+					J[i] = UINT64_MAX;
+				for (k = 0; k < sf->nu && sf->nu > 1; k++) {
+					const struct sim_unit *u =
+						&units[sf->first + k];
+
+					if (!sample_in(&d, h, 1, f, u->k))
+						continue;
+					for (i = 0; i < g_nset; i++)
+						if (u->nocomp[i] && J[i] > k)
+							J[i] = k;
+				}
+				for (i = 0; i < g_nset; i++)
+					if (J[i] != UINT64_MAX && sf->at[i] &&
+					    sf->at[i] - 1 < J[i])
+						J[i] = sf->at[i] - 1;
 				for (k = 0; k < sf->nu; k++) {
 					const struct sim_unit *u =
 						&units[sf->first + k];
@@ -289,8 +336,12 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 						continue;
 					read += u->x;
 					nread++;
+					sample_unit(sf->size, sf->x, u->k, &off,
+						    &len);
 					for (i = 0; i < g_nset; i++)
 						sample_acc_add(&acc[i], h, u->x,
+							       u->k > J[i] ?
+							       (len + 4095) / 4096 * 4096 :
 							       u->y[i]);
 				}
 			}

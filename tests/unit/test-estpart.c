@@ -6,6 +6,7 @@
  * and a sparse file's parts add up to its data.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,7 +81,7 @@ static void part_sum(struct est_ctx *ctx, int fd, const struct stat *st,
 
 	memset(sum, 0, 3 * ns * sizeof(*sum));
 	for (off = 0; off < (uint64_t)st->st_size; off += 512 * PK) {
-		CU_ASSERT_EQUAL(est_part(ctx, fd, st, off, 512 * PK, part), 0);
+		CU_ASSERT_EQUAL(est_part(ctx, fd, st, off, 512 * PK, part, NULL), 0);
 		for (i = 0; i < 3 * ns; i++)
 			sum[i] += part[i];
 	}
@@ -115,9 +116,9 @@ static void test_parts_add_up(void)
 		CU_ASSERT_EQUAL(sum[3 * i + 2], (uint64_t)st.st_size);
 	}
 	/* bad parts */
-	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 4096, 512 * PK, part), -EINVAL);
-	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 0, 0, part), -EINVAL);
-	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 6 * 1024 * PK, 512 * PK, part),
+	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 4096, 512 * PK, part, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 0, 0, part, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 6 * 1024 * PK, 512 * PK, part, NULL),
 			-EINVAL);
 	close(fd);
 
@@ -138,8 +139,66 @@ static void test_parts_add_up(void)
 	free(data);
 }
 
+/*
+ * compress=: a piece that passes the heuristic (random bytes with zeros
+ * where it samples) but does not compress, in the 6th chunk, sets
+ * NOCOMPRESS there and the rest of the file is raw.  est_part() tells
+ * which part sets it, est_nocompress_at() finds it from the start, and
+ * the parts up to it plus the rest raw give the whole file's estimate.
+ */
+static void test_nocompress_at(void)
+{
+	static const struct est_setting s[] = {
+		{ EST_LZO, 0, false }, { EST_ZSTD, 1, false },
+		{ EST_LZO, 0, true },
+	};
+	const size_t n = 4 * 1024 * PK, trap = 5 * 512 * PK + 128 * PK;
+	uint8_t *data = malloc(n);
+	uint64_t whole[9], part[9], at[3], sum[3] = { 0 }, off, i, s0 = 5;
+	bool nocomp[3];
+	struct est_ctx *ctx;
+	struct stat st;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+	for (i = trap; i < trap + 128 * PK; i++)
+		data[i] = (uint8_t)part_rng(&s0);
+	for (i = trap; i < trap + 128 * PK; i += 256)
+		memset(data + i, 0, 16);
+	/* text all around it */
+	for (i = 0; i < n; i++)
+		if (i < trap || i >= trap + 128 * PK)
+			data[i] = "the quick brown fox jumps\n"[i % 26];
+	fd = part_file(data, n, -1);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	ctx = est_create(s, 3, 4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, whole), 0);
+	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, n, at), 0);
+	CU_ASSERT_EQUAL(at[0], 5 * 512 * PK);
+	CU_ASSERT_EQUAL(at[2], UINT64_MAX);
+	/* a limit before it: not found */
+	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, 5 * 512 * PK, at), 0);
+	CU_ASSERT_EQUAL(at[0], UINT64_MAX);
+	for (off = 0; off < n; off += 512 * PK) {
+		CU_ASSERT_EQUAL(est_part(ctx, fd, &st, off, 512 * PK, part,
+					 nocomp), 0);
+		CU_ASSERT_EQUAL(nocomp[0], off == 5 * 512 * PK);
+		CU_ASSERT_FALSE(nocomp[2]);
+		/* lzo: raw after the part that set it; forced: as read */
+		sum[0] += off > 5 * 512 * PK ? 512 * PK : part[0];
+		sum[2] += part[6];
+	}
+	CU_ASSERT_EQUAL(sum[0], whole[0]);
+	CU_ASSERT_EQUAL(sum[2], whole[6]);
+	close(fd);
+	est_free(ctx);
+	free(data);
+}
+
 static CU_TestInfo part_tests[] = {
 	{ "parts add up to the file", test_parts_add_up },
+	{ "NOCOMPRESS found from the start", test_nocompress_at },
 	CU_TEST_INFO_NULL,
 };
 
