@@ -116,7 +116,7 @@ int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
 }
 
 int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
-		      uint64_t limit, uint64_t *at)
+		      const uint64_t *limit, uint64_t *at)
 {
 	return plugin->nocompress_at(ctx, fd, st, limit, at);
 }

@@ -32,7 +32,7 @@ struct est_plugin {
 	int (*part)(struct est_ctx *ctx, int fd, const struct stat *st,
 		    uint64_t off, uint64_t len, uint64_t *delta, bool *nocomp);
 	int (*nocompress_at)(struct est_ctx *ctx, int fd,
-			     const struct stat *st, uint64_t limit,
+			     const struct stat *st, const uint64_t *limit,
 			     uint64_t *at);
 	int (*merge)(struct est_ctx *dst, struct est_ctx *src);
 	void (*get_result)(struct est_ctx *ctx, size_t i,

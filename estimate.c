@@ -1209,13 +1209,13 @@ out:
 }
 
 int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
-		      uint64_t limit, uint64_t *at)
+		      const uint64_t *limit, uint64_t *at)
 {
 	struct est_worker *w = ctx->w;
 	struct est_acct *acct = ctx->facct;
 	const uint64_t isize = st->st_size;
 	const uint64_t aend = est_round_up(isize, ctx->sectorsize);
-	uint64_t rs = 0, re = 0, cs, ce;
+	uint64_t rs = 0, re = 0, cs, ce, end = 0;
 	size_t i, left = 0;
 	int ret = 0;
 
@@ -1226,16 +1226,22 @@ int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
 	for (i = 0; i < ctx->n; i++) {
 		at[i] = UINT64_MAX;
 		/* compress-force= ignores the flag; raw files never set it */
-		left += !ctx->s[i].force && !ctx->raw[i];
+		ctx->part_raw[i] = ctx->s[i].force || ctx->raw[i] ||
+				   !limit[i];
+		left += !ctx->part_raw[i];
+		if (!ctx->part_raw[i] && limit[i] > end)
+			end = limit[i];
 	}
+	/* part_raw is borrowed: est_part()'s memory of it is gone */
+	ctx->part_valid = false;
 	/* a sparse file's ranges start at its runs of data: not followed */
 	if ((uint64_t)st->st_blocks * 512 < isize)
 		return 0;
 	w->keep_cache = est_all_cached(w, fd, isize);
 	w->drop_from = 0;
-	if (limit > aend)
-		limit = aend;
-	for (cs = 0; cs < limit && left && !ret; cs = ce) {
+	if (end > aend)
+		end = aend;
+	for (cs = 0; cs < end && left && !ret; cs = ce) {
 		if (cs == re) {
 			rs = cs;
 			re = rs + EST_RANGE_MAX < aend ? rs + EST_RANGE_MAX : aend;
@@ -1243,9 +1249,13 @@ int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
 		ce = cs + EST_CHUNK_SIZE < re ? cs + EST_CHUNK_SIZE : re;
 		ret = est_load(w, NULL, fd, cs, ce, isize);
 		for (i = 0; !ret && i < ctx->n; i++) {
-			if (ctx->s[i].force || ctx->raw[i] ||
-			    at[i] != UINT64_MAX)
+			if (ctx->part_raw[i] || at[i] != UINT64_MAX)
 				continue;
+			if (cs >= limit[i]) {
+				ctx->part_raw[i] = true;
+				left--;
+				continue;
+			}
 			if (cs == rs)
 				est_range_begin(w, i, &ctx->fst[i], rs, re);
 			memset(&acct[i], 0, sizeof(acct[i]));

@@ -116,15 +116,25 @@ int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
  * Where the file's NOCOMPRESS flag gets set: for each compress= setting
  * i, at[i] is the offset of the first 512 KiB chunk of the file, written
  * from its start, in which a piece passes the heuristic and fails to
- * compress (the rest of the file is then raw), searched in [0, limit);
- * UINT64_MAX when none there, and always for compress-force= settings,
- * files flagged nodatacow or nocompress, and sparse files (not followed).
- * Reads and compresses only under compress= settings not yet decided, and
- * stops when all are.  Nothing is added to the totals but codec time.
- * Returns 0, -EINVAL (not a regular file) or as est_file().
+ * compress (the rest of the file is then raw), searched in [0, limit[i])
+ * (0: setting i not searched); UINT64_MAX when none there, and always for
+ * compress-force= settings, files flagged nodatacow or nocompress, and
+ * sparse files (not followed).  Reads and compresses only under the
+ * settings searched and not yet decided, and stops when all are.  Nothing
+ * is added to the totals but codec time.  Returns 0, -EINVAL (not a
+ * regular file) or as est_file().
  */
 int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
-		      uint64_t limit, uint64_t *at);
+		      const uint64_t *limit, uint64_t *at);
+
+/*
+ * Whether a sample must follow each big file drawn from its start under
+ * setting s to know where NOCOMPRESS gets set (est_nocompress_at()), not
+ * only from a drawn part that sets it: compress= with a codec without an
+ * entropy stage (lzo), where the pieces that fail are few and scattered
+ * (docs/sampling.md).
+ */
+bool est_follow_nocompress(const struct est_setting *s);
 
 /*
  * Add the totals of src to dst, after decompressing what src kept. Returns

@@ -85,6 +85,7 @@ struct estrun_worker {
 	uint64_t *part;		/* 3n */
 	bool *nocomp;		/* n: est_part()'s */
 	uint64_t *at;		/* n: where NOCOMPRESS is set, or max */
+	uint64_t *limit;	/* n: est_nocompress_at()'s */
 	/* a big file's units read so far: offset, x, length, then disk,
 	 * uncompressed and NOCOMPRESS set, for each setting */
 	uint64_t *units;
@@ -203,20 +204,22 @@ int estrun_sampled(const struct estrun *r, const struct stat *st)
  * NOCOMPRESS flag and every later part of the file is raw, whatever it
  * holds.  So where a drawn part sets it, the file is followed from its
  * start up to that part (est_nocompress_at(): it stops at the first part
- * that sets it, which in a file that fails throughout is one of the
- * first), and the drawn parts after the one that set it are raw.  A file
- * none of whose drawn parts sets it is taken as never setting it
- * (docs/sampling.md).  Returns 0 or -errno.
+ * that sets it), and the drawn parts after the one that set it are raw.
+ * Under lzo (est_follow_nocompress()) every file is followed up to its
+ * last drawn part: the parts that set the flag are few there, and one
+ * makes the rest raw.  Otherwise a file none of whose drawn parts sets
+ * it is taken as never setting it (docs/sampling.md).  Returns 0 or
+ * -errno.
  */
 static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 {
 	const struct estrun *r = w->r;
 	const size_t n = r->n, per = 3 + 3 * n;
 	const uint32_t ss = r->sectorsize ? r->sectorsize : 4096;
-	uint64_t x = estrun_data_bytes(&sl->st), limit = 0;
+	uint64_t x = estrun_data_bytes(&sl->st);
 	uint64_t nu = sample_units(sl->st.st_size, x), k, off, len, *u;
 	size_t m = 0, i, j;
-	int ret;
+	int ret, follow = 0;
 
 	for (i = 0; i < n; i++)
 		w->at[i] = UINT64_MAX;
@@ -247,14 +250,21 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 		}
 		m++;
 	}
-	for (i = 0; i < n; i++)
-		if (w->at[i] != UINT64_MAX && w->at[i] >= limit)
-			limit = w->at[i];
-	if (limit) {
-		/* where the flag really gets set, up to there */
+	/* follow the file from its start: up to the first drawn part that
+	 * sets the flag, or under est_follow_nocompress() settings up to
+	 * the last drawn part */
+	for (i = 0; i < n; i++) {
+		w->limit[i] = w->at[i] != UINT64_MAX ? w->at[i] : 0;
+		if (!w->limit[i] && m &&
+		    est_follow_nocompress(&r->s[i]))
+			w->limit[i] = w->units[(m - 1) * per];
+		follow |= w->limit[i] > 0;
+	}
+	if (follow) {
 		uint64_t *seen = w->part;
 
-		ret = est_nocompress_at(w->ctx, sl->fd, &sl->st, limit, seen);
+		ret = est_nocompress_at(w->ctx, sl->fd, &sl->st, w->limit,
+					seen);
 		if (ret)
 			return ret;
 		for (i = 0; i < n; i++)
@@ -574,6 +584,7 @@ void estrun_free(struct estrun *r)
 			free(r->w[i].part);
 			free(r->w[i].nocomp);
 			free(r->w[i].at);
+			free(r->w[i].limit);
 			free(r->w[i].units);
 		}
 	}
@@ -642,8 +653,9 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 		r->w[i].part = calloc(n3, sizeof(*r->w[i].part));
 		r->w[i].nocomp = calloc(n3, sizeof(*r->w[i].nocomp));
 		r->w[i].at = malloc(n3 * sizeof(*r->w[i].at));
+		r->w[i].limit = calloc(n3, sizeof(*r->w[i].limit));
 		if (!r->w[i].acc || !r->w[i].part || !r->w[i].nocomp ||
-		    !r->w[i].at)
+		    !r->w[i].at || !r->w[i].limit)
 			return -ENOMEM;
 		memset(r->w[i].at, 0xff, n3 * sizeof(*r->w[i].at));
 	}

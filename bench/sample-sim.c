@@ -80,8 +80,8 @@ static uint64_t data_bytes(const struct stat *st)
 static int one_file(const char *path, const struct stat *sb, int type,
 		    struct FTW *ftw)
 {
-	uint64_t full[3 * MAXSET], part[3 * MAXSET], at[MAXSET], off, len, x,
-		 xk, disk, uncomp, k, nu;
+	uint64_t full[3 * MAXSET], part[3 * MAXSET], at[MAXSET], lim[MAXSET],
+		 off, len, x, xk, disk, uncomp, k, nu;
 	bool nocomp[MAXSET];
 	unsigned band;
 	struct stat st;
@@ -113,7 +113,9 @@ static int one_file(const char *path, const struct stat *sb, int type,
 	}
 	nu = sample_units(st.st_size, x);
 	memset(at, 0xff, sizeof(at));
-	if (nu > 1 && est_nocompress_at(g_ctx, fd, &st, st.st_size, at))
+	for (i = 0; i < g_nset; i++)
+		lim[i] = st.st_size;
+	if (nu > 1 && est_nocompress_at(g_ctx, fd, &st, lim, at))
 		fprintf(stderr, "sample-sim: %s: NOCOMPRESS not followed\n",
 			path);
 	printf("F %zu %" PRIu64 " %" PRIu64 " %u %" PRIu64, g_n++,
@@ -191,6 +193,7 @@ static struct sim_file *files;
 static struct sim_unit *units;
 static size_t nfiles, nunits;
 static char names[MAXSET][64];
+static struct est_setting sets[MAXSET];
 
 static int read_units(void)
 {
@@ -268,6 +271,16 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 
 	if (read_units())
 		return 3;
+	for (i = 0; i < g_nset; i++) {
+		struct est_setting *one;
+		size_t n1;
+		char err[256];
+
+		if (est_parse_list(names[i], &one, &n1, err, sizeof(err)))
+			return 2;
+		sets[i] = one[0];
+		free(one);
+	}
 	for (f = 0; f < nfiles; f++) {
 		sample_pop_add(&pop, files[f].size, files[f].x,
 			       bands ? files[f].band : 0);
@@ -309,9 +322,11 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 				unsigned h = sample_stratum(sf->size, sf->x,
 							    bands ? sf->band : 0);
 
-				uint64_t J[MAXSET], off, len;
+				uint64_t J[MAXSET], lim, off, len, last = 0;
+				int any = 0;
 
-				/* where compsize finds NOCOMPRESS set */
+				/* where compsize finds NOCOMPRESS set
+				 * (estrun_parts()) */
 				for (i = 0; i < g_nset; i++)
 					J[i] = UINT64_MAX;
 				for (k = 0; k < sf->nu && sf->nu > 1; k++) {
@@ -320,14 +335,19 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 
 					if (!sample_in(&d, h, 1, f, u->k))
 						continue;
+					any = 1;
+					last = k;
 					for (i = 0; i < g_nset; i++)
 						if (u->nocomp[i] && J[i] > k)
 							J[i] = k;
 				}
-				for (i = 0; i < g_nset; i++)
-					if (J[i] != UINT64_MAX && sf->at[i] &&
-					    sf->at[i] - 1 < J[i])
+				for (i = 0; i < g_nset && any; i++) {
+					lim = J[i] != UINT64_MAX ? J[i] :
+					      est_follow_nocompress(&sets[i]) ?
+					      last : 0;
+					if (sf->at[i] && sf->at[i] - 1 < lim)
 						J[i] = sf->at[i] - 1;
+				}
 				for (k = 0; k < sf->nu; k++) {
 					const struct sim_unit *u =
 						&units[sf->first + k];

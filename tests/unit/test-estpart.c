@@ -155,6 +155,7 @@ static void test_nocompress_at(void)
 	const size_t n = 4 * 1024 * PK, trap = 5 * 512 * PK + 128 * PK;
 	uint8_t *data = malloc(n);
 	uint64_t whole[9], part[9], at[3], sum[3] = { 0 }, off, i, s0 = 5;
+	uint64_t lim[3] = { n, n, n };
 	bool nocomp[3];
 	struct est_ctx *ctx;
 	struct stat st;
@@ -174,11 +175,15 @@ static void test_nocompress_at(void)
 	ctx = est_create(s, 3, 4096);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, whole), 0);
-	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, n, at), 0);
+	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, lim, at), 0);
 	CU_ASSERT_EQUAL(at[0], 5 * 512 * PK);
 	CU_ASSERT_EQUAL(at[2], UINT64_MAX);
-	/* a limit before it: not found */
-	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, 5 * 512 * PK, at), 0);
+	/* a limit before it, or no limit: not found */
+	lim[0] = 5 * 512 * PK;
+	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, lim, at), 0);
+	CU_ASSERT_EQUAL(at[0], UINT64_MAX);
+	lim[0] = 0;
+	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, lim, at), 0);
 	CU_ASSERT_EQUAL(at[0], UINT64_MAX);
 	for (off = 0; off < n; off += 512 * PK) {
 		CU_ASSERT_EQUAL(est_part(ctx, fd, &st, off, 512 * PK, part,
