@@ -29,8 +29,8 @@
 #include "report.h"
 #include "rows.h"
 #include "sample.h"
+#include "sampleplan.h"
 #include "scan.h"
-#include "seen.h"
 #include "tree.h"
 #include "walk.h"
 
@@ -64,6 +64,7 @@ struct run {
 	struct sharing *sharing;	/* NULL without --exclusive */
 	struct sample_design design;	/* --sample */
 	int sampling;		/* ... drawn from (0: read everything) */
+	struct sample_bands *bands;	/* ... and the files' ratio bands */
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
 	/* With --estimate: the depth of the directory whose usage the fast
@@ -375,6 +376,7 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 			.n = run->opt->nest,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
 			.design = run->sampling ? &run->design : NULL,
+			.bands = run->bands,
 			/* only for a person watching, never for scripts */
 			.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
 			/* The first filesystem read decides the sector size. */
@@ -408,7 +410,9 @@ static int open_late(struct run *run, const char *path, const struct stat *st)
 
 	if (run->counted_depth >= 0 &&
 	    !sample_file_in(&run->design, st->st_dev, st->st_ino,
-			    st->st_size, estrun_data_bytes(st), 0))
+			    st->st_size, estrun_data_bytes(st),
+			    sample_bands_get(run->bands,
+					     sample_key(st->st_dev, st->st_ino))))
 		return -1;
 	fd = open(path, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 && errno == EPERM)
@@ -782,96 +786,6 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	return -1;
 }
 
-/*
- * --sample: a first walk lists the files' sizes with fstatat(), opening
- * none and reading no data; a file with several links counts once.
- */
-struct sizes {
-	struct sample_pop pop;
-	struct seen_set *links;
-};
-
-static int size_file(void *arg, int fd, const char *path,
-		     const struct stat *st, int depth)
-{
-	struct sizes *sz = arg;
-	int ret;
-
-	(void)fd;
-	(void)path;
-	(void)depth;
-	if (st->st_nlink > 1) {
-		ret = seen_insert(sz->links, sample_key(st->st_dev, st->st_ino));
-		if (ret <= 0)
-			return ret;
-	}
-	sample_pop_add(&sz->pop, st->st_size, estrun_data_bytes(st), 0);
-	return 0;
-}
-
-static int size_enter_fs(void *arg, int fd, const char *path,
-			 const struct stat *st, int top)
-{
-	(void)arg;
-	(void)fd;
-	(void)path;
-	(void)st;
-	(void)top;
-	return WALK_ENTER;
-}
-
-static int size_tick(void *arg)
-{
-	(void)arg;
-	return 0;
-}
-
-static void size_error(void *arg, const char *path, int err)
-{
-	/* the real walk reports it */
-	(void)arg;
-	(void)path;
-	(void)err;
-}
-
-/*
- * Plan the sample of the files under argv[optind..]: bytes of data, or
- * the fraction frac of all of it when bytes is 0 (sample_plan()).  Sets
- * run->sampling unless that is all of it.  Returns 0 or -ENOMEM.
- */
-static int plan_sample(struct run *run, int argc, char **argv,
-		       const struct walk_opts *wo, uint64_t bytes, double frac)
-{
-	const struct walk_ops ops = {
-		.file = size_file,
-		.enter_fs = size_enter_fs,
-		.tick = size_tick,
-		.error = size_error,
-	};
-	struct walk_opts so = *wo;
-	struct sizes sz = { .links = seen_create() };
-	uint64_t total;
-	int i, ret = 0;
-
-	if (!sz.links)
-		return -ENOMEM;
-	so.stat_files = 1;
-	for (i = optind; i < argc && !ret; i++)
-		ret = walk_path(argv[i], &so, &ops, &sz);
-	if (ret)
-		goto out;
-	total = sample_pop_bytes(&sz.pop);
-	if (!bytes)
-		bytes = (uint64_t)(frac * total);
-	if (bytes < total) {
-		sample_plan(&run->design, &sz.pop, bytes, run->opt->seed);
-		run->sampling = 1;
-	}
-out:
-	seen_free(sz.links);
-	return ret;
-}
-
 /* The estimates of the whole run, for the report. */
 static struct report_est *collect_estimates(struct run *run)
 {
@@ -960,8 +874,16 @@ int main(int argc, char **argv)
 	}
 	raise_fd_limit();
 	if (opt.sample || opt.sample_bytes) {
-		ret = plan_sample(&run, argc, argv, &wopts, opt.sample_bytes,
-				  opt.sample);
+		struct sampleplan_opts so = {
+			.bytes = opt.sample_bytes,
+			.frac = opt.sample,
+			.seed = opt.seed,
+			/* the files' current ratio, where it can be read */
+			.bands = run.usage,
+		};
+
+		ret = sampleplan_run(argv + optind, argc - optind, &wopts, &so,
+				     &run.design, &run.sampling, &run.bands);
 		if (ret == -ENOMEM)
 			goto nomem;
 	}
@@ -1051,6 +973,7 @@ out:
 	free(run.counted_path);
 	free(est);
 	estrun_free(run.est);
+	sample_bands_free(run.bands);
 	rows_free(run.rows);
 	scan_free(run.scan);
 	sharing_free(run.sharing);

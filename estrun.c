@@ -100,6 +100,7 @@ struct estrun {
 	uint32_t sectorsize;
 	int sampling;
 	struct sample_design design;
+	const struct sample_bands *bands;
 	estrun_done_fn done;
 	int (*idle)(void *arg);
 	void *arg;
@@ -168,10 +169,17 @@ uint64_t estrun_data_bytes(const struct stat *st)
 	return alloc;
 }
 
-/* The stratum of file st's units. */
-static unsigned estrun_stratum(const struct stat *st)
+/* The current ratio band of file st (0: not known). */
+static unsigned estrun_band(const struct estrun *r, const struct stat *st)
 {
-	return sample_stratum(st->st_size, estrun_data_bytes(st), 0);
+	return sample_bands_get(r->bands, sample_key(st->st_dev, st->st_ino));
+}
+
+/* The stratum of file st's units. */
+static unsigned estrun_stratum(const struct estrun *r, const struct stat *st)
+{
+	return sample_stratum(st->st_size, estrun_data_bytes(st),
+			      estrun_band(r, st));
 }
 
 /* The bytes of file st's units in the sample (0: none). */
@@ -180,7 +188,7 @@ static uint64_t estrun_sample_bytes(const struct estrun *r,
 {
 	uint64_t x = estrun_data_bytes(st), n = sample_units(st->st_size, x);
 	uint64_t k, off, len, bytes = 0;
-	unsigned h = estrun_stratum(st);
+	unsigned h = estrun_stratum(r, st);
 
 	for (k = 0; k < n; k++)
 		if (sample_in(&r->design, h, st->st_dev, st->st_ino, k)) {
@@ -701,6 +709,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->sampling = o->design != NULL;
 	if (o->design)
 		r->design = *o->design;
+	r->bands = o->bands;
 	r->done = done;
 	r->idle = o->idle;
 	r->arg = arg;
@@ -758,7 +767,8 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 		r->input_all -= sl->st.st_size;
 		if (r->sampling)
 			sample_pop_remove(&r->pop, sl->st.st_size,
-					  estrun_data_bytes(&sl->st), 0);
+					  estrun_data_bytes(&sl->st),
+					  estrun_band(r, &sl->st));
 		return r->done(r->arg, sl->path, sl->err, sl->token, NULL);
 	}
 	r->files_read++;
@@ -822,7 +832,8 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 	}
 	r->input_all += st->st_size;
 	if (r->sampling) {
-		sample_pop_add(&r->pop, st->st_size, estrun_data_bytes(st), 0);
+		sample_pop_add(&r->pop, st->st_size, estrun_data_bytes(st),
+			       estrun_band(r, st));
 		bytes = estrun_sample_bytes(r, st);
 	}
 	if (!bytes && r->sampling) {
@@ -865,7 +876,7 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 	sl->st = *st;
 	sl->token = token;
 	sl->err = 0;
-	sl->h = estrun_stratum(st);
+	sl->h = estrun_stratum(r, st);
 	sl->bytes = bytes;
 	r->nfree--;
 	pthread_mutex_lock(&r->lock);

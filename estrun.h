@@ -27,6 +27,9 @@ struct estrun_opts {
 	 * each file (sample.h) drawn by the design are read, and the
 	 * totals are the design's estimates. */
 	const struct sample_design *design;
+	/* NULL, or each file's current ratio band (the caller's, kept
+	 * until estrun_free()): its units' stratum */
+	const struct sample_bands *bands;
 	int progress_fd;	/* a terminal to draw progress on, or -1 */
 	/* NULL, or work for the submitting thread while the queue is full,
 	 * called with estrun_create()'s arg instead of waiting: returns 1

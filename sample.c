@@ -23,6 +23,8 @@
  *   the other strata's spread keeps a stratum whose few draws happened
  *   to agree from claiming no error at all.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "sample.h"
 
@@ -263,6 +265,90 @@ void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src)
 uint64_t sample_key(uint64_t dev, uint64_t ino)
 {
 	return sample_mix(dev) ^ ino;
+}
+
+struct sample_bands {
+	uint64_t *key;		/* 0: free (a key of 0 is stored as 1) */
+	uint8_t *band;
+	size_t cap, n;		/* cap a power of two, at most 3/4 full */
+};
+
+struct sample_bands *sample_bands_create(void)
+{
+	return calloc(1, sizeof(struct sample_bands));
+}
+
+void sample_bands_free(struct sample_bands *b)
+{
+	if (!b)
+		return;
+	free(b->key);
+	free(b->band);
+	free(b);
+}
+
+static size_t sample_bands_slot(const struct sample_bands *b, uint64_t key)
+{
+	size_t i = sample_mix(key) & (b->cap - 1);
+
+	while (b->key[i] && b->key[i] != key)
+		i = (i + 1) & (b->cap - 1);
+	return i;
+}
+
+static int sample_bands_grow(struct sample_bands *b)
+{
+	struct sample_bands nb = { .cap = b->cap ? 2 * b->cap : 1024 };
+	size_t i, j;
+
+	nb.key = calloc(nb.cap, sizeof(*nb.key));
+	nb.band = calloc(nb.cap, sizeof(*nb.band));
+	if (!nb.key || !nb.band) {
+		free(nb.key);
+		free(nb.band);
+		return -ENOMEM;
+	}
+	for (i = 0; i < b->cap; i++) {
+		if (!b->key[i])
+			continue;
+		j = sample_bands_slot(&nb, b->key[i]);
+		nb.key[j] = b->key[i];
+		nb.band[j] = b->band[i];
+	}
+	nb.n = b->n;
+	free(b->key);
+	free(b->band);
+	*b = nb;
+	return 0;
+}
+
+int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band)
+{
+	size_t i;
+
+	if (!band)
+		return 0;
+	key += !key;
+	if (4 * (b->n + 1) > 3 * b->cap && sample_bands_grow(b))
+		return -ENOMEM;
+	i = sample_bands_slot(b, key);
+	if (!b->key[i]) {
+		b->key[i] = key;
+		b->n++;
+	}
+	b->band[i] = (uint8_t)band;
+	return 0;
+}
+
+unsigned sample_bands_get(const struct sample_bands *b, uint64_t key)
+{
+	size_t i;
+
+	if (!b || !b->cap)
+		return 0;
+	key += !key;
+	i = sample_bands_slot(b, key);
+	return b->key[i] ? b->band[i] : 0;
 }
 
 /* Square root by Newton's method from above: no libm (the fuzzing build

@@ -126,6 +126,22 @@ void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src);
 uint64_t sample_key(uint64_t dev, uint64_t ino);
 
 /*
+ * Each file's current ratio band (sample_band()), by sample_key(): files
+ * not in it are band 0.  An open-addressing table of 9 bytes a slot.
+ */
+struct sample_bands;
+
+/* Returns NULL when out of memory. */
+struct sample_bands *sample_bands_create(void);
+void sample_bands_free(struct sample_bands *b);
+
+/* Remember band (1..3; 0 is not stored) for key.  Returns 0 or -ENOMEM. */
+int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band);
+
+/* The band of key, 0 when unknown (or b is NULL). */
+unsigned sample_bands_get(const struct sample_bands *b, uint64_t key);
+
+/*
  * The estimate of the total of y over the population and its 95%
  * interval.  Certainty strata (pi_h = 1) are exact.  A stratum with one
  * draw, or with residuals that are all alike, gets at least the pooled

@@ -321,7 +321,30 @@ static void test_one_big_file(void)
 	free(t.f);
 }
 
+/* The band table: what was put, 0 for the rest, across growth. */
+static void test_bands(void)
+{
+	struct sample_bands *b = sample_bands_create();
+	uint64_t k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(sample_bands_get(NULL, 5), 0);
+	CU_ASSERT_EQUAL(sample_bands_get(b, 5), 0);
+	for (k = 0; k < 5000; k++)
+		CU_ASSERT_EQUAL(sample_bands_put(b, sample_key(3, k), 1 + k % 3),
+				0);
+	CU_ASSERT_EQUAL(sample_bands_put(b, 0, 2), 0);
+	CU_ASSERT_EQUAL(sample_bands_put(b, sample_key(4, 1), 0), 0);
+	for (k = 0; k < 5000; k++)
+		CU_ASSERT_EQUAL(sample_bands_get(b, sample_key(3, k)), 1 + k % 3);
+	CU_ASSERT_EQUAL(sample_bands_get(b, 0), 2);
+	CU_ASSERT_EQUAL(sample_bands_get(b, sample_key(4, 1)), 0);
+	CU_ASSERT_EQUAL(sample_bands_get(b, sample_key(3, 5000)), 0);
+	sample_bands_free(b);
+}
+
 static CU_TestInfo sample_tests[] = {
+	{ "band table", test_bands },
 	{ "units", test_units },
 	{ "t975", test_t975 },
 	{ "certain and nested", test_certain_and_nested },
