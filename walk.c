@@ -239,7 +239,10 @@ static int visit(struct walker *w, int dirfd, const char *name,
 	if (w->opts->stat_files && !top &&
 	    !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
 	    S_ISREG(st.st_mode) && st.st_dev == parent->dev) {
-		ret = w->ops->file(w->arg, -1, w->path, &st, (int)w->depth);
+		ret = w->ops->file_at ?
+		      w->ops->file_at(w->arg, dirfd, name, w->path, &st,
+				      (int)w->depth) :
+		      w->ops->file(w->arg, -1, w->path, &st, (int)w->depth);
 		return ret < 0 ? ret : 0;
 	}
 	fd = open_entry(dirfd, name);

@@ -26,6 +26,12 @@ struct walk_ops {
 	 * closes fd). */
 	int (*file)(void *arg, int fd, const char *path, const struct stat *st,
 		    int depth);
+	/* With stat_files, instead of file() when not NULL: the regular
+	 * file name in the directory open on dirfd (the walker's: neither
+	 * closed nor kept), listed with fstatat() and not opened.  Returns
+	 * 0 or a negative errno, as file(). */
+	int (*file_at)(void *arg, int dirfd, const char *name,
+		       const char *path, const struct stat *st, int depth);
 	/* Called for each argument and whenever the walk reaches a different
 	 * st_dev (a mount or a subvolume), before anything under it is read;
 	 * top is 1 for an argument.  Returns a walk_enter, or a negative
