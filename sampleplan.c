@@ -80,7 +80,7 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st)
 	return sample_band(1, u.ram, u.disk);
 }
 
-static int sampleplan_file(void *arg, int fd, const char *path,
+static int sampleplan_file(void *arg, int *fd, const char *path,
 			   const struct stat *st, int depth)
 {
 	struct sampleplan *p = arg;

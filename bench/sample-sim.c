@@ -33,13 +33,13 @@
 #include <unistd.h>
 #include "estimate.h"
 #include "sample.h"
-#include "scan.h"
+#include "usage.h"
 #include "seen.h"
 
 #define MAXSET 32
 
 static struct est_ctx *g_ctx;
-static struct scan_ctx *g_scan;
+static struct usage_ctx *g_scan;
 static struct seen_set *g_links;
 static size_t g_n, g_nset;
 
@@ -52,14 +52,14 @@ static int current_usage(int fd, const struct stat *st, uint64_t *disk,
 	int ret, t;
 
 	*disk = *uncomp = 0;
-	if (!scan_fs_of(g_scan, st->st_dev) &&
-	    scan_probe_fs(g_scan, fd, st) != 1)
+	if (!usage_fs_of(g_scan, st->st_dev) &&
+	    usage_probe_fs(g_scan, fd, st) != 1)
 		return 0;
-	if (scan_sink_push(g_scan))
+	if (usage_sink_push(g_scan))
 		return 0;
-	scan_begin_file(g_scan);
-	ret = scan_file(g_scan, fd, st);
-	scan_sink_pop(g_scan, &cs);
+	usage_begin_file(g_scan);
+	ret = usage_file(g_scan, fd, st);
+	usage_sink_pop(g_scan, &cs);
 	if (ret)
 		return 0;
 	for (t = 0; t < CS_NTYPES; t++) {
@@ -158,7 +158,7 @@ static int cmd_units(const char *list, const char *dir)
 		return 2;
 	}
 	g_ctx = est_create(s, g_nset, 4096);
-	g_scan = scan_create();
+	g_scan = usage_create();
 	g_links = seen_create();
 	if (!g_ctx || !g_scan || !g_links)
 		return 3;
@@ -170,7 +170,7 @@ static int cmd_units(const char *list, const char *dir)
 	putchar('\n');
 	ret = nftw(dir, one_file, 64, FTW_PHYS | FTW_MOUNT);
 	est_free(g_ctx);
-	scan_free(g_scan);
+	usage_free(g_scan);
 	seen_free(g_links);
 	free(s);
 	return ret ? 1 : 0;
