@@ -21,6 +21,7 @@
 #include "est-plugin.h"
 #include "estimate.h"
 #include "exitcode.h"
+#include "format.h"
 #include "optval.h"
 #include "run.h"
 
@@ -119,7 +120,9 @@ enum {
 
 static int bad_value(const char *opt, const char *value, const char *want)
 {
-	fprintf(stderr, "compsize: invalid %s '%s': %s\n", opt, value, want);
+	fprintf(stderr, "compsize: invalid %s '", opt);
+	fmt_table_path(stderr, value);
+	fprintf(stderr, "': %s\n", want);
 	return CS_EXIT_USAGE;
 }
 

@@ -621,6 +621,15 @@ void estrun_free(struct estrun *r)
 }
 
 /* How many files may be in the queue: see ESTRUN_SLOTS_PER_JOB. */
+/* pthread_create(), whose EAGAIN is mostly no memory for the stack (a
+ * small RLIMIT_AS) and is reported as such. */
+static int estrun_thread(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	int ret = pthread_create(th, NULL, fn, arg);
+
+	return ret == EAGAIN ? -ENOMEM : -ret;
+}
+
 static size_t estrun_nslots(unsigned jobs)
 {
 	size_t n = (size_t)jobs * ESTRUN_SLOTS_PER_JOB, max = ESTRUN_MAX_SLOTS;
@@ -732,8 +741,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 		}
 	}
 	for (i = 0; i < r->jobs; i++) {
-		ret = -pthread_create(&r->w[i].th, NULL, estrun_worker_main,
-				      &r->w[i]);
+		ret = estrun_thread(&r->w[i].th, estrun_worker_main, &r->w[i]);
 		if (ret)
 			goto fail;
 		r->w[i].started = 1;
@@ -741,7 +749,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->t0_ns = estrun_now_ns();
 	if (r->progress_fd >= 0) {
 		r->rchar0 = estrun_rchar();
-		ret = -pthread_create(&r->prog, NULL, estrun_progress_main, r);
+		ret = estrun_thread(&r->prog, estrun_progress_main, r);
 		if (ret)
 			goto fail;
 		r->prog_started = 1;

@@ -570,8 +570,8 @@ static int print_json(FILE *out, const struct report *r)
 	if (r->rows) {
 		fputs(",\"paths\":[", out);
 		for (i = 0; i < r->nrows; i++) {
-			fprintf(out, "%s{\"path\":", i ? "," : "");
-			fmt_json_string(out, r->rows[i].path);
+			fputs(i ? ",{" : "{", out);
+			fmt_json_path(out, "path", r->rows[i].path);
 			fputc(',', out);
 			json_row_body(out, r, &r->rows[i], AT_ROW_TYPE);
 			if (r->nest)
@@ -582,8 +582,8 @@ static int print_json(FILE *out, const struct report *r)
 	}
 	fputs(",\"errors\":[", out);
 	for (i = 0; i < r->nerrors; i++) {
-		fprintf(out, "%s{\"path\":", i ? "," : "");
-		fmt_json_string(out, r->errors[i].path);
+		fputs(i ? ",{" : "{", out);
+		fmt_json_path(out, "path", r->errors[i].path);
 		fputs(",\"error\":", out);
 		fmt_json_string(out, r->errors[i].error);
 		fputc('}', out);

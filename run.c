@@ -18,6 +18,7 @@
 #include "estrun.h"
 #include "fastscan.h"
 #include "fields.h"
+#include "format.h"
 #include "layout.h"
 #include "mounts.h"
 #include "rewrite.h"
@@ -217,6 +218,15 @@ unsigned long run_failed(const struct run *run)
 	return run->failed;
 }
 
+/* "compsize: PATH: what" on stderr, the path escaped as in the table: a
+ * name must not reach a terminal as a control sequence. */
+static void say_path(const char *path, const char *what)
+{
+	fputs("compsize: ", stderr);
+	fmt_table_path(stderr, path);
+	fprintf(stderr, ": %s\n", what);
+}
+
 /* path could not be read: say so, count it and keep it for the report. */
 static void report_failure(struct run *run, const char *path,
 			   const char *cause)
@@ -224,7 +234,7 @@ static void report_failure(struct run *run, const char *path,
 	struct report_error *e;
 
 	estrun_clear_progress(run->est);
-	fprintf(stderr, "compsize: %s: %s\n", path, cause);
+	say_path(path, cause);
 	run->failed++;
 	e = array_grow(run->errors, &run->cap_errors, run->nerrors,
 		       sizeof(*e));
@@ -292,8 +302,7 @@ static int scan_result(struct run *run, const char *path, int ret)
 		return ret;
 	case -EPERM:
 		/* Every other file would fail the same way. */
-		fprintf(stderr, "compsize: %s: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
-			path);
+		say_path(path, "reading btrfs metadata needs root (CAP_SYS_ADMIN)");
 		run->needs_root = 1;
 		return ret;
 	case -EUCLEAN:
@@ -345,8 +354,7 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	} else {
 		/* 1.5 dies here; a tmpfs or ext4 mount inside the tree is
 		 * simply not part of what compsize measures. */
-		fprintf(stderr, "compsize: %s: skipped: not a btrfs filesystem\n",
-			path);
+		say_path(path, "skipped: not a btrfs filesystem");
 	}
 	return WALK_SKIP;
 }
@@ -1019,7 +1027,7 @@ int run_plot(struct run *run, const char *path)
 	}
 fail:
 	free(tmp);
-	fprintf(stderr, "compsize: %s: %s\n", path, strerror(-ret));
+	say_path(path, strerror(-ret));
 	return -1;
 }
 
