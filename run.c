@@ -7,6 +7,7 @@
  * overlap; the --sample pre-pass; and the report of it all.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 #include "mounts.h"
 #include "rewrite.h"
 #include "rows.h"
+#include "sample.h"
+#include "sampleplan.h"
 #include "run.h"
 #include "sharing.h"
 #include "usage.h"
@@ -77,7 +80,9 @@ struct run {
 	size_t nall;
 	size_t *twin;
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
-	double pps;		/* --sample: estrun_opts.pps, 0 for all */
+	struct sample_design design;	/* --sample */
+	int sampling;		/* ... drawn from (0: read everything) */
+	struct sample_bands *bands;	/* ... and the files' ratio bands */
 	struct deferred deferred;
 	int have_usage;		/* usage was read, and every file was on
 				 * btrfs */
@@ -195,6 +200,7 @@ void run_free(struct run *run)
 	free(run->deferred.path);
 	free(run->est_report);
 	estrun_free(run->est);
+	sample_bands_free(run->bands);
 	layout_free(run->layout);
 	rewrite_free(run->rewrite);
 	if (run->est_all != run->opt->est)
@@ -565,14 +571,15 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 }
 
 /* Queue the file on *fd; estrun takes the descriptor (*fd = -1) when it
- * reads the file. */
-static int estimate_file(struct run *run, int *fd, const char *path,
+ * reads the file.  Its extents are searched on sfd (*fd, or with --sample
+ * its directory when it was not opened). */
+static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			 const struct stat *st)
 {
 	size_t ticket;
 	int ret, skip;
 
-	ret = plan_file(run, *fd, st, &ticket, &skip);
+	ret = plan_file(run, sfd, st, &ticket, &skip);
 	if (ret)
 		return ret;
 	if (skip) {
@@ -587,8 +594,8 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 			.s = run->est_all,
 			.n = run->nall,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
-			.pps = run->pps,
-			.seed = run->opt->seed,
+			.design = run->sampling ? &run->design : NULL,
+			.bands = run->bands,
 			/* only for a person watching, never for scripts */
 			.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
 			/* The first filesystem read decides the sector size. */
@@ -610,17 +617,59 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 	return estrun_submit(run->est, fd, path, st, ticket);
 }
 
-static int on_file(void *arg, int *fd, const char *path,
-		   const struct stat *st, int depth)
+/*
+ * With --sample on the fast scan, the walk lists files without opening
+ * them (walk_opts.stat_files): a file is opened only when its usage is
+ * read file by file (not under a directory the fast scan counts) or the
+ * sample draws a unit of it.  Returns its descriptor, -1 when it need not
+ * be opened, or -2 when it could not be (gone: left out, as the walk
+ * does; any other cause reported).
+ */
+static int open_late(struct run *run, int dirfd, const char *name,
+		     const char *path, const struct stat *st)
 {
-	struct run *run = arg;
-	int row = run->rows && (run->opt->per_file || depth == 0);
-	int ret = 0;
+	struct stat now;
+	int fd;
 
+	if (run->deferred.depth >= 0 &&
+	    !sample_file_in(&run->design, st->st_dev, st->st_ino,
+			    st->st_size, estrun_data_bytes(st),
+			    sample_bands_get(run->bands,
+					     sample_key(st->st_dev, st->st_ino))))
+		return -1;
+	fd = openat(dirfd, name, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && !fstat(fd, &now) && now.st_ino == st->st_ino &&
+	    now.st_dev == st->st_dev)
+		return fd;
+	if (fd >= 0) {
+		close(fd);	/* replaced since it was listed */
+		errno = ENOENT;
+	}
+	if (errno != ENOENT)
+		report_failure(run, path, strerror(errno));
+	return -2;
+}
+
+/* A regular file open on *fd, or (-1) not opened in directory dirfd. */
+static int one_file(struct run *run, int *fd, int dirfd, const char *name,
+		    const char *path, const struct stat *st, int depth)
+{
+	int row = run->rows && (run->opt->per_file || depth == 0);
+	int ret = 0, own = -1;
+
+	if (*fd < 0) {
+		/* listed, not opened (stat_files): open it if needed */
+		own = open_late(run, dirfd, name, path, st);
+		if (own == -2)
+			return 0;
+		*fd = own;
+	}
 	if (row) {
 		ret = row_open(run, path);
 		if (ret)
-			return ret;
+			goto out;
 	}
 	if (run->deferred.depth >= 0) {
 		/* its usage came with its directory's fast scan */
@@ -635,10 +684,28 @@ static int on_file(void *arg, int *fd, const char *path,
 	}
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
 	if (!ret && run->opt->nest)
-		ret = estimate_file(run, fd, path, st);
+		ret = estimate_file(run, fd, *fd >= 0 ? *fd : dirfd, path, st);
 	if (row && !ret)
 		ret = row_close(run);
+out:
+	if (own >= 0 && *fd >= 0)
+		close(*fd);	/* opened here and not taken by estrun */
 	return ret;
+}
+
+static int on_file(void *arg, int *fd, const char *path,
+		   const struct stat *st, int depth)
+{
+	return one_file(arg, fd, -1, NULL, path, st, depth);
+}
+
+/* --sample: a file listed in dirfd, not opened (walk_opts.stat_files). */
+static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
+		      const struct stat *st, int depth)
+{
+	int fd = -1;
+
+	return one_file(arg, &fd, dirfd, name, path, st, depth);
 }
 
 /* Whether dir gets a row, and whether it must be walked entry by entry. */
@@ -699,94 +766,39 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	return ret;
 }
 
-/* The --sample pre-pass: the files' data sizes, no data read. */
-struct sizes {
-	uint64_t *x;
-	size_t n, cap;
-};
-
-static int size_file(void *arg, int *fd, const char *path,
-		     const struct stat *st, int depth)
-{
-	struct sizes *sz = arg;
-	uint64_t *x;
-
-	(void)fd;
-	(void)path;
-	(void)depth;
-	x = array_grow(sz->x, &sz->cap, sz->n, sizeof(*x));
-	if (!x)
-		return -ENOMEM;
-	sz->x = x;
-	sz->x[sz->n++] = estrun_data_bytes(st);
-	return 0;
-}
-
-static int size_enter_fs(void *arg, int fd, const char *path,
-			 const struct stat *st, int top)
-{
-	(void)arg;
-	(void)fd;
-	(void)path;
-	(void)st;
-	(void)top;
-	return WALK_ENTER;
-}
-
-static int size_tick(void *arg)
-{
-	(void)arg;
-	return 0;
-}
-
-static void size_error(void *arg, const char *path, int err)
-{
-	/* the real walk reports it */
-	(void)arg;
-	(void)path;
-	(void)err;
-}
-
 int run_sample(struct run *run, char *const *paths, int n)
 {
-	const struct walk_ops ops = {
-		.file = size_file,
-		.enter_fs = size_enter_fs,
-		.tick = size_tick,
-		.error = size_error,
-	};
 	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
-	uint64_t bytes = run->opt->sample_bytes;
-	struct sizes sz = { 0 };
-	uint64_t total = 0;
-	size_t k;
-	int i, ret = 0;
+	struct sampleplan_opts so = {
+		.bytes = run->opt->sample_bytes,
+		.frac = run->opt->sample,
+		.seed = run->opt->seed,
+		/* the files' current ratio, where it can be read */
+		.bands = run->env->usage,
+	};
 
-	for (i = 0; i < n && !ret; i++)
-		ret = walk_path(paths[i], &wo, &ops, &sz);
-	if (ret)
-		goto out;
-	for (k = 0; k < sz.n; k++)
-		total += sz.x[k];
-	if (!bytes)
-		bytes = (uint64_t)(run->opt->sample * total);
-	run->pps = estrun_plan(sz.x, sz.n, bytes);
-out:
-	free(sz.x);
-	return ret;
+	return sampleplan_run(paths, n, &wo, &so, &run->design,
+			      &run->sampling, &run->bands);
 }
 
 int run_paths(struct run *run, char *const *paths, int n)
 {
 	const struct walk_ops ops = {
 		.file = on_file,
+		.file_at = on_file_at,
 		.enter_fs = on_enter_fs,
 		.dir = on_dir,
 		.leave_dir = on_leave_dir,
 		.tick = on_tick,
 		.error = on_error,
 	};
-	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
+	/* A sample reads few files: list them without opening them all
+	 * where the fast scan counts the usage. */
+	const struct walk_opts wo = {
+		.one_fs = run->opt->one_fs,
+		.stat_files = run->sampling && run->env->usage &&
+			      run->env->fast && !run->opt->walk,
+	};
 	int i, ret = 0;
 
 	run->first_path = n ? paths[0] : NULL;
@@ -860,6 +872,10 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 	re->compress_mbps = res.est.compress_mbps;
 	re->decompress_mbps = res.est.decompress_mbps;
 	re->sampled = res.sampled;
+	re->units_read = res.units_read;
+	re->units = res.units;
+	re->data_read = res.data_read;
+	re->data = res.data;
 	re->same_layout = run->have_usage;
 	if (!res.sampled) {
 		re->disk_fresh = t.fresh_disk;
@@ -963,6 +979,15 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		r.est_stride = run->nall;
 		r.dev_write_mbps = run->opt->dev_write;
 		r.dev_read_mbps = run->opt->dev_read;
+		if (r.est[0].sampled && r.est[0].units &&
+		    !r.est[0].units_read) {
+			/* Nothing to extrapolate from: say so, print
+			 * nothing made up. */
+			fprintf(err, "compsize: --sample: none of the %" PRIu64
+				" units was drawn; use a larger sample\n",
+				r.est[0].units);
+			return 1;
+		}
 	}
 	run->report = r;
 	return report_print(out, err, &run->report);

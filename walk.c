@@ -263,6 +263,19 @@ static int visit(struct walker *w, int dirfd, const char *name,
 	DIR *dir;
 	int fd, ret;
 
+	/* Files without opening them: one fstatat() (no atime, no open
+	 * and close).  A file on another device (a bind mount) is opened,
+	 * for enter_fs(). */
+	if (w->opts->stat_files && !top &&
+	    !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISREG(st.st_mode) && st.st_dev == parent->dev) {
+		fd = -1;
+		ret = w->ops->file_at ?
+		      w->ops->file_at(w->arg, dirfd, name, w->path, &st,
+				      (int)w->depth) :
+		      w->ops->file(w->arg, &fd, w->path, &st, (int)w->depth);
+		return ret < 0 ? ret : 0;
+	}
 	fd = open_entry_shed(w, dirfd, name);
 	if (fd < 0) {
 		ret = errno;
