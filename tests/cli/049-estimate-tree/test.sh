@@ -27,12 +27,25 @@ cmp -s "$OUT/usage.out" "$OUT/oracle.out" ||
 	fail "usage table with -e differs from compsize 1.5 -x: $(diff "$OUT/oracle.out" "$OUT/usage.out")"
 expect_ours 0 '' -b -x -e zstd:1 d
 
-# Hard links: once.  The current setting predicts the current usage.
-expect_ours 0 '*' -b -e zstd:1 --format=json d
+# Hard links: once.  Both models are functions of the data and the
+# extents on disk, so the tree's estimate is exactly the sum of its two
+# files' (the 1M file has three links and would count three times).
+expect_ours 0 '' -b -x -e zstd:1 --format=json d/file
+file_est=$(jq -c '.estimates[0] | [.disk, .disk_fresh]' "$OUT/ours.out")
+expect_ours 0 '' -b -x -e zstd:1 --format=json d/sub/rand
+rand_est=$(jq -c '.estimates[0] | [.disk, .disk_fresh]' "$OUT/ours.out")
+expect_ours 0 '' -b -x -e zstd:1 --format=json d
+jq -e --argjson f "$file_est" --argjson r "$rand_est" '.estimates[0] |
+	.model == "same-layout" and .disk == $f[0] + $r[0] and
+	.disk_fresh == $f[1] + $r[1]' "$OUT/ours.out" >/dev/null ||
+	fail "hard links counted more than once: $file_est + $rand_est != $(jq -c .estimates "$OUT/ours.out")"
+# The current setting predicts the current usage: within 20%, not to the
+# byte, as compress= (no force) lets writeback cut a file's dirty range
+# wherever it happens to be when something else syncs (docs/estimate.md).
 usage=$(jq '.total.disk' "$OUT/ours.out")
-jq -e --argjson u "$usage" '.estimates[0] | .model == "same-layout" and
-	.disk == $u and .disk_fresh == $u' "$OUT/ours.out" >/dev/null ||
-	fail "hard links counted more than once: usage $usage, $(jq -c .estimates "$OUT/ours.out")"
+jq -e --argjson u "$usage" '.estimates[0] | (.disk - $u | fabs) <= $u / 5' \
+	"$OUT/ours.out" >/dev/null ||
+	fail "current setting far from current usage $usage: $(jq -c .estimates "$OUT/ours.out")"
 expect_ours 0 '' -b -e zstd:1 --format=json d/file
 one=$(jq '.estimates[0].disk_fresh' "$OUT/ours.out")
 expect_ours 0 '' -b -e zstd:1 --format=json d/file d/link2 d/sub/link1
