@@ -59,12 +59,12 @@ run_case()
 		"change_$name"
 		settle
 		if ! "delayed_$name"; then
+			# A commit came, or the kernel flushed the delayed
+			# items without one (btrfs_balance_delayed_items()
+			# hands them to a worker past a threshold, sooner
+			# on a busy machine): nothing to check, again.
 			"cleanup_$name"
 			cd "$MNT"
-			if [ "$(super_generation)" = "$gen" ]; then
-				fail "$name: a tree search already sees every change"
-				return 0
-			fi
 			continue
 		fi
 		# shellcheck disable=SC2086
@@ -78,8 +78,9 @@ run_case()
 		"cleanup_$name"
 		cd "$MNT"
 	done
-	# Something commits all the time: a busy machine (every sync(1)
-	# commits every filesystem), or compsize itself, which 104 checks.
+	# Something commits or flushes all the time: a busy machine (every
+	# sync(1) commits every filesystem), or compsize itself, which 104
+	# checks.
 	SKIPPED+=("$name")
 }
 
@@ -234,6 +235,6 @@ for c in "${!KEY[@]}"; do
 	run_case "$c"
 done
 if [ ${#SKIPPED[@]} -gt 0 ] && [ "$FAILURES" = 0 ]; then
-	echo "SKIP: ${SKIPPED[*]}: a commit came in each of $TRIES tries (another program's sync?)"
+	echo "SKIP: ${SKIPPED[*]}: the changes were committed or flushed in each of $TRIES tries (another program's sync?)"
 	exit 77
 fi
