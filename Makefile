@@ -28,12 +28,13 @@ PKG_CONFIG ?= pkg-config
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
 # The main program links libbtrfsutil only; the codecs are linked into
-# compsize-estimate.so, loaded for --estimate alone (est-plugin.h).
+# compsize-estimate.so (estimate/), loaded for --estimate alone
+# (est-plugin.h).
 CODECS_PC := libzstd lzo2 zlib
 LIBS_PC := libbtrfsutil $(CODECS_PC)
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
 	-Wformat=2 -Wstrict-prototypes -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-	-DCOMPSIZE_VERSION='"$(VERSION)"' -pthread -fno-math-errno \
+	-DCOMPSIZE_VERSION='"$(VERSION)"' -pthread -fno-math-errno -I. \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 CODEC_LIBS := $(shell $(PKG_CONFIG) --libs $(CODECS_PC) 2>/dev/null)
 ifeq ($(DYNAMIC),1)
@@ -58,15 +59,14 @@ E = @:
 endif
 
 # -fno-math-errno lets sqrt() compile to one instruction: no libm, whose
-# mapping alone costs ~300 KiB of resident memory on every run.
+# mapping alone would add to the resident size of every run.
 # Every top-level .c is a library module, linked into the program and the
-# tests, except the CLI and the estimator's loader (the program only) and
-# the estimator (compsize-estimate.so; linked into the tests): new modules
-# need no Makefile edit.
-MAIN_SRCS := compsize.c est-load.c
-PLUGIN_SRCS := estimate.c est-heuristic.c est-lzo.c est-zlib.c est-zstd.c \
-	est-plugin.c
-CORE_SRCS := $(filter-out $(MAIN_SRCS) $(PLUGIN_SRCS),$(wildcard *.c))
+# tests, except the CLI (the program only); estimate/ is the estimator,
+# compsize-estimate.so (linked into the tests): new modules need no
+# Makefile edit.
+MAIN_SRCS := compsize.c
+PLUGIN_SRCS := $(wildcard estimate/*.c)
+CORE_SRCS := $(filter-out $(MAIN_SRCS),$(wildcard *.c))
 LIB_SRCS := $(CORE_SRCS) $(PLUGIN_SRCS)
 CORE_OBJS := $(CORE_SRCS:.c=.o)
 PLUGIN_OBJS := $(PLUGIN_SRCS:.c=.o)
@@ -159,14 +159,14 @@ uninstall:
 	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
 
 clean:
-	rm -f compsize compsize-estimate.so .pkglibdir *.o *.d tests/unit/*.o \
-		tests/unit/*.d tests/unit/run-unit
+	rm -f compsize compsize-estimate.so .pkglibdir *.o *.d estimate/*.o \
+		estimate/*.d tests/unit/*.o tests/unit/*.d tests/unit/run-unit
 
 .PHONY: all deps check check-unit check-cli demo bench install uninstall clean
 
 # estimate test driver: the estimate module alone, for tests/cli/estimate.
 tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(PLUGIN_OBJS) \
-		est-setting.o
+		est-setting.o est-load.o
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(CODEC_LIBS)
 # Kernel oracle for --estimate (root, loop devices, ~1-3 minutes); the

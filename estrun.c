@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include "est-plugin.h"
 #include "estrun.h"
 #include "output.h"
 
@@ -47,7 +48,7 @@
 #define ESTRUN_MAX_SLOTS	4096
 /*
  * A worker takes queued files of 512 KiB or less together, up to this
- * many and this much data, and est_files() estimates them setting by
+ * many and this much data, and the estimator's files() takes them setting by
  * setting.  Once the walk is done a worker takes at most its share of what
  * is left, so the workers finish together.
  */
@@ -80,6 +81,7 @@ struct estrun_worker {
 };
 
 struct estrun {
+	const struct est_ops *ops;	/* the estimator (est-plugin.h) */
 	size_t n;
 	struct est_setting *s;
 	uint32_t sectorsize;
@@ -382,7 +384,7 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 		w->st[i] = sl->st;
 		w->delta[i] = sl->delta;
 	}
-	est_files(w->ctx, k, w->fd, w->st, w->err, w->delta);
+	w->r->ops->files(w->ctx, k, w->fd, w->st, w->err, w->delta);
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];
@@ -573,7 +575,7 @@ void estrun_free(struct estrun *r)
 	if (r->w) {
 		estrun_stop(r);
 		for (i = 0; i < r->jobs; i++)
-			est_free(r->w[i].ctx);
+			r->ops->free(r->w[i].ctx);
 	}
 	for (i = 0; r->slots && i < r->nslots; i++) {
 		if (r->slots[i].fd >= 0)
@@ -585,7 +587,8 @@ void estrun_free(struct estrun *r)
 	pthread_cond_destroy(&r->work);
 	pthread_cond_destroy(&r->finished);
 	pthread_cond_destroy(&r->prog_wake);
-	est_free(r->total);
+	if (r->ops)
+		r->ops->free(r->total);
 	free(r->slots);
 	free(r->deltas);
 	free(r->queue);
@@ -665,6 +668,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 		errno = ENOMEM;
 		return NULL;
 	}
+	r->ops = est_plugin_ops();
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->draw_lock, NULL);
 	pthread_cond_init(&r->work, NULL);
@@ -684,17 +688,17 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->arg = arg;
 	r->jobs = o->jobs;
 	r->progress_fd = o->progress_fd;
-	ret = estrun_alloc(r, o);
+	ret = r->ops ? estrun_alloc(r, o) : -ENOSYS;
 	if (ret)
 		goto fail;
-	r->total = est_create(r->s, r->n, r->sectorsize);
+	r->total = r->ops->create(r->s, r->n, r->sectorsize);
 	if (!r->total) {
 		ret = -errno;
 		goto fail;
 	}
 	for (i = 0; i < r->jobs; i++) {
 		r->w[i].r = r;
-		r->w[i].ctx = est_create(r->s, r->n, r->sectorsize);
+		r->w[i].ctx = r->ops->create(r->s, r->n, r->sectorsize);
 		if (!r->w[i].ctx) {
 			ret = -errno;
 			goto fail;
@@ -863,7 +867,7 @@ int estrun_finish(struct estrun *r)
 		return ret;
 	estrun_stop(r);
 	for (i = 0; i < r->jobs; i++) {
-		ret = est_merge(r->total, r->w[i].ctx);
+		ret = r->ops->merge(r->total, r->w[i].ctx);
 		if (ret)
 			return ret;
 	}
@@ -878,7 +882,7 @@ void estrun_get_result(const struct estrun *r, size_t i,
 	memset(out, 0, sizeof(*out));
 	if (i >= r->n)
 		return;
-	est_get_result(r->total, i, &out->est);
+	r->ops->get_result(r->total, i, &out->est);
 	out->files_read = r->files_read;
 	if (!r->sampling)
 		return;

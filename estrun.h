@@ -19,7 +19,7 @@
 struct estrun_opts {
 	const struct est_setting *s;	/* copied */
 	size_t n;
-	uint32_t sectorsize;	/* as for est_create() */
+	uint32_t sectorsize;	/* as for est_ops.create() */
 	unsigned jobs;		/* worker threads, 1 or more */
 	double sample;		/* every file read with this probability,
 				 * (0, 1]; 0 or 1 reads every file */
@@ -36,7 +36,7 @@ struct estrun_opts {
 };
 
 /*
- * One submitted file is done: err is 0 or the -errno est_file() returned
+ * One submitted file is done: err is 0 or the -errno est_ops.files() gave
  * (then delta is NULL); delta holds 3 values a setting (disk,
  * uncompressed, input) as in report_row.est.  With sampling, a file not
  * sampled has disk and uncompressed 0 and its real input; a sampled one

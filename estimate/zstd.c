@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
-#include "est-internal.h"
+#include "internal.h"
 
 /* ZSTD_BTRFS_MAX_WINDOWLOG */
 #define EST_ZSTD_MAX_WINDOWLOG 17

@@ -5,7 +5,7 @@
  * decision, including the integer arithmetic and the quirks of its sort.
  */
 #include <string.h>
-#include "est-internal.h"
+#include "internal.h"
 
 #define EST_SAMPLING_READ_SIZE	16
 #define EST_SAMPLING_INTERVAL	256
