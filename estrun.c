@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * estrun: worker threads, the bounded file queue, sampling and the
- * progress line for --estimate.
+ * estrun: worker threads, the bounded file queue and sampling for
+ * --estimate; the progress line is progress.c's.
  *
  * Parallelism is per file.  Under compress= the heuristic and the sticky
  * NOCOMPRESS flag make a file one sequential computation; under
@@ -30,7 +30,7 @@
 #include <sys/resource.h>
 #include "est-plugin.h"
 #include "estrun.h"
-#include "output.h"
+#include "progress.h"
 
 /*
  * Files queued, running or not yet delivered, per worker: enough to keep
@@ -55,9 +55,6 @@
 #define ESTRUN_BATCH_FILES	256
 #define ESTRUN_BATCH_BYTES	(4u * 1024 * 1024)
 #define ESTRUN_SMALL		(512u * 1024)
-/* Progress: nothing before this, then a redraw at most this often. */
-#define ESTRUN_PROGRESS_DELAY_NS	1000000000ull
-#define ESTRUN_PROGRESS_TICK_NS		200000000ull
 
 struct estrun_slot {
 	int fd;
@@ -118,15 +115,9 @@ struct estrun {
 	uint64_t files_read;
 	uint64_t *scratch;		/* 3n: answers for files not sampled */
 
-	/* Progress; counters under lock, the terminal under draw_lock. */
+	/* Progress: the line (progress.c) and its counters, under lock. */
 	int progress_fd;
-	pthread_t prog;
-	int prog_started;
-	pthread_cond_t prog_wake;
-	pthread_mutex_t draw_lock;
-	int drawn;
-	uint64_t t0_ns;
-	uint64_t rchar0;
+	struct progress *prog;
 	uint64_t bytes_queued;		/* st_size of the sampled files */
 	uint64_t bytes_waiting;		/* of those still in the queue */
 	uint64_t bytes_done;
@@ -425,122 +416,23 @@ static void *estrun_worker_main(void *arg)
 
 /* ---- progress ---- */
 
-static uint64_t estrun_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* Bytes this process has read so far (rchar), which moves inside a large
- * file too; 0 if /proc is not there. */
-static uint64_t estrun_rchar(void)
-{
-	char buf[512];
-	uint64_t v = 0;
-	ssize_t len;
-	char *p;
-	int fd;
-
-	fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
-	p = strstr(buf, "rchar:");
-	if (p)
-		v = strtoull(p + 6, NULL, 10);
-	return v;
-}
-
-/* out_size() pads for table columns; the progress line doesn't. */
-static const char *estrun_size(uint64_t v, char buf[OUT_BUF])
-{
-	const char *p = out_size(v, 0, buf);
-
-	while (*p == ' ')
-		p++;
-	return p;
-}
-
-static void estrun_draw(struct estrun *r, uint64_t now)
-{
-	char line[160], a[OUT_BUF], b[OUT_BUF], c[OUT_BUF];
-	const char *sa, *sb, *sc;
-	uint64_t done, queued, rchar, rate, secs;
-	int walk_done, len;
-
-	pthread_mutex_lock(&r->lock);
-	done = r->bytes_done;
-	queued = r->bytes_queued;
-	walk_done = r->walk_done;
-	pthread_mutex_unlock(&r->lock);
-	rchar = estrun_rchar();
-	if (rchar > r->rchar0 && rchar - r->rchar0 > done)
-		done = rchar - r->rchar0;
-	if (walk_done && done > queued)
-		done = queued;
-	rate = done * 1000000000ull / (now - r->t0_ns);
-	sa = estrun_size(done, a);
-	sb = estrun_size(rate, b);
-	if (walk_done) {
-		sc = estrun_size(queued, c);
-		secs = rate ? (queued - done) / rate : 0;
-		len = snprintf(line, sizeof(line),
-			       "\rcompsize: estimate: %s of %s read, %s/s, ETA %" PRIu64
-			       ":%02" PRIu64 "\033[K", sa, sc, sb, secs / 60,
-			       secs % 60);
-	} else {
-		len = snprintf(line, sizeof(line),
-			       "\rcompsize: estimate: %s read, %s/s\033[K", sa, sb);
-	}
-	pthread_mutex_lock(&r->draw_lock);
-	if (write(r->progress_fd, line, len) == len)
-		r->drawn = 1;
-	pthread_mutex_unlock(&r->draw_lock);
-}
-
-static void *estrun_progress_main(void *arg)
+/* progress_counts_fn: the sampled files' bytes, done and queued. */
+static void estrun_counts(void *arg, uint64_t *done, uint64_t *total,
+			  int *total_known)
 {
 	struct estrun *r = arg;
-	struct timespec ts;
-	uint64_t now, next;
 
-	estrun_block_signals();
 	pthread_mutex_lock(&r->lock);
-	next = r->t0_ns + ESTRUN_PROGRESS_DELAY_NS;
-	while (!r->stop) {
-		ts.tv_sec = next / 1000000000ull;
-		ts.tv_nsec = next % 1000000000ull;
-		pthread_cond_timedwait(&r->prog_wake, &r->lock, &ts);
-		if (r->stop)
-			break;
-		now = estrun_now_ns();
-		if (now < next)
-			continue;
-		next = now + ESTRUN_PROGRESS_TICK_NS;
-		pthread_mutex_unlock(&r->lock);
-		estrun_draw(r, now);
-		pthread_mutex_lock(&r->lock);
-	}
+	*done = r->bytes_done;
+	*total = r->bytes_queued;
+	*total_known = r->walk_done;
 	pthread_mutex_unlock(&r->lock);
-	return NULL;
 }
 
 void estrun_clear_progress(struct estrun *r)
 {
-	static const char clear[] = "\r\033[K";
-
-	if (!r || r->progress_fd < 0)
-		return;
-	pthread_mutex_lock(&r->draw_lock);
-	if (r->drawn && write(r->progress_fd, clear, sizeof(clear) - 1) > 0)
-		r->drawn = 0;
-	pthread_mutex_unlock(&r->draw_lock);
+	if (r)
+		progress_clear(r->prog);
 }
 
 /* ---- setup and teardown ---- */
@@ -552,18 +444,14 @@ static void estrun_stop(struct estrun *r)
 	pthread_mutex_lock(&r->lock);
 	r->stop = 1;
 	pthread_cond_broadcast(&r->work);
-	pthread_cond_broadcast(&r->prog_wake);
 	pthread_mutex_unlock(&r->lock);
 	for (i = 0; i < r->jobs; i++)
 		if (r->w[i].started) {
 			pthread_join(r->w[i].th, NULL);
 			r->w[i].started = 0;
 		}
-	if (r->prog_started) {
-		pthread_join(r->prog, NULL);
-		r->prog_started = 0;
-	}
-	estrun_clear_progress(r);
+	progress_stop(r->prog);
+	r->prog = NULL;
 }
 
 void estrun_free(struct estrun *r)
@@ -583,10 +471,8 @@ void estrun_free(struct estrun *r)
 		free(r->slots[i].path);
 	}
 	pthread_mutex_destroy(&r->lock);
-	pthread_mutex_destroy(&r->draw_lock);
 	pthread_cond_destroy(&r->work);
 	pthread_cond_destroy(&r->finished);
-	pthread_cond_destroy(&r->prog_wake);
 	if (r->ops)
 		r->ops->free(r->total);
 	free(r->slots);
@@ -653,7 +539,6 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 struct estrun *estrun_create(const struct estrun_opts *o,
 			     estrun_done_fn done, void *arg)
 {
-	pthread_condattr_t ca;
 	struct estrun *r;
 	unsigned i;
 	int ret;
@@ -670,13 +555,8 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	}
 	r->ops = est_plugin_ops();
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_mutex_init(&r->draw_lock, NULL);
 	pthread_cond_init(&r->work, NULL);
 	pthread_cond_init(&r->finished, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->prog_wake, &ca);
-	pthread_condattr_destroy(&ca);
 	r->n = o->n;
 	r->sectorsize = o->sectorsize;
 	r->sampling = o->pps > 0 || (o->sample > 0 && o->sample < 1);
@@ -711,13 +591,13 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 			goto fail;
 		r->w[i].started = 1;
 	}
-	r->t0_ns = estrun_now_ns();
 	if (r->progress_fd >= 0) {
-		r->rchar0 = estrun_rchar();
-		ret = -pthread_create(&r->prog, NULL, estrun_progress_main, r);
-		if (ret)
+		r->prog = progress_start(r->progress_fd, "compsize: estimate: ",
+					 estrun_counts, r);
+		if (!r->prog) {
+			ret = -errno;
 			goto fail;
-		r->prog_started = 1;
+		}
 	}
 	return r;
 fail:
