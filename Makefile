@@ -32,8 +32,31 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 # (est-plugin.h).
 CODECS_PC := libzstd lzo2 zlib
 LIBS_PC := libbtrfsutil $(CODECS_PC)
-override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
-	-Wformat=2 -Wstrict-prototypes -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+WARN_FLAGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 \
+	-Wstrict-prototypes
+
+# A missing -dev package stops the build here with one line naming it,
+# not later with a compiler error.  make deps installs them all (Debian);
+# check and demo run deps first and check in the make they start.
+PC_DEB_libbtrfsutil := libbtrfsutil-dev
+PC_DEB_libzstd := libzstd-dev
+PC_DEB_lzo2 := liblzo2-dev
+PC_DEB_zlib := zlib1g-dev
+PC_DEB_cunit := libcunit1-dev
+NO_PC_GOALS := deps check demo clean clean-fuzz clean-est-driver uninstall
+ifneq ($(filter-out $(NO_PC_GOALS),$(or $(MAKECMDGOALS),all)),)
+PC_NEED := $(LIBS_PC) $(if $(filter check-unit tests/unit/run-unit,$(MAKECMDGOALS)),cunit)
+ifeq ($(shell command -v $(PKG_CONFIG)),)
+$(error $(PKG_CONFIG) not found: install pkg-config (make deps installs every build dependency))
+endif
+PC_MISSING := $(strip $(foreach p,$(PC_NEED),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
+ifneq ($(PC_MISSING),)
+$(error pkg-config cannot find $(PC_MISSING): install $(foreach p,$(PC_MISSING),$(PC_DEB_$(p))) (make deps installs every build dependency))
+endif
+endif
+
+override CFLAGS += -std=gnu11 $(WARN_FLAGS) \
+	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-DCOMPSIZE_VERSION='"$(VERSION)"' -pthread -fno-math-errno -I. \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 CODEC_LIBS := $(shell $(PKG_CONFIG) --libs $(CODECS_PC) 2>/dev/null)
@@ -104,7 +127,8 @@ compsize-estimate.so: $(PLUGIN_OBJS)
 
 tests/unit/run-unit: $(UNIT_OBJS) $(LIB_OBJS)
 	$(E) "  LD      $@"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CODEC_LIBS) -lcunit
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CODEC_LIBS) \
+		$(shell $(PKG_CONFIG) --libs cunit 2>/dev/null || echo -lcunit)
 
 # Install what the build and the tests need (Debian/Ubuntu, as root).
 DEB_PKGS := build-essential pkg-config btrfs-progs libbtrfsutil-dev \
@@ -189,7 +213,8 @@ FUZZ_CC ?= clang
 FUZZ_TARGETS := extents search tree estimate
 FUZZ_BINS := $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
-	-fsanitize=fuzzer-no-link,address,undefined -std=gnu11 -I. \
+	-fsanitize=fuzzer-no-link,address,undefined -std=gnu11 $(WARN_FLAGS) \
+	$(if $(filter 1,$(WERROR)),-Werror) -I. \
 	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DCOMPSIZE_VERSION='"$(VERSION)"' \
 	-pthread $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=tests/fuzz/obj/%.o)
