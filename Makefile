@@ -218,10 +218,14 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DCOMPSIZE_VERSION='"$(VERSION)"' \
 	-pthread $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=tests/fuzz/obj/%.o)
-# search-fuzz answers search.c's ioctl() calls itself (a simulated kernel).
+# search-fuzz and tree-fuzz answer search.c's and tree.c's ioctl() calls
+# from a simulated kernel (tests/fuzz/sim-kernel.c).
 FUZZ_LDFLAGS_search := -Wl,--wrap=ioctl
 # tree-fuzz also stands in for libbtrfsutil's subvolume id lookup.
 FUZZ_LDFLAGS_tree := -Wl,--wrap=ioctl -Wl,--wrap=btrfs_util_subvolume_id_fd
+
+# Both answer from one simulated kernel.
+tests/fuzz/search-fuzz tests/fuzz/tree-fuzz: tests/fuzz/sim-kernel.c
 
 -include $(FUZZ_LIB_OBJS:.o=.d)
 .SECONDARY: $(FUZZ_LIB_OBJS)
