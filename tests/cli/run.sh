@@ -15,7 +15,7 @@ export LC_ALL=C
 die()
 {
 	echo "run.sh: FATAL: $*" >&2
-	echo "0 passed, 1 failed"
+	echo "0 passed, 1 failed, 0 skipped"
 	exit 2
 }
 
@@ -60,6 +60,7 @@ export CLI_TMPROOT
 
 passed=0
 failed=0
+skipped=0
 tests=()
 for dir in "$here"/[0-9][0-9][0-9]-*/; do
 	name=$(basename "$dir")
@@ -86,6 +87,9 @@ for name in "${tests[@]}"; do
 	if [ $rc = 0 ]; then
 		echo "PASS $name ($((t1 - t0))s)"
 		passed=$((passed + 1))
+	elif [ $rc = 77 ]; then
+		echo "SKIP $name: $(sed -n 's/^SKIP: //p' "$log" | tail -n 1)"
+		skipped=$((skipped + 1))
 	else
 		echo "FAIL $name (exit $rc, $((t1 - t0))s)"
 		sed 's/^/    /' "$log"
@@ -108,5 +112,5 @@ if [ "${KEEP_LOGS:-0}" != 1 ] && [ -z "$leaks" ]; then
 	rm -rf --one-file-system "$CLI_TMPROOT"
 fi
 echo "# $(( $(date +%s) - start ))s for ${#tests[@]} tests; COMPSIZE=$COMPSIZE ORACLE=$ORACLE" >&2
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]
