@@ -63,7 +63,7 @@ struct est_ctx {
 static void est_free(struct est_ctx *ctx);
 
 static struct est_ctx *est_create(const struct est_setting *s, size_t n,
-			   uint32_t sectorsize)
+				  uint32_t sectorsize)
 {
 	struct est_ctx *ctx;
 

@@ -140,12 +140,14 @@ static bool est_all_zero(const uint8_t *p, size_t len)
  * would, without that system call.  Then look for holes in what was read
  * instead of asking: a hole reads as zeros, so when no sector of the file
  * is all zeros it has none and is one data run [0, isize), without the
- * SEEK_HOLE (each a tree search; most files of a tree are small).  Returns 1 then; 0 when the caller must look for holes itself
+ * SEEK_HOLE (each a tree search; most files of a tree are small).
+ * Returns 1 then; 0 when the caller must look for holes itself
  * (*keep_cache set either way); or -errno.
  *
  * Short of the whole file, the file counts as not all cached, and that is
  * not always so: NOWAIT also stops at a cached folio that carries the
- * readahead mark (seen on 25 of 2,075 files read by cat just before), and
+ * readahead mark (seen on about one file in a hundred just read by cat),
+ * and
  * those get dropped.  cachestat() after the short read can't tell either:
  * the refused read has already started readahead of the rest.
  */

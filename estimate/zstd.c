@@ -121,8 +121,8 @@ static void *est_zstd_ws_create(int level)
 	 * A static context, sized once for the largest piece: a dynamic one
 	 * frees its memory after 128 pieces that need a third of it (small
 	 * files) and allocates it again at the next large piece, and the
-	 * pages come back through malloc trimming and page faults: 17,000
-	 * faults in a run over 20,000 files.  Output doesn't depend on it.
+	 * pages come back through malloc trimming and page faults, about one
+	 * a file on a tree of small files.  Output doesn't depend on it.
 	 */
 	if (sz) {
 		ws->static_ws = malloc(sz);
