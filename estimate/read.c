@@ -147,8 +147,7 @@ static bool est_all_zero(const uint8_t *p, size_t len)
  * Short of the whole file, the file counts as not all cached, and that is
  * not always so: NOWAIT also stops at a cached folio that carries the
  * readahead mark (seen on about one file in a hundred just read by cat),
- * and
- * those get dropped.  cachestat() after the short read can't tell either:
+ * and those get dropped.  cachestat() after the short read can't tell either:
  * the refused read has already started readahead of the rest.
  */
 int est_preload(struct est_worker *w, int fd, uint64_t isize, uint8_t *buf,
