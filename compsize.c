@@ -49,6 +49,7 @@ struct options {
 	double sample;		/* --sample=PERCENT as a fraction, or 0 */
 	uint64_t sample_bytes;	/* --sample=SIZE, or 0 */
 	uint64_t seed;		/* --seed=N */
+	int exclusive;		/* --exclusive */
 };
 
 struct run {
@@ -57,6 +58,7 @@ struct run {
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct estrun *est;	/* NULL until the first file estimated */
+	struct sharing *sharing;	/* NULL without --exclusive */
 	double pps;		/* --sample: estrun_opts.pps, 0 for all */
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
@@ -107,10 +109,13 @@ static void usage(FILE *f)
 	      "        --sample=PERCENT|SIZE  estimate a random part of the files, e.g.\n"
 	      "                            5% or 2G, and extrapolate with a 95% interval\n"
 	      "        --seed=N            choose another sample (default 0)\n"
+	      "        --exclusive         also what deleting the files would free: bytes\n"
+	      "                            no file outside them references\n"
 	      "        --format=FORMAT     table (default), json or csv\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
-	      "        --sort=KEY          order rows by disk, saved, ratio or name\n"
+	      "        --sort=KEY          order rows by disk, saved, ratio, name or\n"
+	      "                            exclusive\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
 	      "        --walk              open and search every file, as compsize 1.5 does,\n"
 	      "                            instead of reading whole subtrees from metadata\n"
@@ -517,6 +522,7 @@ enum {
 	OPT_TOP,
 	OPT_SAMPLE,
 	OPT_SEED,
+	OPT_EXCLUSIVE,
 };
 
 /* A whole non-negative decimal number no larger than max, or -1. */
@@ -612,11 +618,12 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const formats[] = { "table", "json", "csv" };
 	static const char *const sorts[] = { "walk", "disk", "saved", "ratio",
-					     "name" };
+					     "name", "exclusive" };
 	char err[256];
 	long long v;
 	int c, sort_given = 0, sample_given = 0;
@@ -659,10 +666,12 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->per_file = 1;
 			break;
 		case OPT_SORT:
-			c = parse_choice(optarg, sorts, 5);
+			c = parse_choice(optarg, sorts, 6);
 			if (c < 0)
 				return bad_value("--sort", optarg,
-						 "use disk, saved, ratio or name");
+						 "use disk, saved, ratio, name or exclusive");
+			if (c == ROW_SORT_EXCLUSIVE)
+				opt->exclusive = 1;
 			opt->sort = (enum row_sort)c;
 			sort_given = 1;
 			break;
@@ -675,6 +684,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			break;
 		case OPT_WALK:
 			opt->walk = 1;
+			break;
+		case OPT_EXCLUSIVE:
+			opt->exclusive = 1;
 			break;
 		case 'j':
 			v = parse_count(optarg, ESTRUN_MAX_JOBS);
@@ -836,6 +848,7 @@ int main(int argc, char **argv)
 	struct options opt = { .depth = -1 };
 	struct run run = { .opt = &opt, .counted_depth = -1, .counted_fd = -1 };
 	struct report_est *est = NULL;
+	struct sharing_result excl;
 	struct walk_opts wopts;
 	struct report r;
 	const struct walk_ops ops = {
@@ -860,7 +873,7 @@ int main(int argc, char **argv)
 	 * They agree when no permission check can stop the walk. */
 	run.fast = have_cap(CAP_DAC_READ_SEARCH) || have_cap(CAP_DAC_OVERRIDE);
 	run.have_usage = run.usage;
-	if (!run.usage && !opt.nest) {
+	if (!run.usage && (!opt.nest || opt.exclusive)) {
 		fputs("compsize: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
 		      stderr);
 		code = CS_EXIT_ERROR;
@@ -875,6 +888,12 @@ int main(int argc, char **argv)
 	run.scan = scan_create();
 	if (!run.scan)
 		goto nomem;
+	if (opt.exclusive) {
+		run.sharing = sharing_create();
+		if (!run.sharing)
+			goto nomem;
+		scan_set_sharing(run.scan, run.sharing);
+	}
 	if (opt.depth >= 0 || opt.per_file) {
 		run.rows = rows_create(opt.sort, opt.top, opt.nest);
 		if (!run.rows)
@@ -905,6 +924,15 @@ int main(int argc, char **argv)
 				strerror(-ret));
 	}
 
+	if (!ret && run.sharing) {
+		ret = sharing_resolve(run.sharing, on_tick, &run);
+		if (ret && ret != -ENOMEM)
+			fprintf(stderr, "compsize: --exclusive: %s\n",
+				strerror(-ret));
+		if (ret == -EPERM)
+			run.fatal = CS_EXIT_ERROR;
+	}
+
 	if (ret == -ENOMEM)
 		goto nomem;
 	if (ret) {
@@ -912,6 +940,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fill_report(&run, &r);
+	if (run.sharing) {
+		sharing_total(run.sharing, &excl);
+		r.excl = &excl;
+		if (run.rows)
+			rows_set_exclusive(run.rows, run.sharing);
+	}
 	if (run.rows)
 		r.rows = rows_result(run.rows, &r.nrows);
 	if (opt.nest) {
@@ -948,6 +982,7 @@ out:
 	estrun_free(run.est);
 	rows_free(run.rows);
 	scan_free(run.scan);
+	sharing_free(run.sharing);
 	mounts_free(run.mounts);
 	free(opt.est);
 	return code;

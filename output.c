@@ -58,19 +58,29 @@ void out_totals(const struct cs_stats *st, uint64_t *disk, uint64_t *uncomp,
 }
 
 static void table_row(FILE *out, const char *type, unsigned perc,
-		      uint64_t disk, uint64_t uncomp, uint64_t refd, int raw)
+		      uint64_t disk, uint64_t uncomp, uint64_t refd, int raw,
+		      const uint64_t *excl)
 {
-	char p[8], d[OUT_BUF], u[OUT_BUF], r[OUT_BUF];
+	char p[8], d[OUT_BUF], u[OUT_BUF], r[OUT_BUF], x[OUT_BUF];
 
 	snprintf(p, sizeof(p), "%3u%%", perc);
-	fprintf(out, "%-10s %-8s %-12s %-12s %-12s\n", type, p,
+	fprintf(out, "%-10s %-8s %-12s %-12s %-12s", type, p,
 		out_size(disk, raw, d), out_size(uncomp, raw, u),
 		out_size(refd, raw, r));
+	if (excl)
+		fprintf(out, " %s", out_size(*excl, raw, x));
+	fputc('\n', out);
 }
 
 int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
 {
-	uint64_t disk, uncomp, refd;
+	return out_table_excl(out, err, st, raw, NULL);
+}
+
+int out_table_excl(FILE *out, FILE *err, const struct cs_stats *st, int raw,
+		   const uint64_t *excl)
+{
+	uint64_t disk, uncomp, refd, xtotal = 0;
 	char name[OUT_BUF];
 	unsigned t;
 
@@ -84,16 +94,20 @@ int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
 		" regular extents (%" PRIu64 " refs), %" PRIu64 " inline.\n",
 		st->nfiles, st->nfiles > 1 ? "s" : "", st->nextents,
 		st->nrefs, st->ninline);
-	fprintf(out, "%-10s %-8s %-12s %-12s %-12s\n", "Type", "Perc",
+	fprintf(out, "%-10s %-8s %-12s %-12s %-12s", "Type", "Perc",
 		"Disk Usage", "Uncompressed", "Referenced");
+	fputs(excl ? " Exclusive\n" : "\n", out);
+	for (t = 0; excl && t < CS_NTYPES; t++)
+		xtotal += excl[t];
 	table_row(out, "TOTAL", out_percent(disk, uncomp), disk, uncomp, refd,
-		  raw);
+		  raw, excl ? &xtotal : NULL);
 	for (t = 0; t < CS_NTYPES; t++) {
 		if (!st->uncomp[t])
 			continue;
 		table_row(out, out_type_name(t, name),
 			  out_percent(st->disk[t], st->uncomp[t]), st->disk[t],
-			  st->uncomp[t], st->refd[t], raw);
+			  st->uncomp[t], st->refd[t], raw,
+			  excl ? &excl[t] : NULL);
 	}
 	return 0;
 }

@@ -38,6 +38,11 @@ void out_totals(const struct cs_stats *st, uint64_t *disk, uint64_t *uncomp,
  */
 int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw);
 
+/* out_table() with an Exclusive column: excl[t] the exclusive bytes of
+ * each row of st (the TOTAL line shows their sum); excl NULL: out_table(). */
+int out_table_excl(FILE *out, FILE *err, const struct cs_stats *st, int raw,
+		   const uint64_t *excl);
+
 /*
  * Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the
  * bytes there are not one: overlong forms, surrogates and code points past

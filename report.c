@@ -45,8 +45,9 @@ static void table_rows(FILE *out, const struct report *r)
 	char p[8], d[OUT_BUF], u[OUT_BUF], f[OUT_BUF];
 	size_t i;
 
-	fprintf(out, "%-8s %-12s %-12s %-12s %s\n", "Perc", "Disk Usage",
-		"Uncompressed", "Referenced", "Path");
+	fprintf(out, "%-8s %-12s %-12s %-12s %s%s\n", "Perc", "Disk Usage",
+		"Uncompressed", "Referenced", r->excl ? "Exclusive    " : "",
+		"Path");
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 
@@ -56,6 +57,9 @@ static void table_rows(FILE *out, const struct report *r)
 			out_size(row->disk, r->bytes, d),
 			out_size(row->uncomp, r->bytes, u),
 			out_size(row->refd, r->bytes, f));
+		if (r->excl)
+			fprintf(out, "%-12s ",
+				out_size(row->exclusive, r->bytes, d));
 		out_table_path(out, row->path);
 		fputc('\n', out);
 	}
@@ -97,7 +101,8 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 		fputc('\n', out);
 	}
 	if (r->have_usage) {
-		ret = out_table(out, err, r->total, r->bytes);
+		ret = out_table_excl(out, err, r->total, r->bytes,
+				     r->excl ? r->excl->type : NULL);
 	} else if (!r->total->nfiles) {
 		fputs("No files.\n", err);
 		ret = 1;
@@ -119,13 +124,19 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 /* JSON */
 
 static void json_totals(FILE *out, uint64_t disk, uint64_t uncomp,
-			uint64_t refd)
+			uint64_t refd, const uint64_t *excl)
 {
 	fprintf(out, "{\"disk\":%" PRIu64 ",\"uncompressed\":%" PRIu64
-		",\"referenced\":%" PRIu64 "}", disk, uncomp, refd);
+		",\"referenced\":%" PRIu64, disk, uncomp, refd);
+	if (excl)
+		fprintf(out, ",\"exclusive\":%" PRIu64, *excl);
+	fputc('}', out);
 }
 
-static void json_row_body(FILE *out, const struct report_row *row)
+/* excl: the row's exclusive bytes, or NULL; type_excl: per type, or NULL
+ * (rows have none). */
+static void json_row_body(FILE *out, const struct report_row *row,
+			  const uint64_t *excl, const uint64_t *type_excl)
 {
 	char name[OUT_BUF];
 	unsigned t;
@@ -134,15 +145,19 @@ static void json_row_body(FILE *out, const struct report_row *row)
 		",\"refs\":%" PRIu64 ",\"inline\":%" PRIu64
 		",\"fragments\":%" PRIu64 ",\"total\":",
 		row->files, row->extents, row->refs, row->ninline, row->nfrag);
-	json_totals(out, row->disk, row->uncomp, row->refd);
+	json_totals(out, row->disk, row->uncomp, row->refd, excl);
 	fputs(",\"types\":[", out);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
 		fprintf(out, "%s{\"type\":\"%s\",\"disk\":%" PRIu64
-			",\"uncompressed\":%" PRIu64 ",\"referenced\":%" PRIu64
-			"}", t ? "," : "", out_type_name(rt->type, name),
+			",\"uncompressed\":%" PRIu64 ",\"referenced\":%" PRIu64,
+			t ? "," : "", out_type_name(rt->type, name),
 			rt->disk, rt->uncomp, rt->refd);
+		if (type_excl)
+			fprintf(out, ",\"exclusive\":%" PRIu64,
+				type_excl[rt->type]);
+		fputc('}', out);
 	}
 	fputc(']', out);
 }
@@ -187,7 +202,8 @@ static int print_json(FILE *out, const struct report *r)
 	if (ret)
 		return ret;
 	fputc('{', out);
-	json_row_body(out, &total);
+	json_row_body(out, &total, r->excl ? &r->excl->exclusive : NULL,
+		      r->excl ? r->excl->type : NULL);
 	if (!r->have_usage)
 		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
 	if (r->nest)
@@ -198,7 +214,9 @@ static int print_json(FILE *out, const struct report *r)
 			fprintf(out, "%s{\"path\":", i ? "," : "");
 			out_json_string(out, r->rows[i].path);
 			fputc(',', out);
-			json_row_body(out, &r->rows[i]);
+			json_row_body(out, &r->rows[i],
+				      r->excl ? &r->rows[i].exclusive : NULL,
+				      NULL);
 			if (r->nest)
 				json_est(out, r, &r->rows[i]);
 			fputc('}', out);
@@ -240,21 +258,37 @@ static void csv_record(FILE *out, const char *kind, const char *path,
 		fputs(",,,,", out);
 }
 
-static void csv_row(FILE *out, const char *kind, const struct report_row *row)
+/* The record's end: the speed columns empty, then with --exclusive the
+ * exclusive column (x NULL: empty). */
+static void csv_end(FILE *out, const struct report *r, const uint64_t *x)
+{
+	fputs(",,,", out);
+	if (r->excl) {
+		fputc(',', out);
+		if (x)
+			fprintf(out, "%" PRIu64, *x);
+	}
+	fputc('\n', out);
+}
+
+/* excl, type_excl: as json_row_body(). */
+static void csv_row(FILE *out, const struct report *r, const char *kind,
+		    const struct report_row *row, const uint64_t *excl,
+		    const uint64_t *type_excl)
 {
 	char name[OUT_BUF];
 	unsigned t;
 
 	csv_record(out, kind, row->path, "TOTAL", NULL, row->disk, row->uncomp,
 		   &row->refd, row);
-	fputs(",,,\n", out);
+	csv_end(out, r, excl);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
 		csv_record(out, kind, row->path,
 			   out_type_name(rt->type, name), NULL, rt->disk,
 			   rt->uncomp, &rt->refd, NULL);
-		fputs(",,,\n", out);
+		csv_end(out, r, type_excl ? &type_excl[rt->type] : NULL);
 	}
 }
 
@@ -268,11 +302,14 @@ static int print_csv(FILE *out, const struct report *r)
 	if (ret)
 		return ret;
 	fputs("kind,path,type,setting,disk,uncompressed,referenced,files,"
-	      "extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95\n",
+	      "extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95",
 	      out);
-	csv_row(out, "total", &total);
+	fputs(r->excl ? ",exclusive\n" : "\n", out);
+	csv_row(out, r, "total", &total, r->excl ? &r->excl->exclusive : NULL,
+		r->excl ? r->excl->type : NULL);
 	for (i = 0; i < r->nrows; i++)
-		csv_row(out, "path", &r->rows[i]);
+		csv_row(out, r, "path", &r->rows[i], &r->rows[i].exclusive,
+			NULL);
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 
@@ -282,14 +319,14 @@ static int print_csv(FILE *out, const struct report *r)
 			e->decompress_mbps);
 		if (e->sampled)
 			fprintf(out, "%.0f", e->disk_ci95);
-		fputc('\n', out);
+		fputs(r->excl ? ",\n" : "\n", out);
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
 
 			csv_record(out, "estimate", row->path, NULL,
 				   e->setting, row->est[3 * i],
 				   row->est[3 * i + 1], NULL, NULL);
-			fputs(",,,\n", out);
+			csv_end(out, r, NULL);
 		}
 	}
 	row_clear(&total);

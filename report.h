@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "extent.h"
 #include "rows.h"
+#include "sharing.h"
 
 enum report_format {
 	REPORT_TABLE,
@@ -47,6 +48,9 @@ struct report {
 	size_t nest;
 	const struct report_error *errors;
 	size_t nerrors;
+	/* --exclusive: the totals of the arguments (rows carry their own);
+	 * NULL without. */
+	const struct sharing_result *excl;
 };
 
 /*

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "array.h"
 #include "rows.h"
+#include "sharing.h"
 
 struct open_row {
 	char *path;
@@ -45,6 +46,7 @@ int row_from_stats(struct report_row *row, const struct cs_stats *st)
 	row->refs = st->nrefs;
 	row->ninline = st->ninline;
 	row->nfrag = st->nfrag;
+	row->share_row = st->share_row;
 	row->disk = row->uncomp = row->refd = 0;
 	for (t = 0; t < CS_NTYPES; t++) {
 		row->disk += st->disk[t];
@@ -206,6 +208,9 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	case ROW_SORT_NAME:
 		c = strcmp(x->path, y->path);
 		break;
+	case ROW_SORT_EXCLUSIVE:
+		c = cmp_u64_desc(x->exclusive, y->exclusive);
+		break;
 	}
 	/* qsort is not stable: ties keep the walk's order. */
 	if (!c)
@@ -241,8 +246,10 @@ int rows_close(struct rows *rows, struct scan_ctx *ctx)
 	int ret;
 
 	scan_sink_pop(ctx, &st);
-	/* With --top, keep at most twice that many between cuts. */
-	if (rows->top && rows->ndone >= 2 * rows->top)
+	/* With --top, keep at most twice that many between cuts; exclusive
+	 * bytes are only known at the end. */
+	if (rows->top && rows->ndone >= 2 * rows->top &&
+	    rows->sort != ROW_SORT_EXCLUSIVE)
 		sort_and_cut(rows);
 	row = array_grow(rows->done, &rows->cap_done, rows->ndone,
 			 sizeof(*row));
@@ -268,6 +275,15 @@ fail:
 	free(o->path);
 	free(o->est);
 	return ret;
+}
+
+void rows_set_exclusive(struct rows *rows, const struct sharing *sh)
+{
+	size_t i;
+
+	for (i = 0; i < rows->ndone; i++)
+		rows->done[i].exclusive =
+			sharing_row_exclusive(sh, rows->done[i].share_row);
 }
 
 const struct report_row *rows_result(struct rows *rows, size_t *n)

@@ -16,6 +16,8 @@
 #include "extent.h"
 #include "scan.h"
 
+struct sharing;
+
 struct row_type {
 	unsigned type;		/* row index of struct cs_stats */
 	uint64_t disk, uncomp, refd;
@@ -32,6 +34,8 @@ struct report_row {
 	uint64_t *est;
 	size_t est_token;	/* rows_est_token() while it was open; 0 */
 	uint64_t seq;		/* position in the walk's order */
+	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
+	uint64_t exclusive;	/* with --exclusive: what deleting it frees */
 };
 
 enum row_sort {
@@ -40,6 +44,7 @@ enum row_sort {
 	ROW_SORT_SAVED,		/* most bytes saved by compression first */
 	ROW_SORT_RATIO,		/* best compression (lowest Perc) first */
 	ROW_SORT_NAME,		/* by path, bytewise */
+	ROW_SORT_EXCLUSIVE,	/* most exclusive bytes first */
 };
 
 /* Fill *row from st (path and est left alone).  Returns 0 or -ENOMEM. */
@@ -70,6 +75,10 @@ size_t rows_est_token(const struct rows *rows);
  * the rows of token, taken when the file was found: open or closed since,
  * except rows --top has cut. */
 void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta);
+
+/* With --exclusive, once sharing_resolve() is done: each closed row's
+ * exclusive bytes.  Call before rows_result(). */
+void rows_set_exclusive(struct rows *rows, const struct sharing *sh);
 
 /* The closed rows, sorted and cut to --top; valid until rows_free(). */
 const struct report_row *rows_result(struct rows *rows, size_t *n);

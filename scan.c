@@ -79,6 +79,11 @@ static size_t fsid_index(struct scan_ctx *ctx, const uint8_t *fsid)
 	return i;
 }
 
+void scan_set_sharing(struct scan_ctx *ctx, struct sharing *sh)
+{
+	ctx->sharing = sh;
+}
+
 int scan_sink_push(struct scan_ctx *ctx)
 {
 	struct scan_sink *s = array_grow(ctx->sinks, &ctx->cap_sinks,
@@ -88,6 +93,9 @@ int scan_sink_push(struct scan_ctx *ctx)
 		return -ENOMEM;
 	ctx->sinks = s;
 	memset(&ctx->sinks[ctx->nsinks], 0, sizeof(ctx->sinks[0]));
+	if (ctx->sharing)
+		ctx->sinks[ctx->nsinks].stats.share_row =
+			sharing_row_push(ctx->sharing);
 	ctx->nsinks++;
 	return 0;
 }
@@ -99,6 +107,8 @@ void scan_sink_pop(struct scan_ctx *ctx, struct cs_stats *out)
 
 	if (out)
 		*out = sink->stats;
+	if (ctx->sharing)
+		sharing_row_pop(ctx->sharing);
 	for (i = 0; i < sink->nseen; i++)
 		seen_free(sink->seen[i]);
 	free(sink->seen);
@@ -139,6 +149,8 @@ int scan_account(struct scan_ctx *ctx, size_t fs_idx,
 	int ret;
 
 	ret = extent_account(&ctx->stats, ctx->fsids[fs_idx].seen, ei);
+	if (!ret && ctx->sharing)
+		ret = sharing_extent(ctx->sharing, fs_idx, ei);
 	for (i = 0; !ret && i < ctx->nsinks; i++) {
 		seen = sink_seen(&ctx->sinks[i], fs_idx);
 		ret = seen ? extent_account(&ctx->sinks[i].stats, seen, ei)
@@ -203,6 +215,12 @@ int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st)
 		info.sectorsize && !(info.sectorsize & (info.sectorsize - 1))
 			? info.sectorsize : 4096;
 	ctx->nfs++;
+	if (ctx->sharing) {
+		int ret = sharing_add_fs(ctx->sharing, fs_idx, fd);
+
+		if (ret)
+			return ret;
+	}
 	/* Every search needs CAP_SYS_ADMIN: find out before reading the tree,
 	 * so that the answer isn't a Permission denied on some directory.
 	 * The geometry is kept either way, for --estimate. */
@@ -248,6 +266,11 @@ int scan_file(struct scan_ctx *ctx, int fd, const struct stat *st)
 	ctx->bad_item = EXTENT_OK;
 	ctx->bad_offset = 0;
 	scan_begin_file(ctx);
+	if (ctx->sharing) {
+		ret = sharing_walk_file(ctx->sharing, fsc.fs_idx, fd, st);
+		if (ret)
+			return ret;
+	}
 	ret = search_file_extents(ctx->search, fd, st->st_ino,
 				  fs ? fs->nodesize : 0, one_item, &fsc);
 	if (!ret && ctx->bad_item)

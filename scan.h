@@ -13,6 +13,7 @@
 #include "extent.h"
 #include "search.h"
 #include "seen.h"
+#include "sharing.h"
 
 /* A subvolume (st_dev) met so far, and its filesystem. */
 struct scan_fs {
@@ -54,6 +55,8 @@ struct scan_ctx {
 	enum extent_error bad_item;
 	uint64_t bad_offset;
 	int nomem;
+	/* With --exclusive: everything accounted is in its set S. */
+	struct sharing *sharing;
 };
 
 /* Returns NULL when out of memory. */
@@ -67,6 +70,10 @@ void scan_free(struct scan_ctx *ctx);
  * metadata needs a capability we lack, or another -errno.
  */
 int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st);
+
+/* Every file accounted from now on is in the set S of sh (NULL: none);
+ * call before the first scan_probe_fs(). */
+void scan_set_sharing(struct scan_ctx *ctx, struct sharing *sh);
 
 /* Open a sink: every extent accounted from now on is also added to it.
  * Returns 0 or -ENOMEM. */

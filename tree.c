@@ -133,6 +133,12 @@ static int on_inode(struct tree_scan *ts, const struct search_item *it)
 	}
 	/* nlink 0: an orphan being deleted, which no path reaches. */
 	ts->cur_mult = ts->whole ? nlink : wanted_mult(ts, it->objectid);
+	if (ts->cur_mult && ts->ctx->sharing) {
+		ret = sharing_file(ts->ctx->sharing, ts->fs_idx, ts->tree_id,
+				   it->objectid, nlink, ts->cur_mult);
+		if (ret)
+			return ret;
+	}
 	if (ts->cur_mult == 1)
 		scan_begin_file(ts->ctx);
 	return 0;
@@ -482,6 +488,12 @@ int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 	ts.whole = 1;
 	while (!ret && ts.subvols.n) {
 		ts.tree_id = ts.subvols.v[--ts.subvols.n];
+		if (ctx->sharing) {
+			ret = sharing_whole_root(ctx->sharing, ts.fs_idx,
+						 ts.tree_id);
+			if (ret)
+				break;
+		}
 		ret = stream(&ts, BTRFS_FIRST_FREE_OBJECTID,
 			     BTRFS_LAST_FREE_OBJECTID);
 		if (!ret)

@@ -3,21 +3,8 @@
 #include <errno.h>
 #include <string.h>
 #include "unit.h"
+#include "items.h"
 #include "search.h"
-
-static size_t put_item(uint8_t *buf, size_t pos, uint64_t objectid,
-		       uint32_t type, uint64_t offset, const void *data,
-		       uint32_t len)
-{
-	struct btrfs_ioctl_search_header sh = {
-		.transid = 7, .objectid = objectid, .offset = offset,
-		.type = type, .len = len,
-	};
-
-	memcpy(buf + pos, &sh, sizeof(sh));
-	memcpy(buf + pos + sizeof(sh), data, len);
-	return pos + sizeof(sh) + len;
-}
 
 static void test_iterate(void)
 {

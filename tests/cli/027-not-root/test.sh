@@ -36,3 +36,9 @@ expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' public
 ours_stdout_is ""
 expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' -b public/file
 ours_stdout_is ""
+# --exclusive reads the rest of the filesystem's metadata: root too, also
+# with --estimate (which alone works as any user)
+expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' --exclusive public
+ours_stdout_is ""
+expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' --exclusive -e zstd:1 public
+ours_stdout_is ""
