@@ -133,7 +133,8 @@ tests/unit/run-unit: $(UNIT_OBJS) $(LIB_OBJS)
 # Install what the build and the tests need (Debian/Ubuntu, as root).
 DEB_PKGS := build-essential pkg-config btrfs-progs libbtrfsutil-dev \
 	libzstd-dev liblzo2-dev zlib1g-dev libcunit1-dev btrfs-compsize \
-	jq util-linux e2fsprogs attr clang libclang-rt-14-dev valgrind
+	jq util-linux e2fsprogs attr clang libclang-rt-14-dev valgrind \
+	librsvg2-bin libxml2-utils
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -198,6 +199,8 @@ tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(PLUGIN_OBJS) \
 check-estimate: compsize compsize-estimate.so
 	$(E) "  CLI     --estimate against the kernel"
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/test.sh
+	$(E) "  CLI     --estimate on shared data against the kernel"
+	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/sharing.sh
 clean: clean-est-driver
 clean-est-driver:
 	rm -f tests/cli/estimate/est-driver

@@ -19,12 +19,15 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "array.h"
+#include "decide.h"
 #include "est-plugin.h"
 #include "estimate.h"
 #include "estrun.h"
 #include "exitcode.h"
+#include "layout.h"
 #include "mounts.h"
 #include "output.h"
+#include "plot.h"
 #include "report.h"
 #include "rows.h"
 #include "scan.h"
@@ -49,6 +52,8 @@ struct options {
 	double sample;		/* --sample=PERCENT as a fraction, or 0 */
 	uint64_t sample_bytes;	/* --sample=SIZE, or 0 */
 	uint64_t seed;		/* --seed=N */
+	double dev_write, dev_read;	/* --device-speed, MB/s, or 0 */
+	const char *plot;	/* --plot=FILE.svg, or NULL */
 	int exclusive;		/* --exclusive */
 };
 
@@ -58,6 +63,12 @@ struct run {
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct estrun *est;	/* NULL until the first file estimated */
+	struct layout *layout;	/* with --estimate: what each file counts */
+	struct extent_info *ext;	/* the file being planned's extents */
+	size_t next, cap_ext;
+	uint64_t inline_key;	/* of its inline extent */
+	uint64_t *est_rows;	/* layout_resolve()'s per-row shares */
+	size_t cap_est_rows;
 	struct sharing *sharing;	/* NULL without --exclusive */
 	double pps;		/* --sample: estrun_opts.pps, 0 for all */
 	int usage;		/* reading the current usage (root) */
@@ -109,6 +120,12 @@ static void usage(FILE *f)
 	      "        --sample=PERCENT|SIZE  estimate a random part of the files, e.g.\n"
 	      "                            5% or 2G, and extrapolate with a 95% interval\n"
 	      "        --seed=N            choose another sample (default 0)\n"
+	      "        --device-speed=WRITE[,READ]  with --estimate: the file data\n"
+	      "                            each setting moves through a device of\n"
+	      "                            that speed (MB/s), the device or the CPUs\n"
+	      "                            limiting it\n"
+	      "        --plot=FILE.svg     with --estimate: ratio against compress and\n"
+	      "                            decompress speed, one series per row\n"
 	      "        --exclusive         also what deleting the files would free: bytes\n"
 	      "                            no file outside them references\n"
 	      "        --format=FORMAT     table (default), json or csv\n"
@@ -226,20 +243,23 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	struct run *run = arg;
 	int ret;
 
-	if (!run->usage) {
-		/* --estimate only: any filesystem will do. */
-		ret = scan_probe_fs(run->scan, fd, st);
-		if (ret != 1)
-			run->have_usage = 0;
-		return ret == -ENOMEM ? ret : WALK_ENTER;
-	}
 	ret = scan_probe_fs(run->scan, fd, st);
+	if (ret == -ENOMEM)
+		return ret;
+	if (!run->usage && ret != 0) {
+		/* --estimate without root: btrfs, its usage unreadable */
+		run->have_usage = 0;
+		return WALK_ENTER;
+	}
 	if (ret == 1)
 		return WALK_ENTER;
-	if (ret == -ENOMEM || ret == -EPERM)
+	if (ret == -EPERM)
 		return scan_result(run, path, ret);
-	if (ret == 0 && run->opt->nest) {
-		/* Estimating: read it anyway, without the current usage. */
+	if (ret == 0 && top && run->opt->nest) {
+		/* Estimating an argument off btrfs: its data is read, with
+		 * no current usage.  Below an argument the estimate follows
+		 * the usage report's tree: other filesystems (procfs,
+		 * tmpfs...) are skipped with its warning. */
 		run->have_usage = 0;
 		return WALK_ENTER;
 	}
@@ -256,12 +276,16 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	return WALK_SKIP;
 }
 
-/* A file's estimate is back: its error, or its share of the open rows. */
+/* A file's estimate is back (token: its layout ticket): its error, or
+ * its shares of the totals and of the rows open when it was found. */
 static int on_est_done(void *arg, const char *path, int err, size_t token,
 		       const uint64_t *delta)
 {
 	struct run *run = arg;
+	size_t nrows, rows_token;
 
+	layout_resolve(run->layout, token, err ? NULL : delta, run->est_rows,
+		       &nrows, &rows_token);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -269,8 +293,41 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 		return 0;
 	}
 	if (run->rows)
-		rows_add_est(run->rows, token, delta);
+		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
 	return 0;
+}
+
+/* A report row opens or closes: the rows and the estimates' levels. */
+static int row_open(struct run *run, const char *path)
+{
+	int ret = rows_open(run->rows, run->scan, path);
+	uint64_t *p;
+	size_t need;
+
+	if (ret || !run->layout)
+		return ret;
+	ret = layout_push(run->layout);
+	if (ret) {
+		rows_close(run->rows, run->scan);
+		return ret;
+	}
+	/* layout_resolve() fills 6 values a setting for each open row */
+	need = rows_open_count(run->rows) * 6 * run->opt->nest;
+	if (need > run->cap_est_rows) {
+		p = realloc(run->est_rows, need * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		run->est_rows = p;
+		run->cap_est_rows = need;
+	}
+	return 0;
+}
+
+static int row_close(struct run *run)
+{
+	if (run->layout)
+		layout_pop(run->layout);
+	return rows_close(run->rows, run->scan);
 }
 
 /*
@@ -359,11 +416,76 @@ static unsigned default_jobs(void)
 	return n > ESTRUN_MAX_JOBS ? ESTRUN_MAX_JOBS : (unsigned)n;
 }
 
+static int collect_extent(const struct search_item *item, void *arg)
+{
+	struct run *run = arg;
+	struct extent_info *e;
+
+	if (item->type != BTRFS_EXTENT_DATA_KEY)
+		return 0;
+	e = array_grow(run->ext, &run->cap_ext, run->next, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	run->ext = e;
+	/* malformed items are the usage report's to tell */
+	if (extent_parse(item->data, item->len, 0, &run->ext[run->next]))
+		return 0;
+	if (run->ext[run->next].type == BTRFS_FILE_EXTENT_INLINE)
+		run->inline_key = layout_inline_key(item->data, item->len);
+	run->next++;
+	return 0;
+}
+
+/*
+ * What the estimate counts of the file (layout.h): its inode once, its
+ * extents once, at every level.  The extents come from one search of its
+ * items (btrfs and root); otherwise it counts as all new.  Sets *ticket,
+ * and *skip when nothing of it counts anywhere.
+ */
+static int plan_file(struct run *run, int fd, const struct stat *st,
+		     size_t *ticket, int *skip)
+{
+	const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
+	struct layout_file f = {
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+	};
+	int ret;
+
+	if (run->usage && fs) {
+		run->next = 0;
+		ret = search_file_extents(run->scan->search, fd, st->st_ino,
+					  fs->nodesize, collect_extent, run);
+		if (ret == -ENOMEM)
+			return ret;
+		f.have_extents = !ret;
+		f.fs_idx = fs->fs_idx;
+		f.ext = run->ext;
+		f.next = run->next;
+		f.sectorsize = fs->sectorsize;
+		f.inline_key = run->inline_key;
+	}
+	return layout_plan(run->layout, &f,
+			   run->rows ? rows_est_token(run->rows) : 0, ticket,
+			   skip);
+}
+
 /* Queue the file on *fd; estrun takes the descriptor (*fd = -1) when it
  * reads the file. */
 static int estimate_file(struct run *run, int *fd, const char *path,
 			 const struct stat *st)
 {
+	size_t ticket;
+	int ret, skip;
+
+	ret = plan_file(run, *fd, st, &ticket, &skip);
+	if (ret)
+		return ret;
+	if (skip) {
+		/* a hard link met before at every level: cp -a keeps it */
+		layout_drop(run->layout, ticket);
+		return 0;
+	}
 	if (!run->est) {
 		const struct scan_fs *fs = scan_fs_of(run->scan, st->st_dev);
 		struct estrun_opts eo = {
@@ -380,14 +502,16 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 		};
 
 		run->est = estrun_create(&eo, on_est_done, run);
-		if (!run->est)
+		if (!run->est) {
+			layout_drop(run->layout, ticket);
 			return -errno;
+		}
 	}
 	/* Its estimate goes to the rows open now, whenever it comes back:
 	 * rows close without waiting for it, so the workers never run dry
-	 * at a row's end (--depth, --per-file). */
-	return estrun_submit(run->est, fd, path, st,
-			     run->rows ? rows_est_token(run->rows) : 0);
+	 * at a row's end (--depth, --per-file).  A failure ends the run:
+	 * the ticket, resolved or not, goes with the layout. */
+	return estrun_submit(run->est, fd, path, st, ticket);
 }
 
 static int on_file(void *arg, int fd, const char *path, const struct stat *st,
@@ -398,7 +522,7 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 	int ret = 0, kept = fd;
 
 	if (row) {
-		ret = rows_open(run->rows, run->scan, path);
+		ret = row_open(run, path);
 		if (ret)
 			return ret;
 	}
@@ -417,7 +541,7 @@ static int on_file(void *arg, int fd, const char *path, const struct stat *st,
 	if (!ret && run->opt->nest)
 		ret = estimate_file(run, &kept, path, st);
 	if (row && !ret)
-		ret = rows_close(run->rows, run->scan);
+		ret = row_close(run);
 	if (kept >= 0)
 		return ret;
 	/* estrun closes fd: the walker must not, and learns of a failure
@@ -436,7 +560,7 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	int ret;
 
 	if (row) {
-		ret = rows_open(run->rows, run->scan, path);
+		ret = row_open(run, path);
 		if (ret)
 			return ret;
 	}
@@ -463,7 +587,7 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	if (ret < 0)
 		return ret;
 	if (row)
-		ret = rows_close(run->rows, run->scan);
+		ret = row_close(run);
 	return ret < 0 ? ret : WALK_SKIP;
 }
 
@@ -482,7 +606,7 @@ static void on_leave_dir(void *arg, const char *path, int depth)
 	 * A failed scan ends the run at the next tick or when the walk
 	 * returns (main()). */
 	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
-		rows_close(run->rows, run->scan);
+		row_close(run);
 	if (ret && !run->leave_err)
 		run->leave_err = ret;
 }
@@ -522,6 +646,8 @@ enum {
 	OPT_TOP,
 	OPT_SAMPLE,
 	OPT_SEED,
+	OPT_DEVICE_SPEED,
+	OPT_PLOT,
 	OPT_EXCLUSIVE,
 };
 
@@ -618,6 +744,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "device-speed", required_argument, NULL, OPT_DEVICE_SPEED },
+		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -626,7 +754,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 					     "name", "exclusive" };
 	char err[256];
 	long long v;
-	int c, sort_given = 0, sample_given = 0;
+	int c, sort_given = 0, sample_given = 0, need_est = 0;
 
 	while ((c = getopt_long(argc, argv, "bxhe:j:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -710,6 +838,20 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->seed = (uint64_t)v;
 			sample_given = 1;
 			break;
+		case OPT_DEVICE_SPEED:
+			if (decide_parse_speed(optarg, &opt->dev_write,
+					       &opt->dev_read))
+				return bad_value("--device-speed", optarg,
+						 "use WRITE[,READ] in MB/s, such as 150 or 500,2000");
+			need_est = 1;
+			break;
+		case OPT_PLOT:
+			if (!*optarg)
+				return bad_value("--plot", optarg,
+						 "use a file name such as plot.svg");
+			opt->plot = optarg;
+			need_est = 1;
+			break;
 		case OPT_VERSION:
 			printf("compsize %s\n", COMPSIZE_VERSION);
 			return CS_EXIT_OK;
@@ -727,6 +869,11 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		opt->sort = ROW_SORT_DISK;
 	if (sample_given && !opt->nest) {
 		fputs("compsize: --sample and --seed need --estimate\n", stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (need_est && !opt->nest) {
+		fputs("compsize: --device-speed and --plot need --estimate\n",
+		      stderr);
 		return CS_EXIT_USAGE;
 	}
 	if (optind >= argc) {
@@ -817,30 +964,158 @@ out:
 	return ret;
 }
 
+/* Which of the settings the filesystem of path is mounted with now: its
+ * index, or -1. */
+static long current_setting(const struct options *opt, const char *path)
+{
+	char buf[64], err[128];
+	struct est_setting *cur = NULL;
+	size_t n = 0, i;
+	long found = -1;
+
+	if (mounts_compress_option(path, buf, sizeof(buf)) != 1 ||
+	    est_parse_list(buf, &cur, &n, err, sizeof(err)))
+		return -1;
+	for (i = 0; n == 1 && i < opt->nest; i++)
+		if (opt->est[i].alg == cur->alg &&
+		    opt->est[i].level == cur->level &&
+		    opt->est[i].force == cur->force)
+			found = (long)i;
+	free(cur);
+	return found;
+}
+
 /* The estimates of the whole run, for the report. */
-static struct report_est *collect_estimates(struct run *run)
+static struct report_est *collect_estimates(struct run *run,
+					    const char *first_path,
+					    unsigned cpus)
 {
 	struct report_est *re = calloc(run->opt->nest, sizeof(*re));
+	long cur = current_setting(run->opt, first_path);
 	struct estrun_result res;
 	size_t i;
 
 	if (!re)
 		return NULL;
 	for (i = 0; i < run->opt->nest; i++) {
+		struct decide_in din = {
+			.cpus = cpus,
+			.dev_write_mbps = run->opt->dev_write,
+			.dev_read_mbps = run->opt->dev_read,
+		};
+
+		re[i].current = (long)i == cur;
 		est_setting_name(&run->opt->est[i], re[i].setting,
 				 sizeof(re[i].setting));
 		if (run->est) {
+			struct layout_total t;
+
 			estrun_get_result(run->est, i, &res);
+			layout_total(run->layout, i, &t);
 			re[i].input = res.est.input;
-			re[i].disk = res.est.disk;
-			re[i].uncompressed = res.est.uncompressed;
 			re[i].compress_mbps = res.est.compress_mbps;
 			re[i].decompress_mbps = res.est.decompress_mbps;
 			re[i].sampled = res.sampled;
-			re[i].disk_ci95 = res.disk_ci95;
+			re[i].same_layout = run->have_usage;
+			if (!res.sampled) {
+				re[i].disk_fresh = t.fresh_disk;
+				re[i].uncompressed_fresh = t.fresh_uncomp;
+				re[i].disk_same = t.disk;
+				re[i].uncompressed_same = t.uncomp;
+				re[i].disk_ci95 = 0;
+			} else {
+				/* extrapolated: each model's share of the
+				 * sampled files' estimates */
+				re[i].disk_fresh = layout_scale(res.est.disk,
+					t.fresh_disk, t.est_disk);
+				re[i].uncompressed_fresh = layout_scale(
+					res.est.uncompressed, t.fresh_uncomp,
+					t.est_uncomp);
+				re[i].disk_same = layout_scale(res.est.disk,
+					t.disk, t.est_disk);
+				re[i].uncompressed_same = layout_scale(
+					res.est.uncompressed, t.uncomp,
+					t.est_uncomp);
+				re[i].disk_ci95 = res.disk_ci95;
+			}
+			if (re[i].same_layout) {
+				re[i].disk = re[i].disk_same;
+				re[i].uncompressed = re[i].uncompressed_same;
+				if (res.sampled && t.est_disk)
+					re[i].disk_ci95 *= (double)t.disk /
+							   t.est_disk;
+			} else {
+				re[i].disk = re[i].disk_fresh;
+				re[i].uncompressed = re[i].uncompressed_fresh;
+				if (res.sampled && t.est_disk)
+					re[i].disk_ci95 *=
+						(double)t.fresh_disk /
+						t.est_disk;
+			}
 		}
+		din.disk = re[i].disk;
+		din.uncompressed = re[i].uncompressed;
+		din.compress_mbps = re[i].compress_mbps;
+		din.decompress_mbps = re[i].decompress_mbps;
+		decide(&din, &re[i].dec);
 	}
 	return re;
+}
+
+/*
+ * --plot: the SVG into path, whole or not at all: written to a temporary
+ * file beside it and renamed.  Returns 0, -ENOMEM, or -1 after reporting
+ * the failure on stderr.
+ */
+static int write_plot(const char *path, const struct report *r,
+		      const char *title)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	FILE *f;
+	int ret;
+
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len + 16, "%s.%ld.tmp", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = report_plot(f, r, title);
+	if (ret == -EINVAL) {
+		fclose(f);
+		unlink(tmp);
+		free(tmp);
+		fputs("compsize: --plot: no estimate with a speed to plot\n",
+		      stderr);
+		return -1;
+	}
+	if (fflush(f) || ferror(f))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (!ret) {
+		free(tmp);
+		return 0;
+	}
+	unlink(tmp);
+	if (ret == -ENOMEM) {
+		free(tmp);
+		return ret;
+	}
+fail:
+	free(tmp);
+	{
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "%s", strerror(-ret));
+		fprintf(stderr, "compsize: %s: %s\n", path, msg);
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -861,7 +1136,7 @@ int main(int argc, char **argv)
 	};
 	char err[512];
 	size_t i;
-	int ret, code;
+	int ret, code, first_arg = 0;
 
 	code = parse_options(argc, argv, &opt);
 	if (code >= 0)
@@ -888,6 +1163,11 @@ int main(int argc, char **argv)
 	run.scan = scan_create();
 	if (!run.scan)
 		goto nomem;
+	if (opt.nest) {
+		run.layout = layout_create(opt.nest);
+		if (!run.layout)
+			goto nomem;
+	}
 	if (opt.exclusive) {
 		run.sharing = sharing_create();
 		if (!run.sharing)
@@ -895,7 +1175,8 @@ int main(int argc, char **argv)
 		scan_set_sharing(run.scan, run.sharing);
 	}
 	if (opt.depth >= 0 || opt.per_file) {
-		run.rows = rows_create(opt.sort, opt.top, opt.nest);
+		/* with estimates, each row holds both models (layout.h) */
+		run.rows = rows_create(opt.sort, opt.top, 2 * opt.nest);
 		if (!run.rows)
 			goto nomem;
 	}
@@ -907,6 +1188,7 @@ int main(int argc, char **argv)
 			goto nomem;
 	}
 	signal(SIGUSR1, on_sigusr1);
+	first_arg = optind;
 
 	for (ret = 0; optind < argc && !ret; optind++) {
 		ret = walk_path(argv[optind], &wopts, &ops, &run);
@@ -949,11 +1231,14 @@ int main(int argc, char **argv)
 	if (run.rows)
 		r.rows = rows_result(run.rows, &r.nrows);
 	if (opt.nest) {
-		est = collect_estimates(&run);
+		r.cpus = default_jobs();
+		est = collect_estimates(&run, argv[first_arg], r.cpus);
 		if (!est)
 			goto nomem;
 		r.est = est;
 		r.nest = opt.nest;
+		r.dev_write_mbps = opt.dev_write;
+		r.dev_read_mbps = opt.dev_read;
 	}
 	ret = report_print(stdout, stderr, &r);
 	if (ret < 0)
@@ -965,6 +1250,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	code = ret || run.failed ? CS_EXIT_ERROR : CS_EXIT_OK;
+	if (opt.plot) {
+		ret = write_plot(opt.plot, &r, argv[first_arg]);
+		if (ret == -ENOMEM)
+			goto nomem;
+		if (ret)
+			code = CS_EXIT_ERROR;
+	}
 	goto out;
 nomem:
 	fputs("compsize: out of memory\n", stderr);
@@ -980,6 +1272,9 @@ out:
 	free(run.counted_path);
 	free(est);
 	estrun_free(run.est);
+	layout_free(run.layout);
+	free(run.ext);
+	free(run.est_rows);
 	rows_free(run.rows);
 	scan_free(run.scan);
 	sharing_free(run.sharing);

@@ -118,11 +118,50 @@ static char *read_file(const char *path)
 	return NULL;
 }
 
+/* The next line of text at *pos, NUL-terminated in place, or NULL. */
+static char *next_line(char **pos)
+{
+	char *line = *pos, *nl;
+
+	if (!*line)
+		return NULL;
+	nl = strchr(line, '\n');
+	if (nl) {
+		*nl = '\0';
+		*pos = nl + 1;
+	} else {
+		*pos = line + strlen(line);
+	}
+	return line;
+}
+
+/* A mountinfo line's mount point (its 5th field: "id parent major:minor
+ * root mountpoint ..."), NUL-terminated and unescaped in place, with
+ * *rest after it; NULL if the line has none. */
+static char *mount_point(char *line, char **rest)
+{
+	char *mp = line, *end;
+	int field;
+
+	for (field = 1; mp && field < 5; field++) {
+		mp = strchr(mp, ' ');
+		if (mp)
+			mp++;
+	}
+	if (!mp || mp[0] != '/')
+		return NULL;
+	for (end = mp; *end && *end != ' '; end++)
+		;
+	*rest = *end ? end + 1 : end;
+	*end = '\0';
+	unescape(mp);
+	return mp;
+}
+
 struct mounts *mounts_create(void)
 {
 	struct mounts *m = calloc(1, sizeof(*m));
-	char *text, *line, *next, *mp, *end;
-	int field;
+	char *text, *line, *pos, *mp, *rest;
 
 	if (!m)
 		return NULL;
@@ -131,25 +170,10 @@ struct mounts *mounts_create(void)
 		m->unknown = 1;
 		return m;
 	}
-	for (line = text; *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		else
-			next = line + strlen(line);
-		/* id parent major:minor root mountpoint ... */
-		mp = line;
-		for (field = 1; mp && field < 5; field++) {
-			mp = strchr(mp, ' ');
-			if (mp)
-				mp++;
-		}
-		if (!mp || mp[0] != '/')
+	for (pos = text; (line = next_line(&pos));) {
+		mp = mount_point(line, &rest);
+		if (!mp)
 			continue;
-		for (end = mp; *end && *end != ' '; end++)
-			;
-		*end = '\0';
-		unescape(mp);
 		if (add_ancestors(m, mp)) {
 			m->unknown = 1;
 			break;
@@ -177,4 +201,69 @@ int mounts_beneath(const struct mounts *m, const struct stat *st)
 		if (m->dirs[i].dev == st->st_dev && m->dirs[i].ino == st->st_ino)
 			return 1;
 	return 0;
+}
+
+/* Is mount point mp (unescaped) path itself or a directory above it? */
+static size_t mount_prefix(const char *mp, const char *path)
+{
+	size_t n = strlen(mp);
+
+	if (!strcmp(mp, "/"))
+		return 1;
+	if (strncmp(mp, path, n) || (path[n] && path[n] != '/'))
+		return 0;
+	return n + 1;
+}
+
+int mounts_compress_option(const char *path, char *buf, size_t len)
+{
+	char *real = realpath(path, NULL), *text, *line, *pos, *mp, *end;
+	char *opts, *o, *best_opts = NULL;
+	size_t best = 0, m;
+	int field, ret = 0;
+
+	if (!real)
+		return -errno;
+	text = read_file("/proc/self/mountinfo");
+	if (!text) {
+		free(real);
+		return -ENOENT;
+	}
+	for (pos = text; (line = next_line(&pos));) {
+		/* ... mountpoint opts [tags] - fstype source superopts */
+		mp = mount_point(line, &opts);
+		if (!mp)
+			continue;
+		opts = strstr(opts, " - ");
+		/* the super options, after fstype and source */
+		for (field = 0; opts && field < 3; field++)
+			opts = strchr(opts + 1, ' ');
+		if (!opts)
+			continue;
+		m = mount_prefix(mp, real);
+		/* the last of a stack of mounts on one point is the top */
+		if (m && m >= best) {
+			best = m;
+			best_opts = opts + 1;
+		}
+	}
+	for (o = best_opts; o && *o; o = end) {
+		end = strchr(o, ',');
+		if (!end)
+			end = o + strlen(o);
+		if (!strncmp(o, "compress=", 9) ||
+		    !strncmp(o, "compress-force=", 15)) {
+			if ((size_t)(end - o) < len) {
+				memcpy(buf, o, end - o);
+				buf[end - o] = '\0';
+				ret = 1;
+			}
+			break;
+		}
+		if (*end)
+			end++;
+	}
+	free(text);
+	free(real);
+	return ret;
 }

@@ -7,6 +7,7 @@
 #ifndef COMPSIZE_MOUNTS_H
 #define COMPSIZE_MOUNTS_H
 
+#include <stddef.h>
 #include <sys/stat.h>
 
 struct mounts;
@@ -19,5 +20,13 @@ void mounts_free(struct mounts *m);
 
 /* Is some mount point strictly beneath the directory st describes? */
 int mounts_beneath(const struct mounts *m, const struct stat *st);
+
+/*
+ * The compress= or compress-force= option of the filesystem path is on
+ * now, as /proc/self/mountinfo shows it (e.g. "compress=zstd:3"), copied
+ * into buf.  Returns 1, 0 when it has none (or it does not fit), or -errno
+ * (path not found, mountinfo unreadable).
+ */
+int mounts_compress_option(const char *path, char *buf, size_t len);
 
 #endif

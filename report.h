@@ -8,6 +8,7 @@
 #define COMPSIZE_REPORT_H
 
 #include <stdio.h>
+#include "decide.h"
 #include "extent.h"
 #include "rows.h"
 #include "sharing.h"
@@ -21,10 +22,16 @@ enum report_format {
 struct report_est {
 	char setting[48];	/* canonical, e.g. "compress=zstd:3" */
 	uint64_t input;		/* bytes of file data read */
-	uint64_t disk;		/* predicted disk usage */
+	uint64_t disk;		/* predicted disk usage: same layout when
+				 * same_layout, else fresh copy */
 	uint64_t uncompressed;	/* predicted uncompressed size */
+	int same_layout;	/* the current usage was read (btrfs, root) */
+	uint64_t disk_same, uncompressed_same;	/* same layout (layout.h) */
+	uint64_t disk_fresh, uncompressed_fresh;	/* fresh copy */
 	double compress_mbps;	/* single-thread codec speed on this data */
 	double decompress_mbps;
+	int current;		/* the filesystem is mounted with it now */
+	struct decide_out dec;	/* all-core speeds, CPU cost, on a device */
 	int sampled;		/* disk is extrapolated from a sample */
 	double disk_ci95;	/* half-width of the 95% interval, bytes */
 };
@@ -42,10 +49,15 @@ struct report {
 	 * --estimate only); alloc_bytes (st_blocks) stands in for it. */
 	int have_usage;
 	uint64_t alloc_bytes;
+	/* With estimates a row's est holds 6 values a setting: same
+	 * layout's disk, uncompressed, input for each setting (3 * nest),
+	 * then the fresh copy's (rows_create() with 2 * nest). */
 	const struct report_row *rows;
 	size_t nrows;
 	const struct report_est *est;
 	size_t nest;
+	unsigned cpus;			/* for the all-core figures */
+	double dev_write_mbps, dev_read_mbps;	/* --device-speed, or 0 */
 	const struct report_error *errors;
 	size_t nerrors;
 	/* --exclusive: the totals of the arguments (rows carry their own);
@@ -60,5 +72,12 @@ struct report {
  * same case.  Returns 0 otherwise.
  */
 int report_print(FILE *out, FILE *err, const struct report *r);
+
+/*
+ * The --plot SVG of r's estimates (plot.h) to out, with title: the total
+ * and each row as a series.  Returns 0, -EINVAL with nothing to plot, or
+ * -ENOMEM.
+ */
+int report_plot(FILE *out, const struct report *r, const char *title);
 
 #endif

@@ -168,6 +168,21 @@ void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta)
 	}
 }
 
+void rows_add_est_each(struct rows *rows, size_t token,
+		       const uint64_t *deltas, size_t n)
+{
+	const struct est_node *e;
+	size_t j, k;
+
+	for (k = 0; k < n && token && token <= rows->nnodes;
+	     k++, token = e->parent) {
+		e = &rows->nodes[token - 1];
+		if (e->est)
+			for (j = 0; j < 3 * rows->nest; j++)
+				e->est[j] += deltas[k * 3 * rows->nest + j];
+	}
+}
+
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
 	return a > b ? -1 : a < b;

@@ -76,6 +76,12 @@ size_t rows_est_token(const struct rows *rows);
  * except rows --top has cut. */
 void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta);
 
+/* rows_add_est() with a delta of its own for each row: the k-th row up
+ * from token's (k < n; 0 is token's own row) gets the 3 * nest values at
+ * deltas[k * 3 * nest], the rows above the n-th nothing. */
+void rows_add_est_each(struct rows *rows, size_t token,
+		       const uint64_t *deltas, size_t n);
+
 /* With --exclusive, once sharing_resolve() is done: each closed row's
  * exclusive bytes.  Call before rows_result(). */
 void rows_set_exclusive(struct rows *rows, const struct sharing *sh);

@@ -34,7 +34,7 @@ jq -e '.estimates[1].disk >= 524288' "$OUT/ours.out" >/dev/null || fail "lzo bel
 
 # The table's second part.
 expect_ours 0 '' -e zstd:1,lzo data
-grep -Eq '^Setting +Perc +Disk Usage +Change +Compress +Decompress' "$OUT/ours.out" ||
+grep -Eq '^Setting +Perc +Disk Usage +Change +(Fresh copy +)?Compress +Decompress' "$OUT/ours.out" ||
 	fail "no estimate table"
 grep -Eq '^compress=zstd:1 +[0-9]+% ' "$OUT/ours.out" || fail "no zstd:1 row"
 grep -Eq '^compress=lzo +[0-9]+% ' "$OUT/ours.out" || fail "no lzo row"

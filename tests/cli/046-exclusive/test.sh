@@ -78,7 +78,8 @@ check_rows --depth=0 -- sv snap1 snap2
 "$COMPSIZE" --exclusive --format=csv sv >"$OUT/t.csv"
 a=$(awk '$1 == "TOTAL" { print $6 }' "$OUT/t.out")
 b=$(jq .total.exclusive "$OUT/t.json")
-c=$(awk -F, '$1 == "total" && $3 == "TOTAL" { print $15 }' "$OUT/t.csv")
+c=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "exclusive") col = i }
+	$1 == "total" && $3 == "TOTAL" { print $col }' "$OUT/t.csv")
 [ "$a" = "$b" ] && [ "$b" = "$c" ] || fail "table $a, json $b, csv $c"
 head -1 "$OUT/t.out" | grep -q '^Processed' || fail "table header"
 grep -q '^Type  *Perc  *Disk Usage  *Uncompressed Referenced   Exclusive$' \

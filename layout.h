@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What part of each file's data an estimate counts, for the two answers of
+ * --estimate (issue #15):
+ *
+ * - fresh copy: what `cp -a` of the set to a new filesystem would use.
+ *   Hard links are kept by cp -a and rsync -H, so an inode counts once
+ *   (by st_dev and st_ino); reflinks and snapshots are no longer shared.
+ * - same layout: the set's data as it is laid out now, each extent once,
+ *   had it been written under the other setting.  A file's share is the
+ *   uncompressed size of the extents first met through it (whole extents:
+ *   a partly referenced bookend counts whole, as it stays on disk) over
+ *   the data it references, applied to its fresh-copy prediction.  That is
+ *   exact for the files whose extents are all new and whole (a file as
+ *   written) and for those whose extents were all met before (a reflinked
+ *   copy, a snapshot's file, a second hard link: nothing); for a file that
+ *   shares part of its extents it spreads the prediction evenly over its
+ *   data.  Inline extents are counted with every file, as the usage report
+ *   counts them, so a file of a sector or less counts with every file
+ *   when the setting stores it inline, and once per extent (an inline
+ *   one by its content: a snapshot's or a reflink's copy holds the same
+ *   bytes) when it stores it in an extent.  Prealloc extents stay as
+ *   they are (raw, never read).
+ *
+ * Each report row counts as if it were reported alone (its own inodes and
+ * extents), like the usage rows: levels mirror the rows open along the
+ * walk, level 0 being the grand total.
+ *
+ * A file is planned when the walk finds it (layout_plan(), main thread) and
+ * resolved when its estimate comes back (layout_resolve()).
+ */
+#ifndef COMPSIZE_LAYOUT_H
+#define COMPSIZE_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "extent.h"
+
+struct layout;
+
+/* nest settings.  Returns NULL when out of memory. */
+struct layout *layout_create(size_t nest);
+void layout_free(struct layout *l);
+
+/* A report row opens: a level with its own inodes and extents.  Returns 0
+ * or -ENOMEM. */
+int layout_push(struct layout *l);
+/* The innermost row closes. */
+void layout_pop(struct layout *l);
+
+/* One file as the walk finds it. */
+struct layout_file {
+	dev_t dev;
+	ino_t ino;
+	/* Its extent items (holes included), when they could be read: the
+	 * same-layout share needs them; without (not btrfs, not root, or not
+	 * written back yet) the file counts as all new, like a fresh copy. */
+	int have_extents;
+	size_t fs_idx;		/* the filesystem, for the extents' addresses */
+	uint32_t sectorsize;	/* its sector size */
+	uint64_t inline_key;	/* layout_inline_key() of its inline item */
+	const struct extent_info *ext;
+	size_t next;
+};
+
+/*
+ * Plan a file at every level open now.  *ticket (non-zero) goes back to
+ * layout_resolve() with the file's estimate; user is kept with it.
+ * *skip is 1 when no level counts anything of it (a hard link met before
+ * at every level): it need not be read, and is resolved with a zero
+ * estimate or dropped with layout_drop().  Returns 0 or -ENOMEM.
+ */
+int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
+		size_t *ticket, int *skip);
+
+/* Forget a ticket whose file will never be resolved. */
+void layout_drop(struct layout *l, size_t ticket);
+
+/*
+ * The estimate of ticket's file is back: delta is 3 values a setting
+ * (disk, uncompressed, input) as est_file() gives them, or NULL for
+ * nothing.  Adds the file's shares to the grand totals and fills out
+ * (when not NULL) with the per-row shares, innermost row first: row k
+ * (k < *nrows, the rows that were open at layout_plan()) gets 6 * nest
+ * values from out[k * 6 * nest]: for each setting i the same-layout disk,
+ * uncompressed and input at 3i, 3i + 1, 3i + 2, then the fresh copy's at
+ * 3 * nest + 3i...  out must hold that for every row open at
+ * layout_plan().  *user is what was
+ * given to layout_plan().  The ticket is freed.
+ */
+void layout_resolve(struct layout *l, size_t ticket, const uint64_t *delta,
+		    uint64_t *out, size_t *nrows, size_t *user);
+
+/* Rows open now (the levels above the grand total). */
+size_t layout_rows(const struct layout *l);
+
+/* The grand totals of setting i: sums over the files resolved. */
+struct layout_total {
+	uint64_t est_disk, est_uncomp;	/* of the estimates as given */
+	uint64_t disk, uncomp;		/* same layout */
+	uint64_t fresh_disk, fresh_uncomp;	/* fresh copy */
+	uint64_t input, fresh_input;	/* same layout's, fresh copy's */
+};
+void layout_total(const struct layout *l, size_t i, struct layout_total *t);
+
+/* A hash of an inline file extent item (header and data): a snapshot's or
+ * a reflinked copy's inline file has the same item as the original. */
+uint64_t layout_inline_key(const uint8_t *item, size_t len);
+
+/*
+ * One file's share of an estimate (pure, for tests): the estimate of its
+ * data, d, scaled by num / den (rounded to the nearest byte; exact when
+ * num == den).
+ */
+uint64_t layout_scale(uint64_t d, uint64_t num, uint64_t den);
+
+#endif

@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Kernel oracle for the estimate's two models on shared data (layout.h):
+#
+# - same layout: a filesystem with a subvolume, hard links, a reflinked
+#   copy and a read-only snapshot is built by one sequence of commands
+#   (build()) under setting A.  `compsize -e A,B...` on it must predict
+#   for A the usage it has now, and for each B the usage of the same
+#   sequence replayed on a fresh filesystem mounted with B (measured by
+#   compsize 1.5 on the whole filesystem).
+# - fresh copy: `cp -a` of the whole set (hard links kept, reflinks and
+#   snapshots unshared) onto a fresh filesystem mounted with B.
+#
+# Targets as in test.sh: 0.5% for compress-force with zstd or lzo, 1%
+# otherwise.  Lean on purpose: a corpus of ~6 MB, written 4 times.
+#
+# Usage (as root): bash tests/cli/estimate/sharing.sh
+# Environment: COMPSIZE (default ./compsize of this tree), ORACLE (default
+# /usr/sbin/compsize), KEEP=1 keeps the work directory.
+# Exit status: 0 all targets met, 1 a target missed, 2 setup failure.
+
+set -u
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+ORACLE=${ORACLE:-/usr/sbin/compsize}
+COMPSIZE=${COMPSIZE:-$root/compsize}
+A=compress=zstd:1
+BS=(compress=zstd:3 compress-force=zstd:3 compress=lzo compress-force=zlib:3)
+
+die()
+{
+	echo "estimate/sharing.sh: FATAL: $*" >&2
+	exit 2
+}
+
+[ "$(id -u)" = 0 ] || die "needs root (loop devices, mount)"
+[ -x "$ORACLE" ] || die "oracle $ORACLE (compsize 1.5) is not installed"
+[ -x "$COMPSIZE" ] || die "$COMPSIZE is not executable"
+for tool in mkfs.btrfs btrfs mount umount truncate jq; do
+	command -v "$tool" >/dev/null || die "$tool is not installed"
+done
+
+tmp=$(mktemp -d "${CLI_TMPROOT:-/tmp}/compsize-share.XXXXXX") ||
+	die "mktemp failed"
+mnt=$tmp/mnt
+cleanup()
+{
+	local m
+	for m in "$mnt" "$tmp/copy"; do
+		if mountpoint -q "$m" 2>/dev/null; then
+			umount "$m" 2>/dev/null || umount -l "$m"
+		fi
+	done
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "kept $tmp" >&2
+	else
+		rm -rf --one-file-system "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 2' INT TERM
+
+# ---- corpus, on the host filesystem ----
+c=$tmp/corpus
+mkdir -p "$c/text" "$c/bin" "$mnt" "$tmp/copy" || die "mkdir failed"
+n=0
+while IFS= read -r -d '' f; do
+	cp -- "$f" "$c/text/t$n" 2>/dev/null || continue
+	n=$((n + 1))
+	[ $n -lt 300 ] || break
+done < <(find /usr/share/doc /usr/include -type f -size -200k -print0 \
+	2>/dev/null | sort -z)
+cat "$c"/text/* | head -c 2000000 >"$c/big-text"
+head -c 1500000 /usr/bin/bash >"$c/bin/bash-head" ||
+	die "no /usr/bin/bash"
+head -c 700000 /dev/urandom >"$c/random"
+{ head -c 300000 "$c/big-text"; head -c 300000 /dev/urandom; } >"$c/half"
+head -c 1000 "$c/big-text" >"$c/tiny"
+sync
+
+# build MNT: the sequence of writes, replayed under each setting.
+build()
+{
+	local m=$1
+	btrfs -q subvolume create "$m/sv" >/dev/null || return 1
+	cp -a "$c" "$m/sv/a" || return 1
+	# hard links: cp -a and rsync -H keep them
+	ln "$m/sv/a/bin/bash-head" "$m/sv/a/bash.l1" &&
+		ln "$m/sv/a/bin/bash-head" "$m/sv/a/bash.l2" &&
+		ln "$m/sv/a/big-text" "$m/sv/big-text.l" || return 1
+	# a reflinked copy, a reflink of one file
+	cp -a --reflink=always "$m/sv/a" "$m/sv/b" &&
+		cp --reflink=always "$m/sv/a/random" "$m/sv/random.ref" ||
+		return 1
+	sync
+	btrfs -q subvolume snapshot -r "$m/sv" "$m/snap" >/dev/null || return 1
+	sync
+}
+
+# fs IMG MNT OPTION: a fresh filesystem mounted with OPTION.
+fs()
+{
+	umount "$2" 2>/dev/null
+	rm -f "$1"
+	truncate -s 512M "$1" && mkfs.btrfs -q -f "$1" >/dev/null 2>&1 &&
+		mount -o "loop,$3" "$1" "$2"
+}
+
+# usage MNT: Disk Usage of the whole filesystem, by compsize 1.5.
+usage()
+{
+	"$ORACLE" -b "$1" | awk '$1 == "TOTAL" { print $3 }'
+}
+
+failed=0
+checks=0
+# check WHAT SETTING PREDICTED KERNEL
+check()
+{
+	local t err
+	case $2 in
+	compress-force=zstd* | compress-force=lzo) t=0.5 ;;
+	*) t=1.0 ;;
+	esac
+	err=$(awk -v p="$3" -v k="$4" 'BEGIN { printf "%+.3f", k ? (p - k) * 100 / k : 0 }')
+	checks=$((checks + 1))
+	if awk -v e="$err" -v t="$t" 'BEGIN { exit !(e <= t && e >= -t) }'; then
+		printf '%-12s %-24s %10s %10s %8s%% ok\n' "$1" "$2" "$3" "$4" "$err"
+	else
+		printf '%-12s %-24s %10s %10s %8s%% FAIL (target %s%%)\n' \
+			"$1" "$2" "$3" "$4" "$err" "$t"
+		failed=$((failed + 1))
+	fi
+}
+
+fs "$tmp/img" "$mnt" "$A" || die "cannot mount a btrfs image"
+build "$mnt" || die "building the layout failed"
+list=$(IFS=,; echo "$A,${BS[*]}")
+"$COMPSIZE" -e "$list" --format=json "$mnt" >"$tmp/est.json" \
+	2>"$tmp/est.err" || { cat "$tmp/est.err" >&2; die "compsize failed"; }
+[ -s "$tmp/est.err" ] && { cat "$tmp/est.err" >&2; die "compsize warned"; }
+jq -e '.estimates | all(.model == "same-layout")' "$tmp/est.json" \
+	>/dev/null || die "not the same-layout model on btrfs as root"
+# the whole set, for the fresh copies (snapshot and subvolume)
+mkdir -p "$tmp/set" && cp -a "$mnt/sv" "$mnt/snap" "$tmp/set" ||
+	die "copying the set out failed"
+umount "$mnt"
+
+pred()
+{
+	jq -r --arg s "$1" '.estimates[] | select(.setting == $s) | .'"$2" \
+		"$tmp/est.json"
+}
+
+printf '%-12s %-24s %10s %10s %9s\n' model setting predicted kernel error
+mount -o "loop,$A" "$tmp/img" "$mnt" || die "remount failed"
+check same-layout "$A" "$(pred "$A" disk)" "$(usage "$mnt")"
+umount "$mnt"
+for b in "$A" "${BS[@]}"; do
+	if [ "$b" != "$A" ]; then
+		fs "$tmp/img" "$mnt" "$b" || die "mount with $b failed"
+		build "$mnt" || die "replaying the layout under $b failed"
+		check same-layout "$b" "$(pred "$b" disk)" "$(usage "$mnt")"
+		umount "$mnt"
+	fi
+	fs "$tmp/img2" "$tmp/copy" "$b" || die "mount with $b failed"
+	cp -a "$tmp/set/sv" "$tmp/set/snap" "$tmp/copy" ||
+		die "fresh copy failed"
+	sync
+	check fresh-copy "$b" "$(pred "$b" disk_fresh)" "$(usage "$tmp/copy")"
+	umount "$tmp/copy"
+done
+echo "sharing: $checks checks, $failed failed"
+[ $failed = 0 ]

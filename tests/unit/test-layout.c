@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What each file's estimate counts: fresh copy and same layout. */
+#include <string.h>
+#include "unit.h"
+#include "ioctl.h"
+#include "layout.h"
+
+static struct extent_info reg(uint64_t bytenr, uint64_t ram, uint64_t off,
+			      uint64_t num)
+{
+	struct extent_info e = {
+		.type = BTRFS_FILE_EXTENT_REG,
+		.ram_bytes = ram,
+		.disk_bytenr = bytenr,
+		.disk_num_bytes = ram,
+		.offset = off,
+		.num_bytes = num,
+	};
+	return e;
+}
+
+/* Plan and resolve one file with a one-setting estimate of disk d. */
+static void one(struct layout *l, ino_t ino, const struct extent_info *ext,
+		size_t n, uint64_t d, uint64_t *rows, size_t *nrows)
+{
+	struct layout_file f = {
+		.dev = 5, .ino = ino, .have_extents = 1, .fs_idx = 1,
+		.sectorsize = 4096, .ext = ext, .next = n,
+	};
+	uint64_t delta[3] = { d, 2 * d, 3 * d };
+	size_t ticket, user;
+	int skip;
+
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 7, &ticket, &skip), 0);
+	CU_ASSERT_NOT_EQUAL(ticket, 0);
+	layout_resolve(l, ticket, skip ? NULL : delta, rows, nrows, &user);
+	CU_ASSERT_EQUAL(user, 7);
+}
+
+static void test_hardlinks_reflinks(void)
+{
+	struct layout *l = layout_create(1);
+	struct extent_info a[2] = { reg(1 << 20, 131072, 0, 131072),
+				    reg(2 << 20, 65536, 0, 65536) };
+	struct layout_total t;
+	size_t nrows;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	one(l, 257, a, 2, 1000, NULL, &nrows);	/* the file */
+	one(l, 257, a, 2, 1000, NULL, &nrows);	/* a hard link to it */
+	one(l, 300, a, 2, 1000, NULL, &nrows);	/* a reflinked copy */
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 1000);		/* each extent once */
+	CU_ASSERT_EQUAL(t.uncomp, 2000);
+	CU_ASSERT_EQUAL(t.fresh_disk, 2000);	/* the inode once */
+	CU_ASSERT_EQUAL(t.fresh_input, 6000);
+	CU_ASSERT_EQUAL(t.est_disk, 2000);	/* the link was not read */
+	layout_free(l);
+}
+
+static void test_bookend_and_partial(void)
+{
+	struct layout *l = layout_create(1);
+	/* a 1 MiB extent referenced at both ends, 256 KiB each, and a new
+	 * extent of 512 KiB in the middle */
+	struct extent_info a[3] = { reg(1 << 20, 1 << 20, 0, 262144),
+				    reg(8 << 20, 524288, 0, 524288),
+				    reg(1 << 20, 1 << 20, 786432, 262144) };
+	struct layout_total t;
+	size_t nrows;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	/* whole extents over referenced data: (1 MiB + 512 KiB) / 1 MiB */
+	one(l, 257, a, 3, 1000, NULL, &nrows);
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 1500);
+	/* another file sharing only the middle extent: it adds nothing,
+	 * a third one half new, half shared */
+	one(l, 258, &a[1], 1, 400, NULL, &nrows);
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 1500);
+	{
+		struct extent_info b[2] = { reg(8 << 20, 524288, 0, 524288),
+					    reg(16 << 20, 524288, 0, 524288) };
+
+		one(l, 259, b, 2, 800, NULL, &nrows);
+	}
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 1900);
+	CU_ASSERT_EQUAL(layout_scale(3, 1, 2), 2);	/* rounded */
+	CU_ASSERT_EQUAL(layout_scale(UINT64_MAX, 7, 7), UINT64_MAX);
+	layout_free(l);
+}
+
+static void test_inline_and_prealloc(void)
+{
+	struct layout *l = layout_create(1);
+	struct extent_info in = {
+		.type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 1000,
+		.inline_len = 400,
+	};
+	struct extent_info pre = reg(4 << 20, 1 << 20, 0, 1 << 20);
+	struct layout_file f = {
+		.dev = 5, .ino = 400, .have_extents = 1, .fs_idx = 1,
+		.sectorsize = 4096, .ext = &in, .next = 1, .inline_key = 99,
+	};
+	uint64_t inl[3] = { 300, 1000, 1000 }, reg4k[3] = { 4096, 4096, 1000 };
+	struct layout_total t;
+	size_t ticket, user, nrows;
+	int skip;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	/* inline now and under the setting: with every file (a snapshot's
+	 * copy has another st_dev) */
+	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	layout_resolve(l, ticket, inl, NULL, &nrows, &user);
+	f.dev = 6;
+	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	layout_resolve(l, ticket, inl, NULL, &nrows, &user);
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 600);
+	/* in an extent under the setting: the same content once */
+	f.dev = 7;
+	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	layout_resolve(l, ticket, reg4k, NULL, &nrows, &user);
+	f.dev = 8;
+	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	layout_resolve(l, ticket, reg4k, NULL, &nrows, &user);
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 600);	/* content 99 was met at dev 5 */
+	/* prealloc stays as it is, once */
+	pre.type = BTRFS_FILE_EXTENT_PREALLOC;
+	f.ext = &pre;
+	f.ino = 401;
+	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	layout_resolve(l, ticket, NULL, NULL, &nrows, &user);
+	f.ino = 402;
+	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	layout_resolve(l, ticket, NULL, NULL, &nrows, &user);
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 600 + (1 << 20));
+	layout_free(l);
+}
+
+/* Rows count as if alone: a link in two rows counts in each. */
+static void test_rows(void)
+{
+	struct layout *l = layout_create(2);
+	struct extent_info a = reg(1 << 20, 131072, 0, 131072);
+	struct layout_file f = {
+		.dev = 5, .ino = 257, .have_extents = 1, .fs_idx = 1,
+		.sectorsize = 4096, .ext = &a, .next = 1,
+	};
+	uint64_t delta[6] = { 10, 20, 30, 11, 21, 31 }, out[2 * 12];
+	struct layout_total t;
+	size_t ticket, user, nrows;
+	int skip;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	CU_ASSERT_EQUAL(layout_push(l), 0);	/* row A */
+	CU_ASSERT_EQUAL(layout_plan(l, &f, 1, &ticket, &skip), 0);
+	layout_resolve(l, ticket, delta, out, &nrows, &user);
+	CU_ASSERT_EQUAL(nrows, 1);
+	CU_ASSERT_EQUAL(out[0], 10);
+	CU_ASSERT_EQUAL(out[3], 11);
+	CU_ASSERT_EQUAL(out[6], 10);	/* fresh copy, setting 0 */
+	layout_pop(l);
+	CU_ASSERT_EQUAL(layout_push(l), 0);	/* row B */
+	CU_ASSERT_EQUAL(layout_push(l), 0);	/* row B/C */
+	CU_ASSERT_EQUAL(layout_rows(l), 2);
+	CU_ASSERT_EQUAL(layout_plan(l, &f, 2, &ticket, &skip), 0);
+	CU_ASSERT_EQUAL(skip, 0);
+	memset(out, 0xff, sizeof(out));
+	layout_resolve(l, ticket, delta, out, &nrows, &user);
+	CU_ASSERT_EQUAL(nrows, 2);
+	CU_ASSERT_EQUAL(out[0], 10);	/* C */
+	CU_ASSERT_EQUAL(out[12], 10);	/* B */
+	layout_pop(l);
+	layout_pop(l);
+	/* the total met it twice: once */
+	layout_total(l, 1, &t);
+	CU_ASSERT_EQUAL(t.disk, 11);
+	CU_ASSERT_EQUAL(t.fresh_disk, 11);
+	/* and a third time at the total only: not read */
+	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	CU_ASSERT_EQUAL(skip, 1);
+	layout_drop(l, ticket);
+	layout_free(l);
+}
+
+static CU_TestInfo tests[] = {
+	{ "hard links and reflinks", test_hardlinks_reflinks },
+	{ "bookends and partly shared files", test_bookend_and_partial },
+	{ "inline and prealloc", test_inline_and_prealloc },
+	{ "rows as if alone", test_rows },
+	CU_TEST_INFO_NULL,
+};
+
+UNIT_SUITE(layout, tests)
