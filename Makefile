@@ -8,22 +8,38 @@
 #   SAN=address,undefined    build everything with these sanitizers
 #   PREFIX=/usr/local        install prefix; DESTDIR for staged installs
 #   LIBDIR=$(PREFIX)/lib     compsize-estimate.so goes in $(LIBDIR)/compsize
+#   DOCDIR, MANDIR, BASHCOMPDIR  where the docs, the man page and the bash
+#                            completion go (BASHCOMPDIR: bash-completion's
+#                            completionsdir, moved under PREFIX)
+#   FORCE=1                  let make install/uninstall replace or remove
+#                            files that belong to a dpkg package
 #   DYNAMIC=1                link libbtrfsutil as a shared library (default:
 #                            static, which keeps a scan's resident size
 #                            below compsize 1.5's)
 #
 # Targets: all (default), check (= check-unit check-cli check-estimate),
 #          check-unit, check-cli, check-estimate, deps, demo,
-#          install, uninstall, clean, fuzz, bench.
+#          check-install, check-deb, install, uninstall, clean, fuzz, bench.
 
 PREFIX  ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 LIBDIR  ?= $(PREFIX)/lib
 PKGLIBDIR ?= $(LIBDIR)/compsize
 MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/compsize
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 PKG_CONFIG ?= pkg-config
+# bash-completion loads completions on demand from its completionsdir
+# (/usr/share/bash-completion/completions) and from the same place under
+# each of XDG_DATA_DIRS (/usr/local/share/... by default).
+BASHCOMP_PC_DIR := $(shell $(PKG_CONFIG) --variable=completionsdir bash-completion 2>/dev/null)
+BASHCOMP_PC_PREFIX := $(shell $(PKG_CONFIG) --variable=prefix bash-completion 2>/dev/null)
+ifneq ($(and $(BASHCOMP_PC_DIR),$(BASHCOMP_PC_PREFIX)),)
+BASHCOMPDIR ?= $(PREFIX)$(patsubst $(BASHCOMP_PC_PREFIX)/%,/%,$(BASHCOMP_PC_DIR))
+else
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+endif
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
@@ -98,9 +114,9 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(UNIT_SRCS:.c=.o)
 DEPS := $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(MAIN_SRCS:.c=.d)
 
-all: compsize compsize-estimate.so
+all: compsize compsize-estimate.so compsize.8
 
--include $(DEPS)
+-include $(DEPS) est-load-installed.d
 
 %.o: %.c
 	$(E) "  CC      $@"
@@ -109,6 +125,9 @@ all: compsize compsize-estimate.so
 tests/unit/%.o: tests/unit/%.c
 	$(E) "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. -MMD -MP -c -o $@ $<
+
+# -DCOMPSIZE_VERSION: a new VERSION rebuilds everything.
+$(LIB_OBJS) $(MAIN_SRCS:.c=.o) est-load-installed.o $(UNIT_OBJS): VERSION
 
 # The estimator is position independent and exports one symbol.
 $(PLUGIN_OBJS): override CFLAGS += -fPIC -fvisibility=hidden
@@ -120,6 +139,26 @@ est-load.o: .pkglibdir
 compsize: $(MAIN_SRCS:.c=.o) $(CORE_OBJS)
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The program make install installs: the same but for est-load, which loads
+# the estimator from $(PKGLIBDIR) only, never from beside the binary.
+est-load-installed.o: est-load.c .pkglibdir
+	$(E) "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DCOMPSIZE_PLUGIN_DIR='"$(PKGLIBDIR)"' \
+		-DCOMPSIZE_PLUGIN_BESIDE_EXE=0 -MMD -MP -c -o $@ $<
+compsize-installed: $(MAIN_SRCS:.c=.o) est-load-installed.o \
+		$(filter-out est-load.o,$(CORE_OBJS))
+	$(E) "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The man page with this build's version and installed paths.
+compsize.8: man/compsize.8 VERSION .pkglibdir .docdir
+	$(E) "  GEN     $@"
+	$(Q)sed -e 's|^\.ds Vn .*|.ds Vn $(VERSION)|' \
+		-e 's|^\.ds Pl .*|.ds Pl $(PKGLIBDIR)|' \
+		-e 's|^\.ds Dd .*|.ds Dd $(DOCDIR)|' man/compsize.8 >$@.tmp
+	$(Q)mv $@.tmp $@
+$(shell echo '$(DOCDIR)' | cmp -s - .docdir || echo '$(DOCDIR)' >.docdir)
 
 compsize-estimate.so: $(PLUGIN_OBJS)
 	$(E) "  LD      $@"
@@ -134,7 +173,7 @@ tests/unit/run-unit: $(UNIT_OBJS) $(LIB_OBJS)
 DEB_PKGS := build-essential pkg-config btrfs-progs libbtrfsutil-dev \
 	libzstd-dev liblzo2-dev zlib1g-dev libcunit1-dev btrfs-compsize \
 	jq util-linux e2fsprogs attr clang libclang-rt-14-dev valgrind \
-	librsvg2-bin libxml2-utils
+	librsvg2-bin libxml2-utils debhelper lintian fakeroot bash-completion
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -169,25 +208,64 @@ demo: deps
 bench: compsize compsize-estimate.so
 	$(Q)bench/run.sh ./compsize
 
-install: compsize compsize-estimate.so
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PKGLIBDIR) \
-		$(DESTDIR)$(MANDIR)/man8
-	install -m 755 compsize $(DESTDIR)$(SBINDIR)/compsize
-	install -m 644 compsize-estimate.so \
-		$(DESTDIR)$(PKGLIBDIR)/compsize-estimate.so
-	install -m 644 man/compsize.8 $(DESTDIR)$(MANDIR)/man8/compsize.8
+# What make install puts where, and what it installs there.
+INSTALLED := $(SBINDIR)/compsize:compsize-installed:755 \
+	$(PKGLIBDIR)/compsize-estimate.so:compsize-estimate.so:644 \
+	$(MANDIR)/man8/compsize.8:compsize.8:644 \
+	$(DOCDIR)/estimate.md:docs/estimate.md:644 \
+	$(BASHCOMPDIR)/compsize:completion/compsize.bash:644
+INSTALLED_FILES := $(foreach f,$(INSTALLED),$(word 1,$(subst :, ,$(f))))
+
+# A file that belongs to a dpkg package (Debian's btrfs-compsize owns
+# /usr/sbin/compsize and compsize.8.gz) is neither replaced nor removed
+# without FORCE=1: dpkg would not know, and the next upgrade would undo it.
+define refuse_packaged
+	$(Q)if [ "$(FORCE)" != 1 ] && command -v dpkg-query >/dev/null; then \
+		for f in $(foreach f,$(INSTALLED_FILES),$(DESTDIR)$(f)) \
+			 $(DESTDIR)$(MANDIR)/man8/compsize.8.gz; do \
+			for g in "$$f" "$$(readlink -m "$$f")"; do \
+				if p=$$(dpkg-query -S "$$g" 2>/dev/null); then \
+					echo "make $(1): $$f belongs to the package $${p%%:*}: remove that package first, or $(1) with FORCE=1" >&2; \
+					exit 1; \
+				fi; \
+			done; \
+		done; \
+	fi
+endef
+
+install: compsize-installed compsize-estimate.so compsize.8
+	$(call refuse_packaged,install)
+	$(Q)for f in $(INSTALLED); do \
+		set -- $$(echo "$$f" | tr : ' '); \
+		echo "  INSTALL $(DESTDIR)$$1"; \
+		install -D -m $$3 "$$2" "$(DESTDIR)$$1" || exit 1; \
+	done
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/compsize \
-		$(DESTDIR)$(PKGLIBDIR)/compsize-estimate.so \
-		$(DESTDIR)$(MANDIR)/man8/compsize.8
-	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
+	$(call refuse_packaged,uninstall)
+	rm -f $(foreach f,$(INSTALLED_FILES),$(DESTDIR)$(f))
+	-rmdir $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# make install into a temporary prefix: the installed program, its
+# estimator, man page and completion (tests/install.sh).
+check-install: compsize
+	$(E) "  TEST    make install / uninstall"
+	$(Q)tests/install.sh
+
+# The Debian package: dpkg-buildpackage once, lintian, and the packaged
+# program run from dpkg -x on a test image (tests/deb.sh; needs the
+# DEB_PKGS below).
+check-deb:
+	$(E) "  TEST    Debian package"
+	$(Q)tests/deb.sh
 
 clean:
-	rm -f compsize compsize-estimate.so .pkglibdir *.o *.d estimate/*.o \
-		estimate/*.d tests/unit/*.o tests/unit/*.d tests/unit/run-unit
+	rm -f compsize compsize-installed compsize-estimate.so compsize.8 \
+		.pkglibdir .docdir *.o *.d estimate/*.o estimate/*.d \
+		tests/unit/*.o tests/unit/*.d tests/unit/run-unit
 
-.PHONY: all deps check check-unit check-cli demo bench install uninstall clean
+.PHONY: all deps check check-unit check-cli check-install check-deb demo \
+	bench install uninstall clean
 
 # estimate test driver: the estimate module alone, for tests/cli/estimate.
 tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(PLUGIN_OBJS) \

@@ -14,6 +14,13 @@
 #ifndef COMPSIZE_PLUGIN_DIR
 #define COMPSIZE_PLUGIN_DIR "/usr/local/lib/compsize"
 #endif
+/* 1: the program of a build tree, which loads the estimator beside it
+ * first.  The installed program is compiled with 0 and loads only
+ * COMPSIZE_PLUGIN_DIR's: a compsize-estimate.so that happens to lie beside
+ * it (a writable sbin, a copied binary) is never run. */
+#ifndef COMPSIZE_PLUGIN_BESIDE_EXE
+#define COMPSIZE_PLUGIN_BESIDE_EXE 1
+#endif
 
 /*
  * The table, when the plugin's objects are linked into this program (the
@@ -58,7 +65,9 @@ int est_plugin_load(char *err, size_t errlen)
 		plugin = &compsize_est_ops;
 		return 0;
 	}
-	beside_exe(local, sizeof(local));
+	local[0] = '\0';
+	if (COMPSIZE_PLUGIN_BESIDE_EXE)
+		beside_exe(local, sizeof(local));
 	path = local[0] && !access(local, F_OK) ? local : installed;
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
