@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "output.h"
+#include "format.h"
 #include "progress.h"
 
 /* Nothing before this, then a redraw at most this often. */
@@ -69,10 +69,10 @@ static uint64_t progress_rchar(void)
 	return v;
 }
 
-/* out_size() pads for table columns; the progress line doesn't. */
-static const char *progress_size(uint64_t v, char buf[OUT_BUF])
+/* fmt_size() pads for table columns; the progress line doesn't. */
+static const char *progress_size(uint64_t v, char buf[FMT_BUF])
 {
-	const char *p = out_size(v, 0, buf);
+	const char *p = fmt_size(v, 0, buf);
 
 	while (*p == ' ')
 		p++;
@@ -81,7 +81,7 @@ static const char *progress_size(uint64_t v, char buf[OUT_BUF])
 
 static void progress_draw(struct progress *p, uint64_t now)
 {
-	char line[160], a[OUT_BUF], b[OUT_BUF], c[OUT_BUF];
+	char line[160], a[FMT_BUF], b[FMT_BUF], c[FMT_BUF];
 	const char *sa, *sb, *sc;
 	uint64_t done, total, rchar, rate, secs;
 	int known, len;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: scan_file() (search_run()'s batching loop, the item
+ * libFuzzer target: usage_file() (search_run()'s batching loop, the item
  * iterator, extent parsing and accounting) against a simulated kernel.
  * search.o's ioctl() calls are answered by the simulated kernel
  * (sim-kernel.c) from one inode's sorted EXTENT_DATA items built from the
@@ -19,8 +19,9 @@
 #include <sys/stat.h>
 #include "extent.h"
 #include "ioctl.h"
-#include "output.h"
-#include "scan.h"
+#include "format.h"
+#include "report.h"
+#include "usage.h"
 #include "search.h"
 #include "sim-kernel.h"
 
@@ -132,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct simk k = { .default_tree = BTRFS_FS_TREE_OBJECTID,
 			  .before = before };
 	struct sim s = { 0 };
-	struct scan_ctx *ctx;
+	struct usage_ctx *ctx;
 	struct search_ctx *search;
 	struct stat st = { .st_ino = INO, .st_mode = S_IFREG | 0644 };
 	uint8_t *arena;
@@ -163,19 +164,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The whole per-file path, as compsize runs it. */
 	s.calls = 0;
 	s.last_start = 0;
-	ctx = scan_create();
+	ctx = usage_create();
 	null = fopen("/dev/null", "w");
 	if (!ctx || !null)
 		abort();
-	ret = scan_file(ctx, -1, &st);
+	ret = usage_file(ctx, -1, &st);
 	if (ret && ret != -EUCLEAN && ret != -s.fail_errno)
 		abort();
 	/* fsids[0]: the filesystem of files on a device never probed. */
 	if (ctx->stats.nextents != seen_count(ctx->fsids[0].seen))
 		abort();
-	out_table(null, null, &ctx->stats, data[1] & 0x80);
+	report_table(null, null, &ctx->stats, data[1] & 0x80);
 	fclose(null);
-	scan_free(ctx);
+	usage_free(ctx);
 	simk_set(NULL);
 	sim = NULL;
 	free(arena);

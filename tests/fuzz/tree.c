@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the fast scan (tree_scan_dir()) over a simulated btrfs:
+ * libFuzzer target: the fast scan (fastscan_dir()) over a simulated btrfs:
  * a subvolume tree, two nested subvolume trees and the root tree's
  * ROOT_REF items, all built from the input, served by the simulated
  * TREE_SEARCH_V2 of sim-kernel.c (search.o's and tree.o's ioctl() calls
@@ -19,10 +19,11 @@
 #include <btrfsutil.h>
 #include "extent.h"
 #include "ioctl.h"
-#include "output.h"
-#include "scan.h"
+#include "format.h"
+#include "report.h"
+#include "usage.h"
 #include "search.h"
-#include "tree.h"
+#include "fastscan.h"
 #include "sim-kernel.h"
 
 #define FS_TREE		BTRFS_FS_TREE_OBJECTID
@@ -157,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct simk k = { .default_tree = FS_TREE, .before = before };
 	struct sim s = { 0 };
-	struct scan_ctx *ctx;
+	struct usage_ctx *ctx;
 	struct stat st = { .st_mode = S_IFDIR | 0755 };
 	size_t i, n;
 	FILE *null;
@@ -189,16 +190,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	k.n = s.n;
 	simk_set(&k);
 
-	ctx = scan_create();
+	ctx = usage_create();
 	null = fopen("/dev/null", "w");
 	if (!ctx || !null)
 		abort();
-	ret = tree_scan_dir(ctx, -1, &st, data[0] & 0x80, tick, NULL);
+	ret = fastscan_dir(ctx, -1, &st, data[0] & 0x80, tick, NULL);
 	if (ret < 0 && ret != -EUCLEAN)
 		abort();
-	out_table(null, null, &ctx->stats, 0);
+	report_table(null, null, &ctx->stats, 0);
 	fclose(null);
-	scan_free(ctx);
+	usage_free(ctx);
 	simk_set(NULL);
 	sim = NULL;
 	free(s.items);
