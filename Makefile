@@ -173,7 +173,8 @@ tests/unit/run-unit: $(UNIT_OBJS) $(LIB_OBJS)
 DEB_PKGS := build-essential pkg-config btrfs-progs libbtrfsutil-dev \
 	libzstd-dev liblzo2-dev zlib1g-dev libcunit1-dev btrfs-compsize \
 	jq util-linux e2fsprogs attr clang libclang-rt-14-dev valgrind \
-	librsvg2-bin libxml2-utils debhelper lintian fakeroot bash-completion
+	librsvg2-bin libxml2-utils debhelper lintian fakeroot bash-completion \
+	python3
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -304,8 +305,10 @@ FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=tests/fuzz/obj/%.o)
 # search-fuzz and tree-fuzz answer search.c's and tree.c's ioctl() calls
 # from a simulated kernel (tests/fuzz/sim-kernel.c).
 FUZZ_LDFLAGS_search := -Wl,--wrap=ioctl
-# tree-fuzz also stands in for libbtrfsutil's subvolume id lookup.
-FUZZ_LDFLAGS_tree := -Wl,--wrap=ioctl -Wl,--wrap=btrfs_util_subvolume_id_fd
+# tree-fuzz also stands in for libbtrfsutil's subvolume id lookup and for
+# opening a subvolume by file handle.
+FUZZ_LDFLAGS_tree := -Wl,--wrap=ioctl -Wl,--wrap=btrfs_util_subvolume_id_fd \
+	-Wl,--wrap=open_by_handle_at
 
 # Both answer from one simulated kernel.
 tests/fuzz/search-fuzz tests/fuzz/tree-fuzz: tests/fuzz/sim-kernel.c

@@ -40,6 +40,15 @@ int est_parse_list(const char *list, struct est_setting **out, size_t *n,
 /* Canonical name: "compress=zstd:3", "compress-force=lzo", "compress=zlib:9". */
 void est_setting_name(const struct est_setting *s, char *buf, size_t len);
 
+/*
+ * Whether a sample must follow each big file drawn from its start under
+ * setting s to know where NOCOMPRESS gets set (est_ops.nocompress_at()),
+ * not only from a drawn part that sets it: compress= with a codec without
+ * an entropy stage (lzo), where the pieces that fail are few and
+ * scattered (docs/sampling.md).
+ */
+bool est_follow_nocompress(const struct est_setting *s);
+
 struct est_result {
 	uint64_t input;		/* apparent size (st_size) of the files */
 	uint64_t disk;		/* predicted disk bytes, compsize's "Disk Usage" */
@@ -64,7 +73,7 @@ struct est_result {
 struct est_ctx;
 
 /* Bump when struct est_ops or the meaning of a function changes. */
-#define EST_OPS_ABI		4
+#define EST_OPS_ABI		5
 
 struct est_ops {
 	uint32_t abi;			/* EST_OPS_ABI */
@@ -109,6 +118,41 @@ struct est_ops {
 	 */
 	int (*files)(struct est_ctx *ctx, size_t nf, const int *fd,
 		     const struct stat *st, int *err, uint64_t *const *delta);
+
+	/*
+	 * Estimate one part of a large file alone, as the kernel writes it
+	 * as part of the whole file: [off, off + len) with off a multiple of
+	 * 512 KiB (an async chunk of the dirty range that starts at the
+	 * 128 MiB boundary below off; compress= decides that range from its
+	 * first 128 KiB, which is read too when off is not that boundary)
+	 * and len at most 512 KiB.  Assumes no earlier part of the file set
+	 * the inode's NOCOMPRESS flag (compress= only; nocompress_at() finds
+	 * where one does).  Holes: each run of data in the part starts a
+	 * range of its own.  delta as for files(), input being the part's
+	 * length; added to the totals (the speeds), not counted as a file.
+	 * nocomp: NULL or n flags, set for the settings under which this
+	 * part sets NOCOMPRESS.  Returns 0, -EINVAL (not a regular file, a
+	 * bad part), or a file's error as for files().
+	 */
+	int (*part)(struct est_ctx *ctx, int fd, const struct stat *st,
+		    uint64_t off, uint64_t len, uint64_t *delta, bool *nocomp);
+
+	/*
+	 * Where the file's NOCOMPRESS flag gets set: for each compress=
+	 * setting i, at[i] is the offset of the first 512 KiB chunk of the
+	 * file, written from its start, in which a piece passes the
+	 * heuristic and fails to compress (the rest of the file is then
+	 * raw), searched in [0, limit[i]) (0: setting i not searched);
+	 * UINT64_MAX when none there, and always for compress-force=
+	 * settings, files flagged nodatacow or nocompress, and sparse files
+	 * (not followed).  Reads and compresses only under the settings
+	 * searched and not yet decided, and stops when all are.  Nothing is
+	 * added to the totals but codec time.  Returns 0, -EINVAL (not a
+	 * regular file) or a file's error as for files().
+	 */
+	int (*nocompress_at)(struct est_ctx *ctx, int fd,
+			     const struct stat *st, const uint64_t *limit,
+			     uint64_t *at);
 
 	/*
 	 * Add the totals of src to dst, after decompressing what src kept.

@@ -163,6 +163,23 @@ int est_run(struct est_worker *w, est_load_fn *load, const void *src,
 	    struct est_fstate *fst, const bool *raw, struct est_acct *acct);
 
 /*
+ * The pieces of est_run(), for a caller that walks the chunks itself
+ * (ctx.c's parts of a file).  est_load_chunk() loads chunk [cs, ce) with
+ * load(src) as est_run() does; est_range_begin() starts dirty range
+ * [rs, re) under setting i (its compress= decision); est_chunk() is
+ * compress_file_range() on the loaded chunk; est_raw() charges [start,
+ * end) written raw.  Return 0 or -errno.
+ */
+int est_load_chunk(struct est_worker *w, est_load_fn *load, const void *src,
+		   uint64_t cs, uint64_t ce, uint64_t isize);
+void est_range_begin(struct est_worker *w, size_t i, struct est_fstate *fst,
+		     uint64_t rs, uint64_t re);
+int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
+	      uint64_t cs, uint64_t ce, uint64_t isize, struct est_acct *acct);
+void est_raw(const struct est_worker *w, uint64_t start, uint64_t end,
+	     uint64_t isize, struct est_acct *acct);
+
+/*
  * A whole file of one chunk or less (isize bytes at data, zero padded to
  * a sector, no holes) under setting i alone, its heuristic answers in
  * memo: raw when raw is set. Returns 0 or -errno.
@@ -228,7 +245,24 @@ int est_file_runs(struct est_worker *w, int fd, uint64_t isize,
 		  struct est_fstate *fst, const bool *raw,
 		  struct est_acct *acct);
 
+/* est_load_fn for the file open on *(const int *)src. */
+int est_load_fd(struct est_worker *w, const void *src, uint64_t cs,
+		uint64_t ce, uint64_t isize);
+
+/*
+ * est_file_runs() for [off, end) of the file alone: each run of data in
+ * it (SEEK_DATA/SEEK_HOLE) as a dirty range of its own. Returns 0 or
+ * -errno.
+ */
+int est_runs_between(struct est_worker *w, int fd, uint64_t off,
+		     uint64_t end, uint64_t isize, struct est_fstate *fst,
+		     const bool *raw, struct est_acct *acct);
+
 /* The file has been estimated: drop its pages unless keep_cache. */
 void est_read_done(int fd, bool keep_cache);
+
+/* [off, off + len) of the file has been read: drop those pages unless
+ * keep_cache. */
+void est_read_done_range(int fd, bool keep_cache, uint64_t off, uint64_t len);
 
 #endif

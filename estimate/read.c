@@ -75,14 +75,14 @@ static ssize_t est_pread(int fd, uint8_t *buf, uint64_t len, uint64_t off,
 }
 
 /*
- * est_load_fn for the file open on *(const int *)src.  What is read is
+ * est_load_fn for the file open on *(const int *)src: what is read is
  * dropped from the page cache again, unless the whole file was cached
  * before (w->keep_cache): then it is someone's working set, and dropping
  * it cost time as well.  Per file, not per chunk: the kernel's readahead
  * for one chunk would make the next look cached.
  */
-static int est_load_fd(struct est_worker *w, const void *src, uint64_t cs,
-		       uint64_t ce, uint64_t isize)
+int est_load_fd(struct est_worker *w, const void *src, uint64_t cs,
+		uint64_t ce, uint64_t isize)
 {
 	uint64_t want = (isize < ce ? isize : ce) - cs;
 	int fd = *(const int *)src;
@@ -263,4 +263,40 @@ void est_read_done(int fd, bool keep_cache)
 {
 	if (!keep_cache)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+void est_read_done_range(int fd, bool keep_cache, uint64_t off, uint64_t len)
+{
+	if (!keep_cache)
+		posix_fadvise(fd, off, len, POSIX_FADV_DONTNEED);
+}
+
+int est_runs_between(struct est_worker *w, int fd, uint64_t off,
+		     uint64_t end, uint64_t isize, struct est_fstate *fst,
+		     const bool *raw, struct est_acct *acct)
+{
+	const uint32_t ss = w->sectorsize;
+	uint64_t pos, data, hole;
+	int ret;
+
+	for (pos = off; pos < end; pos = est_round_up(hole, ss)) {
+		off_t d = lseek(fd, pos, SEEK_DATA), h;
+
+		if (d < 0 && errno == ENXIO)
+			break;
+		if (d < 0)
+			return -errno;
+		if ((uint64_t)d >= end)
+			break;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0)
+			return -errno;
+		data = d - d % ss;
+		hole = (uint64_t)h < end ? (uint64_t)h : end;
+		ret = est_run(w, est_load_fd, &fd, data, hole, isize, fst, raw,
+			      acct);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

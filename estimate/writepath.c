@@ -43,8 +43,8 @@ static uint32_t est_max_inline(uint32_t sectorsize)
  * inline if it is the whole file, starts at 0, is smaller than a sector
  * and fits max_inline (can_cow_file_range_inline()); else raw extents.
  */
-static void est_raw(const struct est_worker *w, uint64_t start, uint64_t end,
-		    uint64_t isize, struct est_acct *acct)
+void est_raw(const struct est_worker *w, uint64_t start, uint64_t end,
+	     uint64_t isize, struct est_acct *acct)
 {
 	if (start == 0 && isize < w->sectorsize &&
 	    isize <= est_max_inline(w->sectorsize) && end >= isize) {
@@ -61,9 +61,8 @@ static void est_raw(const struct est_worker *w, uint64_t start, uint64_t end,
  * most 512 KiB) of a dirty range of a file of size isize. w->data holds
  * the chunk's bytes, zero padded past EOF up to ce.
  */
-static int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
-		     uint64_t cs, uint64_t ce, uint64_t isize,
-		     struct est_acct *acct)
+int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
+	      uint64_t cs, uint64_t ce, uint64_t isize, struct est_acct *acct)
 {
 	const struct est_setting *s = &w->s[i];
 	const uint32_t ss = w->sectorsize;
@@ -125,8 +124,8 @@ raw:
 }
 
 /* Start a dirty range: btrfs_run_delalloc_range()'s compress decision. */
-static void est_range_begin(struct est_worker *w, size_t i,
-			    struct est_fstate *fst, uint64_t rs, uint64_t re)
+void est_range_begin(struct est_worker *w, size_t i, struct est_fstate *fst,
+		     uint64_t rs, uint64_t re)
 {
 	const struct est_setting *s = &w->s[i];
 
@@ -148,6 +147,15 @@ static int est_load_mem(struct est_worker *w, const void *src, uint64_t cs,
 	return 0;
 }
 
+int est_load_chunk(struct est_worker *w, est_load_fn *load, const void *src,
+		   uint64_t cs, uint64_t ce, uint64_t isize)
+{
+	w->data = w->chunk;
+	w->memo = &w->memo_own;
+	w->memo->n = 0;
+	return load(w, src, cs, ce, isize);
+}
+
 int est_run(struct est_worker *w, est_load_fn *load, const void *src,
 	    uint64_t start, uint64_t end, uint64_t isize,
 	    struct est_fstate *fst, const bool *raw, struct est_acct *acct)
@@ -160,10 +168,7 @@ int est_run(struct est_worker *w, est_load_fn *load, const void *src,
 		re = rs + EST_RANGE_MAX < aend ? rs + EST_RANGE_MAX : aend;
 		for (cs = rs; cs < re; cs = ce) {
 			ce = cs + EST_CHUNK_SIZE < re ? cs + EST_CHUNK_SIZE : re;
-			w->data = w->chunk;
-			w->memo = &w->memo_own;
-			w->memo->n = 0;
-			ret = load(w, src, cs, ce, isize);
+			ret = est_load_chunk(w, load, src, cs, ce, isize);
 			if (ret)
 				return ret;
 			for (i = 0; !ret && i < w->n; i++) {

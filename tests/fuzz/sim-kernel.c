@@ -43,16 +43,20 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	uint64_t tree, count = 0;
 	size_t i, pos = 0;
 	va_list ap;
+	void *p;
 	int err;
 
 	(void)fd;
 	va_start(ap, req);
-	args = va_arg(ap, struct btrfs_ioctl_search_args_v2 *);
+	p = va_arg(ap, void *);
 	va_end(ap);
+	if (simk && req != BTRFS_IOC_TREE_SEARCH_V2 && simk->other)
+		return simk->other(req, p, simk->arg);
 	if (req != BTRFS_IOC_TREE_SEARCH_V2 || !simk) {
 		errno = ENOTTY;
 		return -1;
 	}
+	args = p;
 	key = &args->key;
 	if (simk->before) {
 		err = simk->before(key, simk->arg);

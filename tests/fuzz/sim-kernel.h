@@ -32,6 +32,11 @@ struct simk {
 	 * fails with.
 	 */
 	int (*before)(const struct btrfs_ioctl_search_key *key, void *arg);
+	/*
+	 * NULL, or the answer to any other ioctl request (p its argument):
+	 * 0, or -1 with errno set, as ioctl() returns; ENOTTY when NULL.
+	 */
+	int (*other)(unsigned long req, void *p, void *arg);
 	void *arg;
 };
 

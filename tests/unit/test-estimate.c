@@ -18,26 +18,11 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "unit.h"
-#include "est-plugin.h"
+#include "estops.h"
 #include "estimate/internal.h"
 
 #define K 1024u
 
-/* The estimator's table, as the program gets it: here, linked in. */
-static const struct est_ops *est(void)
-{
-	return est_plugin_ops();
-}
-
-/* One file through the table's files(): its result, or files()' error. */
-static int one_file(struct est_ctx *ctx, int fd, const struct stat *st,
-		    uint64_t *delta)
-{
-	int err, ret;
-
-	ret = est()->files(ctx, 1, &fd, st, &err, &delta);
-	return ret ? ret : err;
-}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
