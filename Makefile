@@ -44,12 +44,36 @@ endif
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
 # The main program links libbtrfsutil only; the codecs are linked into
-# compsize-estimate.so, loaded for --estimate alone (est-plugin.h).
+# compsize-estimate.so (estimate/), loaded for --estimate alone
+# (est-plugin.h).
 CODECS_PC := libzstd lzo2 zlib
 LIBS_PC := libbtrfsutil $(CODECS_PC)
-override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
-	-Wformat=2 -Wstrict-prototypes -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-	-DCOMPSIZE_VERSION='"$(VERSION)"' -pthread -fno-math-errno \
+WARN_FLAGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 \
+	-Wstrict-prototypes
+
+# A missing -dev package stops the build here with one line naming it,
+# not later with a compiler error.  make deps installs them all (Debian);
+# check and demo run deps first and check in the make they start.
+PC_DEB_libbtrfsutil := libbtrfsutil-dev
+PC_DEB_libzstd := libzstd-dev
+PC_DEB_lzo2 := liblzo2-dev
+PC_DEB_zlib := zlib1g-dev
+PC_DEB_cunit := libcunit1-dev
+NO_PC_GOALS := deps check demo clean clean-fuzz clean-est-driver uninstall
+ifneq ($(filter-out $(NO_PC_GOALS),$(or $(MAKECMDGOALS),all)),)
+PC_NEED := $(LIBS_PC) $(if $(filter check-unit tests/unit/run-unit,$(MAKECMDGOALS)),cunit)
+ifeq ($(shell command -v $(PKG_CONFIG)),)
+$(error $(PKG_CONFIG) not found: install pkg-config (make deps installs every build dependency))
+endif
+PC_MISSING := $(strip $(foreach p,$(PC_NEED),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
+ifneq ($(PC_MISSING),)
+$(error pkg-config cannot find $(PC_MISSING): install $(foreach p,$(PC_MISSING),$(PC_DEB_$(p))) (make deps installs every build dependency))
+endif
+endif
+
+override CFLAGS += -std=gnu11 $(WARN_FLAGS) \
+	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	-DCOMPSIZE_VERSION='"$(VERSION)"' -pthread -fno-math-errno -I. \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 CODEC_LIBS := $(shell $(PKG_CONFIG) --libs $(CODECS_PC) 2>/dev/null)
 ifeq ($(DYNAMIC),1)
@@ -74,15 +98,14 @@ E = @:
 endif
 
 # -fno-math-errno lets sqrt() compile to one instruction: no libm, whose
-# mapping alone costs ~300 KiB of resident memory on every run.
+# mapping alone would add to the resident size of every run.
 # Every top-level .c is a library module, linked into the program and the
-# tests, except the CLI and the estimator's loader (the program only) and
-# the estimator (compsize-estimate.so; linked into the tests): new modules
-# need no Makefile edit.
-MAIN_SRCS := compsize.c est-load.c
-PLUGIN_SRCS := estimate.c est-heuristic.c est-lzo.c est-zlib.c est-zstd.c \
-	est-plugin.c
-CORE_SRCS := $(filter-out $(MAIN_SRCS) $(PLUGIN_SRCS),$(wildcard *.c))
+# tests, except the CLI (the program only); estimate/ is the estimator,
+# compsize-estimate.so (linked into the tests): new modules need no
+# Makefile edit.
+MAIN_SRCS := compsize.c
+PLUGIN_SRCS := $(wildcard estimate/*.c)
+CORE_SRCS := $(filter-out $(MAIN_SRCS),$(wildcard *.c))
 LIB_SRCS := $(CORE_SRCS) $(PLUGIN_SRCS)
 CORE_OBJS := $(CORE_SRCS:.c=.o)
 PLUGIN_OBJS := $(PLUGIN_SRCS:.c=.o)
@@ -123,8 +146,8 @@ est-load-installed.o: est-load.c .pkglibdir
 	$(E) "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DCOMPSIZE_PLUGIN_DIR='"$(PKGLIBDIR)"' \
 		-DCOMPSIZE_PLUGIN_BESIDE_EXE=0 -MMD -MP -c -o $@ $<
-compsize-installed: $(filter-out est-load.o,$(MAIN_SRCS:.c=.o)) \
-		est-load-installed.o $(CORE_OBJS)
+compsize-installed: $(MAIN_SRCS:.c=.o) est-load-installed.o \
+		$(filter-out est-load.o,$(CORE_OBJS))
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -143,7 +166,8 @@ compsize-estimate.so: $(PLUGIN_OBJS)
 
 tests/unit/run-unit: $(UNIT_OBJS) $(LIB_OBJS)
 	$(E) "  LD      $@"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CODEC_LIBS) -lcunit
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CODEC_LIBS) \
+		$(shell $(PKG_CONFIG) --libs cunit 2>/dev/null || echo -lcunit)
 
 # Install what the build and the tests need (Debian/Ubuntu, as root).
 DEB_PKGS := build-essential pkg-config btrfs-progs libbtrfsutil-dev \
@@ -238,15 +262,15 @@ check-deb:
 
 clean:
 	rm -f compsize compsize-installed compsize-estimate.so compsize.8 \
-		.pkglibdir .docdir *.o *.d tests/unit/*.o \
-		tests/unit/*.d tests/unit/run-unit
+		.pkglibdir .docdir *.o *.d estimate/*.o estimate/*.d \
+		tests/unit/*.o tests/unit/*.d tests/unit/run-unit
 
 .PHONY: all deps check check-unit check-cli check-install check-deb demo \
 	bench install uninstall clean
 
 # estimate test driver: the estimate module alone, for tests/cli/estimate.
 tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(PLUGIN_OBJS) \
-		est-setting.o
+		est-setting.o est-load.o
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(CODEC_LIBS)
 # Kernel oracle for --estimate (root, loop devices, ~1-3 minutes); the
@@ -273,16 +297,21 @@ FUZZ_CC ?= clang
 FUZZ_TARGETS := extents search tree estimate
 FUZZ_BINS := $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
-	-fsanitize=fuzzer-no-link,address,undefined -std=gnu11 -I. \
+	-fsanitize=fuzzer-no-link,address,undefined -std=gnu11 $(WARN_FLAGS) \
+	$(if $(filter 1,$(WERROR)),-Werror) -I. \
 	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DCOMPSIZE_VERSION='"$(VERSION)"' \
 	-pthread $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=tests/fuzz/obj/%.o)
-# search-fuzz answers search.c's ioctl() calls itself (a simulated kernel).
+# search-fuzz and tree-fuzz answer search.c's and tree.c's ioctl() calls
+# from a simulated kernel (tests/fuzz/sim-kernel.c).
 FUZZ_LDFLAGS_search := -Wl,--wrap=ioctl
 # tree-fuzz also stands in for libbtrfsutil's subvolume id lookup and for
 # opening a subvolume by file handle.
 FUZZ_LDFLAGS_tree := -Wl,--wrap=ioctl -Wl,--wrap=btrfs_util_subvolume_id_fd \
 	-Wl,--wrap=open_by_handle_at
+
+# Both answer from one simulated kernel.
+tests/fuzz/search-fuzz tests/fuzz/tree-fuzz: tests/fuzz/sim-kernel.c
 
 -include $(FUZZ_LIB_OBJS:.o=.d)
 .SECONDARY: $(FUZZ_LIB_OBJS)

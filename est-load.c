@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * est-load: the main program's side of est-plugin.h.  Loads
- * compsize-estimate.so and defines estimate.h's est_ctx functions as calls
- * into it.
+ * compsize-estimate.so and hands out the table it exports.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,7 +22,15 @@
 #define COMPSIZE_PLUGIN_BESIDE_EXE 1
 #endif
 
-static const struct est_plugin *plugin;
+/*
+ * The table, when the plugin's objects are linked into this program (the
+ * unit tests, the fuzzers, the test driver): a weak reference, NULL in
+ * compsize itself, which loads it.
+ */
+extern const struct est_ops compsize_est_ops __attribute__((weak));
+
+/* What est_plugin_load() loaded: process-wide, as the dlopen() is. */
+static const struct est_ops *plugin;
 
 /* dirname(/proc/self/exe)/compsize-estimate.so, or "" if unknown. */
 static void beside_exe(char *buf, size_t len)
@@ -48,12 +55,16 @@ int est_plugin_load(char *err, size_t errlen)
 {
 	const char *installed = COMPSIZE_PLUGIN_DIR "/" EST_PLUGIN_FILE;
 	char local[PATH_MAX + sizeof(EST_PLUGIN_FILE)];
-	const struct est_plugin *p;
+	const struct est_ops *p;
 	const char *path;
 	void *h;
 
 	if (plugin)
 		return 0;
+	if (&compsize_est_ops) {
+		plugin = &compsize_est_ops;
+		return 0;
+	}
 	local[0] = '\0';
 	if (COMPSIZE_PLUGIN_BESIDE_EXE)
 		beside_exe(local, sizeof(local));
@@ -69,10 +80,10 @@ int est_plugin_load(char *err, size_t errlen)
 		dlclose(h);
 		return -1;
 	}
-	if (p->abi != EST_PLUGIN_ABI ||
+	if (p->abi != EST_OPS_ABI ||
 	    p->result_size != sizeof(struct est_result)) {
 		snprintf(err, errlen, "%s: estimator interface %u, want %u: reinstall",
-			 path, p->abi, EST_PLUGIN_ABI);
+			 path, p->abi, EST_OPS_ABI);
 		dlclose(h);
 		return -1;
 	}
@@ -87,55 +98,9 @@ int est_plugin_load(char *err, size_t errlen)
 	return 0;
 }
 
-struct est_ctx *est_create(const struct est_setting *s, size_t n,
-			   uint32_t sectorsize)
+const struct est_ops *est_plugin_ops(void)
 {
-	if (!plugin) {
-		errno = ENOSYS;
-		return NULL;
-	}
-	return plugin->create(s, n, sectorsize);
-}
-
-void est_free(struct est_ctx *ctx)
-{
-	if (ctx)
-		plugin->free(ctx);
-}
-
-int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
-	      const struct stat *st, int *err, uint64_t *const *delta)
-{
-	return plugin->files(ctx, nf, fd, st, err, delta);
-}
-
-int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
-	     uint64_t *delta)
-{
-	int err, ret;
-
-	ret = est_files(ctx, 1, &fd, st, &err, &delta);
-	return ret ? ret : err;
-}
-
-int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
-	     uint64_t len, uint64_t *delta, bool *nocomp)
-{
-	return plugin->part(ctx, fd, st, off, len, delta, nocomp);
-}
-
-int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
-		      const uint64_t *limit, uint64_t *at)
-{
-	return plugin->nocompress_at(ctx, fd, st, limit, at);
-}
-
-int est_merge(struct est_ctx *dst, struct est_ctx *src)
-{
-	return plugin->merge(dst, src);
-}
-
-void est_get_result(struct est_ctx *ctx, size_t i, struct est_result *out)
-{
-	plugin->get_result(ctx, i, out);
+	if (plugin)
+		return plugin;
+	return &compsize_est_ops ? &compsize_est_ops : NULL;
 }

@@ -2,7 +2,7 @@
 /*
  * est-setting: the --estimate list ("zstd:3,compress-force=lzo,...") parsed
  * into settings, and their canonical names.  Part of the main program; the
- * write-path emulation that runs them (estimate.c and the codecs) is loaded
+ * write-path emulation that runs them (estimate/, the plugin) is loaded
  * only for --estimate.
  */
 #include <errno.h>

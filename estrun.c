@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * estrun: worker threads, the bounded file queue, reading the units of a
- * sample (sample.h) and the progress line for --estimate.
+ * sample (sample.h) for --estimate; the progress line is progress.c's.
  *
  * Parallelism is per file.  Under compress= the heuristic and the sticky
  * NOCOMPRESS flag make a file one sequential computation; under
@@ -28,9 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include "est-plugin.h"
 #include "estrun.h"
 #include "array.h"
-#include "format.h"
+#include "progress.h"
 #include "seen.h"
 
 /*
@@ -49,16 +50,13 @@
 #define ESTRUN_MAX_SLOTS	4096
 /*
  * A worker takes queued files of 512 KiB or less together, up to this
- * many and this much data, and est_files() estimates them setting by
+ * many and this much data, and the estimator's files() takes them setting by
  * setting.  Once the walk is done a worker takes at most its share of what
  * is left, so the workers finish together.
  */
 #define ESTRUN_BATCH_FILES	256
 #define ESTRUN_BATCH_BYTES	(4u * 1024 * 1024)
 #define ESTRUN_SMALL		(512u * 1024)
-/* Progress: nothing before this, then a redraw at most this often. */
-#define ESTRUN_PROGRESS_DELAY_NS	1000000000ull
-#define ESTRUN_PROGRESS_TICK_NS		200000000ull
 
 struct estrun_slot {
 	int fd;
@@ -83,9 +81,9 @@ struct estrun_worker {
 	 * units read, merged by estrun_finish(); a unit's results */
 	struct sample_acc *acc;
 	uint64_t *part;		/* 3n */
-	bool *nocomp;		/* n: est_part()'s */
+	bool *nocomp;		/* n: part()'s */
 	uint64_t *at;		/* n: where NOCOMPRESS is set, or max */
-	uint64_t *limit;	/* n: est_nocompress_at()'s */
+	uint64_t *limit;	/* n: nocompress_at()'s */
 	/* a big file's units read so far: offset, x, length, then disk,
 	 * uncompressed and NOCOMPRESS set, for each setting */
 	uint64_t *units;
@@ -95,6 +93,7 @@ struct estrun_worker {
 };
 
 struct estrun {
+	const struct est_ops *ops;	/* the estimator (est-plugin.h) */
 	size_t n;
 	struct est_setting *s;
 	uint32_t sectorsize;
@@ -131,15 +130,9 @@ struct estrun {
 	uint64_t files_read;
 	uint64_t *scratch;		/* 3n: answers for files not sampled */
 
-	/* Progress; counters under lock, the terminal under draw_lock. */
+	/* Progress: the line (progress.c) and its counters, under lock. */
 	int progress_fd;
-	pthread_t prog;
-	int prog_started;
-	pthread_cond_t prog_wake;
-	pthread_mutex_t draw_lock;
-	int drawn;
-	uint64_t t0_ns;
-	uint64_t rchar0;
+	struct progress *prog;
 	uint64_t bytes_queued;		/* st_size of the sampled files */
 	uint64_t bytes_waiting;		/* of those still in the queue */
 	uint64_t bytes_done;
@@ -205,13 +198,13 @@ int estrun_sampled(const struct estrun *r, const struct stat *st)
 
 /*
  * Read the units of big file sl drawn by the sample, each 512 KiB part
- * alone (est_part()): their sum into sl->delta, each unit into the
+ * alone (the table's part()): their sum into sl->delta, each unit into the
  * worker's sums once all of them are read.
  *
  * Under compress= a part that fails to compress sets the inode's
  * NOCOMPRESS flag and every later part of the file is raw, whatever it
  * holds.  So where a drawn part sets it, the file is followed from its
- * start up to that part (est_nocompress_at(): it stops at the first part
+ * start up to that part (nocompress_at(): it stops at the first part
  * that sets it), and the drawn parts after the one that set it are raw.
  * Under lzo (est_follow_nocompress()) every file is followed up to its
  * last drawn part: the parts that set the flag are few there, and one
@@ -244,8 +237,8 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 		u[1] = sample_unit(sl->st.st_size, x, k, &off, &len);
 		u[0] = off;
 		u[2] = len;
-		ret = est_part(w->ctx, sl->fd, &sl->st, off, len, w->part,
-			       w->nocomp);
+		ret = w->r->ops->part(w->ctx, sl->fd, &sl->st, off, len,
+				      w->part, w->nocomp);
 		if (ret)
 			return ret;
 		for (i = 0; i < n; i++) {
@@ -271,8 +264,8 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 	if (follow) {
 		uint64_t *seen = w->part;
 
-		ret = est_nocompress_at(w->ctx, sl->fd, &sl->st, w->limit,
-					seen);
+		ret = w->r->ops->nocompress_at(w->ctx, sl->fd, &sl->st,
+					       w->limit, seen);
 		if (ret)
 			return ret;
 		for (i = 0; i < n; i++)
@@ -394,7 +387,7 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 		w->st[i] = sl->st;
 		w->delta[i] = sl->delta;
 	}
-	est_files(w->ctx, k, w->fd, w->st, w->err, w->delta);
+	w->r->ops->files(w->ctx, k, w->fd, w->st, w->err, w->delta);
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];
@@ -437,122 +430,23 @@ static void *estrun_worker_main(void *arg)
 
 /* ---- progress ---- */
 
-static uint64_t estrun_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* Bytes this process has read so far (rchar), which moves inside a large
- * file too; 0 if /proc is not there. */
-static uint64_t estrun_rchar(void)
-{
-	char buf[512];
-	uint64_t v = 0;
-	ssize_t len;
-	char *p;
-	int fd;
-
-	fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
-	p = strstr(buf, "rchar:");
-	if (p)
-		v = strtoull(p + 6, NULL, 10);
-	return v;
-}
-
-/* fmt_size() pads for table columns; the progress line doesn't. */
-static const char *estrun_size(uint64_t v, char buf[FMT_BUF])
-{
-	const char *p = fmt_size(v, 0, buf);
-
-	while (*p == ' ')
-		p++;
-	return p;
-}
-
-static void estrun_draw(struct estrun *r, uint64_t now)
-{
-	char line[160], a[FMT_BUF], b[FMT_BUF], c[FMT_BUF];
-	const char *sa, *sb, *sc;
-	uint64_t done, queued, rchar, rate, secs;
-	int walk_done, len;
-
-	pthread_mutex_lock(&r->lock);
-	done = r->bytes_done;
-	queued = r->bytes_queued;
-	walk_done = r->walk_done;
-	pthread_mutex_unlock(&r->lock);
-	rchar = estrun_rchar();
-	if (rchar > r->rchar0 && rchar - r->rchar0 > done)
-		done = rchar - r->rchar0;
-	if (walk_done && done > queued)
-		done = queued;
-	rate = done * 1000000000ull / (now - r->t0_ns);
-	sa = estrun_size(done, a);
-	sb = estrun_size(rate, b);
-	if (walk_done) {
-		sc = estrun_size(queued, c);
-		secs = rate ? (queued - done) / rate : 0;
-		len = snprintf(line, sizeof(line),
-			       "\rcompsize: estimate: %s of %s read, %s/s, ETA %" PRIu64
-			       ":%02" PRIu64 "\033[K", sa, sc, sb, secs / 60,
-			       secs % 60);
-	} else {
-		len = snprintf(line, sizeof(line),
-			       "\rcompsize: estimate: %s read, %s/s\033[K", sa, sb);
-	}
-	pthread_mutex_lock(&r->draw_lock);
-	if (write(r->progress_fd, line, len) == len)
-		r->drawn = 1;
-	pthread_mutex_unlock(&r->draw_lock);
-}
-
-static void *estrun_progress_main(void *arg)
+/* progress_counts_fn: the sampled files' bytes, done and queued. */
+static void estrun_counts(void *arg, uint64_t *done, uint64_t *total,
+			  int *total_known)
 {
 	struct estrun *r = arg;
-	struct timespec ts;
-	uint64_t now, next;
 
-	estrun_block_signals();
 	pthread_mutex_lock(&r->lock);
-	next = r->t0_ns + ESTRUN_PROGRESS_DELAY_NS;
-	while (!r->stop) {
-		ts.tv_sec = next / 1000000000ull;
-		ts.tv_nsec = next % 1000000000ull;
-		pthread_cond_timedwait(&r->prog_wake, &r->lock, &ts);
-		if (r->stop)
-			break;
-		now = estrun_now_ns();
-		if (now < next)
-			continue;
-		next = now + ESTRUN_PROGRESS_TICK_NS;
-		pthread_mutex_unlock(&r->lock);
-		estrun_draw(r, now);
-		pthread_mutex_lock(&r->lock);
-	}
+	*done = r->bytes_done;
+	*total = r->bytes_queued;
+	*total_known = r->walk_done;
 	pthread_mutex_unlock(&r->lock);
-	return NULL;
 }
 
 void estrun_clear_progress(struct estrun *r)
 {
-	static const char clear[] = "\r\033[K";
-
-	if (!r || r->progress_fd < 0)
-		return;
-	pthread_mutex_lock(&r->draw_lock);
-	if (r->drawn && write(r->progress_fd, clear, sizeof(clear) - 1) > 0)
-		r->drawn = 0;
-	pthread_mutex_unlock(&r->draw_lock);
+	if (r)
+		progress_clear(r->prog);
 }
 
 /* ---- setup and teardown ---- */
@@ -564,18 +458,14 @@ static void estrun_stop(struct estrun *r)
 	pthread_mutex_lock(&r->lock);
 	r->stop = 1;
 	pthread_cond_broadcast(&r->work);
-	pthread_cond_broadcast(&r->prog_wake);
 	pthread_mutex_unlock(&r->lock);
 	for (i = 0; i < r->jobs; i++)
 		if (r->w[i].started) {
 			pthread_join(r->w[i].th, NULL);
 			r->w[i].started = 0;
 		}
-	if (r->prog_started) {
-		pthread_join(r->prog, NULL);
-		r->prog_started = 0;
-	}
-	estrun_clear_progress(r);
+	progress_stop(r->prog);
+	r->prog = NULL;
 }
 
 void estrun_free(struct estrun *r)
@@ -587,7 +477,7 @@ void estrun_free(struct estrun *r)
 	if (r->w) {
 		estrun_stop(r);
 		for (i = 0; i < r->jobs; i++) {
-			est_free(r->w[i].ctx);
+			r->ops->free(r->w[i].ctx);
 			free(r->w[i].acc);
 			free(r->w[i].part);
 			free(r->w[i].nocomp);
@@ -602,11 +492,10 @@ void estrun_free(struct estrun *r)
 		free(r->slots[i].path);
 	}
 	pthread_mutex_destroy(&r->lock);
-	pthread_mutex_destroy(&r->draw_lock);
 	pthread_cond_destroy(&r->work);
 	pthread_cond_destroy(&r->finished);
-	pthread_cond_destroy(&r->prog_wake);
-	est_free(r->total);
+	if (r->ops)
+		r->ops->free(r->total);
 	free(r->slots);
 	free(r->deltas);
 	free(r->queue);
@@ -691,7 +580,6 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 struct estrun *estrun_create(const struct estrun_opts *o,
 			     estrun_done_fn done, void *arg)
 {
-	pthread_condattr_t ca;
 	struct estrun *r;
 	unsigned i;
 	int ret;
@@ -705,14 +593,10 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 		errno = ENOMEM;
 		return NULL;
 	}
+	r->ops = est_plugin_ops();
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_mutex_init(&r->draw_lock, NULL);
 	pthread_cond_init(&r->work, NULL);
 	pthread_cond_init(&r->finished, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->prog_wake, &ca);
-	pthread_condattr_destroy(&ca);
 	r->n = o->n;
 	r->sectorsize = o->sectorsize;
 	r->sampling = o->design != NULL;
@@ -724,17 +608,17 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->arg = arg;
 	r->jobs = o->jobs;
 	r->progress_fd = o->progress_fd;
-	ret = estrun_alloc(r, o);
+	ret = r->ops ? estrun_alloc(r, o) : -ENOSYS;
 	if (ret)
 		goto fail;
-	r->total = est_create(r->s, r->n, r->sectorsize);
+	r->total = r->ops->create(r->s, r->n, r->sectorsize);
 	if (!r->total) {
 		ret = -errno;
 		goto fail;
 	}
 	for (i = 0; i < r->jobs; i++) {
 		r->w[i].r = r;
-		r->w[i].ctx = est_create(r->s, r->n, r->sectorsize);
+		r->w[i].ctx = r->ops->create(r->s, r->n, r->sectorsize);
 		if (!r->w[i].ctx) {
 			ret = -errno;
 			goto fail;
@@ -746,13 +630,13 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 			goto fail;
 		r->w[i].started = 1;
 	}
-	r->t0_ns = estrun_now_ns();
 	if (r->progress_fd >= 0) {
-		r->rchar0 = estrun_rchar();
-		ret = estrun_thread(&r->prog, estrun_progress_main, r);
-		if (ret)
+		r->prog = progress_start(r->progress_fd, "compsize: estimate: ",
+					 estrun_counts, r);
+		if (!r->prog) {
+			ret = errno == EAGAIN ? -ENOMEM : -errno;
 			goto fail;
-		r->prog_started = 1;
+		}
 	}
 	return r;
 fail:
@@ -922,7 +806,7 @@ int estrun_finish(struct estrun *r)
 		return ret;
 	estrun_stop(r);
 	for (i = 0; i < r->jobs; i++) {
-		ret = est_merge(r->total, r->w[i].ctx);
+		ret = r->ops->merge(r->total, r->w[i].ctx);
 		if (ret)
 			return ret;
 		for (k = 0; k < 2 * r->n; k++)
@@ -940,7 +824,7 @@ void estrun_get_result(const struct estrun *r, size_t i,
 	memset(out, 0, sizeof(*out));
 	if (i >= r->n)
 		return;
-	est_get_result(r->total, i, &out->est);
+	r->ops->get_result(r->total, i, &out->est);
 	out->files_read = r->files_read;
 	if (!r->sampling)
 		return;

@@ -21,7 +21,7 @@
 struct estrun_opts {
 	const struct est_setting *s;	/* copied */
 	size_t n;
-	uint32_t sectorsize;	/* as for est_create() */
+	uint32_t sectorsize;	/* as for est_ops.create() */
 	unsigned jobs;		/* worker threads, 1 or more */
 	/* NULL to read every file; else the sample (copied): the units of
 	 * each file (sample.h) drawn by the design are read, and the
@@ -39,7 +39,7 @@ struct estrun_opts {
 };
 
 /*
- * One submitted file is done: err is 0 or the -errno est_file() returned
+ * One submitted file is done: err is 0 or the -errno est_ops.files() gave
  * (then delta is NULL); delta holds 3 values a setting (disk,
  * uncompressed, input) as in report_row.est.  With sampling, a file none
  * of whose units is drawn has disk and uncompressed 0 and its real input;

@@ -83,8 +83,8 @@ void layout_drop(struct layout *l, size_t ticket);
 
 /*
  * The estimate of ticket's file is back: delta is 3 values a setting
- * (disk, uncompressed, input) as est_file() gives them, or NULL for
- * nothing.  Adds the file's shares to the grand totals and fills out
+ * (disk, uncompressed, input) as the estimator's files() gives them, or
+ * NULL for nothing.  Adds the file's shares to the grand totals and fills out
  * (when not NULL) with the per-row shares, innermost row first: row k
  * (k < *nrows, the rows that were open at layout_plan()) gets 6 * nest
  * values from out[k * 6 * nest]: for each setting i the same-layout disk,

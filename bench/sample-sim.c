@@ -5,8 +5,8 @@
  *
  *   sample-sim units SETTINGS DIR > units    one full pass: every file's
  *       estimate (the truth) and every unit's (each 512 KiB part of a big
- *       file alone, est_part(), and whether it sets NOCOMPRESS), where each
- *       big file really sets NOCOMPRESS (est_nocompress_at()), and each
+ *       file alone, the estimator's part(), and whether it sets NOCOMPRESS), where each
+ *       big file really sets NOCOMPRESS (nocompress_at()), and each
  *       file's current ratio band (root on btrfs; 0 elsewhere)
  *   sample-sim sim SEEDS PCT[,PCT...] [bands] < units
  *       for each percentage and seed, the sample sample.c would draw, its
@@ -31,13 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "estimate.h"
+#include "est-plugin.h"
 #include "sample.h"
 #include "usage.h"
 #include "seen.h"
 
 #define MAXSET 32
 
+static const struct est_ops *g_ops;
 static struct est_ctx *g_ctx;
 static struct usage_ctx *g_scan;
 static struct seen_set *g_links;
@@ -82,11 +83,12 @@ static int one_file(const char *path, const struct stat *sb, int type,
 {
 	uint64_t full[3 * MAXSET], part[3 * MAXSET], at[MAXSET], lim[MAXSET],
 		 off, len, x, xk, disk, uncomp, k, nu;
+	uint64_t *fullp = full;
 	bool nocomp[MAXSET];
 	unsigned band;
 	struct stat st;
 	size_t i;
-	int fd, known;
+	int fd, known, err1;
 
 	(void)ftw;
 	if (type != FTW_F || !S_ISREG(sb->st_mode))
@@ -106,7 +108,8 @@ static int one_file(const char *path, const struct stat *sb, int type,
 	x = data_bytes(&st);
 	known = current_usage(fd, &st, &disk, &uncomp);
 	band = sample_band(known, uncomp, disk);
-	if (est_file(g_ctx, fd, &st, full)) {
+	if (g_ops->files(g_ctx, 1, &fd, &st, &err1, &fullp) ||
+	    err1) {
 		fprintf(stderr, "sample-sim: %s: estimate failed\n", path);
 		close(fd);
 		return 0;
@@ -115,7 +118,7 @@ static int one_file(const char *path, const struct stat *sb, int type,
 	memset(at, 0xff, sizeof(at));
 	for (i = 0; i < g_nset; i++)
 		lim[i] = st.st_size;
-	if (nu > 1 && est_nocompress_at(g_ctx, fd, &st, lim, at))
+	if (nu > 1 && g_ops->nocompress_at(g_ctx, fd, &st, lim, at))
 		fprintf(stderr, "sample-sim: %s: NOCOMPRESS not followed\n",
 			path);
 	printf("F %zu %" PRIu64 " %" PRIu64 " %u %" PRIu64, g_n++,
@@ -129,7 +132,7 @@ static int one_file(const char *path, const struct stat *sb, int type,
 		memset(nocomp, 0, sizeof(nocomp));
 		if (nu == 1) {
 			memcpy(part, full, sizeof(part));
-		} else if (est_part(g_ctx, fd, &st, off, len, part, nocomp)) {
+		} else if (g_ops->part(g_ctx, fd, &st, off, len, part, nocomp)) {
 			fprintf(stderr, "sample-sim: %s: part failed\n", path);
 			memset(part, 0, sizeof(part));
 		}
@@ -157,7 +160,8 @@ static int cmd_units(const char *list, const char *dir)
 		fprintf(stderr, "sample-sim: at most %d settings\n", MAXSET);
 		return 2;
 	}
-	g_ctx = est_create(s, g_nset, 4096);
+	g_ops = est_plugin_ops();
+	g_ctx = g_ops->create(s, g_nset, 4096);
 	g_scan = usage_create();
 	g_links = seen_create();
 	if (!g_ctx || !g_scan || !g_links)
@@ -169,7 +173,7 @@ static int cmd_units(const char *list, const char *dir)
 	}
 	putchar('\n');
 	ret = nftw(dir, one_file, 64, FTW_PHYS | FTW_MOUNT);
-	est_free(g_ctx);
+	g_ops->free(g_ctx);
 	usage_free(g_scan);
 	seen_free(g_links);
 	free(s);

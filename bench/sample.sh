@@ -98,8 +98,8 @@ log "building sample-sim"
 # at the same time is left alone
 (cd "$ROOT" && cc -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. \
 	-DCOMPSIZE_VERSION='"bench"' -o "$SIM" bench/sample-sim.c sample.c \
-	usage.c search.c extent.c seen.c sharing.c est-setting.c estimate.c \
-	est-heuristic.c est-lzo.c est-zlib.c est-zstd.c \
+	usage.c search.c extent.c seen.c sharing.c est-setting.c est-load.c \
+	estimate/*.c \
 	$(pkg-config --cflags --libs libzstd lzo2 zlib libbtrfsutil) -pthread)
 
 echo "# --sample on real trees ($(date -u +%F), $(git -C "$ROOT" rev-parse --short HEAD))"

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "est-internal.h"
+#include "estimate/internal.h"
 #include "estimate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

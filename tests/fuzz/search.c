@@ -2,10 +2,9 @@
 /*
  * libFuzzer target: usage_file() (search_run()'s batching loop, the item
  * iterator, extent parsing and accounting) against a simulated kernel.
- * search.o's ioctl() calls are redirected here by the linker
- * (-Wl,--wrap=ioctl), and answered as btrfs_ioctl_tree_search_v2() and
- * copy_to_sk() would from one inode's sorted EXTENT_DATA items built from
- * the input.  Checked: every item reaches the callback exactly once, in
+ * search.o's ioctl() calls are answered by the simulated kernel
+ * (sim-kernel.c) from one inode's sorted EXTENT_DATA items built from the
+ * input.  Checked: every item reaches the callback exactly once, in
  * order, and every new batch starts past the previous one (a search that
  * doesn't make progress would spin forever on a real kernel).
  *
@@ -14,7 +13,6 @@
  * regular item), type, compression, u16 disk page, u8 pages, u8 disk pages.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,22 +23,16 @@
 #include "report.h"
 #include "usage.h"
 #include "search.h"
+#include "sim-kernel.h"
 
 #define INO		257
 #define MAX_ITEMS	8192
 #define MAX_ITEM_LEN	16283	/* BTRFS_LEAF_DATA_SIZE of 16K nodes - item */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int __wrap_ioctl(int fd, unsigned long req, ...);
-
-struct sim_item {
-	uint64_t offset;
-	uint32_t len;
-	uint8_t *data;
-};
 
 struct sim {
-	struct sim_item *items;
+	struct simk_item *items;
 	size_t n;
 	size_t next_cb;		/* index the next callback must see */
 	unsigned calls, fail_at;
@@ -48,87 +40,28 @@ struct sim {
 	uint64_t last_start;
 };
 
-/* The wrapped ioctl() has no other way to reach the simulation. */
+/* check_item() has no other way to reach the simulation. */
 static struct sim *sim;
 
-static int key_cmp(uint64_t oa, uint32_t ta, uint64_t fa, uint64_t ob,
-		   uint32_t tb, uint64_t fb)
+/* Before each search: the injected failure, and the checks. */
+static int before(const struct btrfs_ioctl_search_key *key, void *arg)
 {
-	if (oa != ob)
-		return oa < ob ? -1 : 1;
-	if (ta != tb)
-		return ta < tb ? -1 : 1;
-	if (fa != fb)
-		return fa < fb ? -1 : 1;
-	return 0;
-}
-
-int __wrap_ioctl(int fd, unsigned long req, ...)
-{
-	struct btrfs_ioctl_search_args_v2 *args;
-	struct btrfs_ioctl_search_key *key;
-	struct btrfs_ioctl_search_header sh;
-	uint64_t start, count = 0;
-	size_t i, pos = 0;
-	va_list ap;
-
-	(void)fd;
-	va_start(ap, req);
-	args = va_arg(ap, struct btrfs_ioctl_search_args_v2 *);
-	va_end(ap);
-	if (req != BTRFS_IOC_TREE_SEARCH_V2) {
-		errno = ENOTTY;
-		return -1;
-	}
-	key = &args->key;
-	if (++sim->calls == sim->fail_at) {
-		errno = sim->fail_errno;
-		return -1;
-	}
+	(void)arg;
+	if (++sim->calls == sim->fail_at)
+		return sim->fail_errno;
 	if (key->min_objectid != INO || key->min_type != BTRFS_EXTENT_DATA_KEY)
 		abort();
-	start = key->min_offset;
-	if (sim->calls > 1 && start <= sim->last_start)
+	if (sim->calls > 1 && key->min_offset <= sim->last_start)
 		abort();
-	sim->last_start = start;
+	sim->last_start = key->min_offset;
 	if (sim->calls > sim->n + 2)
 		abort();
-
-	for (i = 0; i < sim->n && sim->items[i].offset < start; i++)
-		;
-	for (; i < sim->n && count < key->nr_items; i++) {
-		const struct sim_item *it = &sim->items[i];
-
-		if (key_cmp(INO, BTRFS_EXTENT_DATA_KEY, it->offset,
-			    key->max_objectid, key->max_type,
-			    key->max_offset) > 0)
-			break;
-		if (pos + sizeof(sh) + it->len > args->buf_size) {
-			if (!count) {
-				args->buf_size = sizeof(sh) + it->len;
-				errno = EOVERFLOW;
-				return -1;
-			}
-			break;
-		}
-		sh.transid = 1;
-		sh.objectid = INO;
-		sh.offset = it->offset;
-		sh.type = BTRFS_EXTENT_DATA_KEY;
-		sh.len = it->len;
-		memcpy((uint8_t *)args->buf + pos, &sh, sizeof(sh));
-		memcpy((uint8_t *)args->buf + pos + sizeof(sh), it->data,
-		       it->len);
-		pos += sizeof(sh) + it->len;
-		count++;
-	}
-	key->nr_items = count;
 	return 0;
 }
 
 static int check_item(const struct search_item *item, void *arg)
 {
-	const struct sim_item *want;
+	const struct simk_item *want;
 
 	(void)arg;
 	if (sim->next_cb >= sim->n)
@@ -172,6 +105,10 @@ static uint8_t *build(const uint8_t *data, size_t size, struct sim *s)
 		uint8_t *d = arena + off;
 		uint32_t len = s->items[i].len;
 
+		s->items[i].tree = BTRFS_FS_TREE_OBJECTID;
+		s->items[i].objectid = INO;
+		s->items[i].type = BTRFS_EXTENT_DATA_KEY;
+
 		s->items[i].data = d;
 		off += len;
 		if (len >= FE_INLINE_HEADER_SIZE) {
@@ -193,6 +130,8 @@ static uint8_t *build(const uint8_t *data, size_t size, struct sim *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct simk k = { .default_tree = BTRFS_FS_TREE_OBJECTID,
+			  .before = before };
 	struct sim s = { 0 };
 	struct usage_ctx *ctx;
 	struct search_ctx *search;
@@ -207,6 +146,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.fail_errno = errnos[data[1] % (sizeof(errnos) / sizeof(errnos[0]))];
 	arena = build(data + 2, size - 2, &s);
 	sim = &s;
+	k.items = s.items;
+	k.n = s.n;
+	simk_set(&k);
 
 	/* The iterator alone: every item, in order, once. */
 	search = search_create(0);
@@ -235,6 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report_table(null, null, &ctx->stats, data[1] & 0x80);
 	fclose(null);
 	usage_free(ctx);
+	simk_set(NULL);
 	sim = NULL;
 	free(arena);
 	free(s.items);

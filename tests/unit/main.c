@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* CUnit runner: runs every suite registered with UNIT_SUITE(). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,20 @@ static struct {
 	CU_TestInfo *tests;
 } suites[MAX_SUITES];
 static int nsuites;
+static unsigned nskipped;
+
+void unit_skip(const char *fmt, ...)
+{
+	CU_pTest t = CU_get_current_test();
+	va_list ap;
+
+	printf("\n  SKIP %s: ", t ? t->pName : "?");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	nskipped++;
+}
 
 void unit_add_suite(const char *name, CU_TestInfo *tests)
 {
@@ -51,6 +66,9 @@ int main(int argc, char **argv)
 	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
 	if (CU_get_number_of_tests_run() == 0)
 		failed = 1;
+	printf("unit: %u tests run, %u failed, %u skipped\n",
+	       CU_get_number_of_tests_run(), CU_get_number_of_tests_failed(),
+	       nskipped);
 	CU_cleanup_registry();
 	return failed ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * est_part(): the 512 KiB parts of a large file, each estimated alone,
+ * The estimator's part(): the 512 KiB parts of a large file, each estimated alone,
  * add up to the whole file's estimate wherever the kernel decides chunk by
  * chunk (compress-force=, and compress= while no NOCOMPRESS flag is set),
  * and a sparse file's parts add up to its data.
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "estimate.h"
+#include "estops.h"
 #include "unit.h"
 
 #define PK 1024u
@@ -81,7 +81,7 @@ static void part_sum(struct est_ctx *ctx, int fd, const struct stat *st,
 
 	memset(sum, 0, 3 * ns * sizeof(*sum));
 	for (off = 0; off < (uint64_t)st->st_size; off += 512 * PK) {
-		CU_ASSERT_EQUAL(est_part(ctx, fd, st, off, 512 * PK, part, NULL), 0);
+		CU_ASSERT_EQUAL(est()->part(ctx, fd, st, off, 512 * PK, part, NULL), 0);
 		for (i = 0; i < 3 * ns; i++)
 			sum[i] += part[i];
 	}
@@ -106,9 +106,9 @@ static void test_parts_add_up(void)
 	part_fill(data, n);
 	fd = part_file(data, n, -1);
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
-	ctx = est_create(s, ns, 4096);
+	ctx = est()->create(s, ns, 4096);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
-	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, whole), 0);
+	CU_ASSERT_EQUAL(one_file(ctx, fd, &st, whole), 0);
 	part_sum(ctx, fd, &st, ns, sum);
 	for (i = 0; i < ns; i++) {
 		CU_ASSERT_EQUAL(sum[3 * i], whole[3 * i]);
@@ -116,9 +116,9 @@ static void test_parts_add_up(void)
 		CU_ASSERT_EQUAL(sum[3 * i + 2], (uint64_t)st.st_size);
 	}
 	/* bad parts */
-	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 4096, 512 * PK, part, NULL), -EINVAL);
-	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 0, 0, part, NULL), -EINVAL);
-	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 6 * 1024 * PK, 512 * PK, part, NULL),
+	CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, 4096, 512 * PK, part, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, 0, 0, part, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, 6 * 1024 * PK, 512 * PK, part, NULL),
 			-EINVAL);
 	close(fd);
 
@@ -126,7 +126,7 @@ static void test_parts_add_up(void)
 	 * parts of compress-force= add up to the whole */
 	fd = part_file(data, n, 2);
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
-	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, whole), 0);
+	CU_ASSERT_EQUAL(one_file(ctx, fd, &st, whole), 0);
 	part_sum(ctx, fd, &st, ns, sum);
 	for (i = 0; i < 3; i++) {
 		CU_ASSERT_EQUAL(sum[3 * i], whole[3 * i]);
@@ -135,15 +135,15 @@ static void test_parts_add_up(void)
 	/* the data, the tail rounded up to a sector */
 	CU_ASSERT_EQUAL(sum[1], n - 1024 * PK - 777 + 4096);
 	close(fd);
-	est_free(ctx);
+	est()->free(ctx);
 	free(data);
 }
 
 /*
  * compress=: a piece that passes the heuristic (random bytes with zeros
  * where it samples) but does not compress, in the 6th chunk, sets
- * NOCOMPRESS there and the rest of the file is raw.  est_part() tells
- * which part sets it, est_nocompress_at() finds it from the start, and
+ * NOCOMPRESS there and the rest of the file is raw.  part() tells
+ * which part sets it, nocompress_at() finds it from the start, and
  * the parts up to it plus the rest raw give the whole file's estimate.
  */
 static void test_nocompress_at(void)
@@ -172,21 +172,21 @@ static void test_nocompress_at(void)
 			data[i] = "the quick brown fox jumps\n"[i % 26];
 	fd = part_file(data, n, -1);
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
-	ctx = est_create(s, 3, 4096);
+	ctx = est()->create(s, 3, 4096);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
-	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, whole), 0);
-	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, lim, at), 0);
+	CU_ASSERT_EQUAL(one_file(ctx, fd, &st, whole), 0);
+	CU_ASSERT_EQUAL(est()->nocompress_at(ctx, fd, &st, lim, at), 0);
 	CU_ASSERT_EQUAL(at[0], 5 * 512 * PK);
 	CU_ASSERT_EQUAL(at[2], UINT64_MAX);
 	/* a limit before it, or no limit: not found */
 	lim[0] = 5 * 512 * PK;
-	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, lim, at), 0);
+	CU_ASSERT_EQUAL(est()->nocompress_at(ctx, fd, &st, lim, at), 0);
 	CU_ASSERT_EQUAL(at[0], UINT64_MAX);
 	lim[0] = 0;
-	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, lim, at), 0);
+	CU_ASSERT_EQUAL(est()->nocompress_at(ctx, fd, &st, lim, at), 0);
 	CU_ASSERT_EQUAL(at[0], UINT64_MAX);
 	for (off = 0; off < n; off += 512 * PK) {
-		CU_ASSERT_EQUAL(est_part(ctx, fd, &st, off, 512 * PK, part,
+		CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, off, 512 * PK, part,
 					 nocomp), 0);
 		CU_ASSERT_EQUAL(nocomp[0], off == 5 * 512 * PK);
 		CU_ASSERT_FALSE(nocomp[2]);
@@ -197,7 +197,7 @@ static void test_nocompress_at(void)
 	CU_ASSERT_EQUAL(sum[0], whole[0]);
 	CU_ASSERT_EQUAL(sum[2], whole[6]);
 	close(fd);
-	est_free(ctx);
+	est()->free(ctx);
 	free(data);
 }
 

@@ -380,7 +380,7 @@ static void test_hard_links(void)
 	tfiles_free(&t);
 }
 
-/* est_file()'s errors come back through the callback, once, with the
+/* The estimator's errors come back through the callback, once, with the
  * token, and are left out of the totals. */
 static void test_errors(void)
 {
@@ -400,7 +400,7 @@ static void test_errors(void)
 	CU_ASSERT_FATAL(r != NULL);
 	for (i = 0; i < NFILES; i++) {
 		if (i % 5 == 2) {
-			/* not a regular file: -EINVAL from est_file() */
+			/* not a regular file: -EINVAL from the estimator */
 			dir = t.st[i];
 			dir.st_mode = S_IFDIR | 0755;
 			fd = dup(t.fd[i]);

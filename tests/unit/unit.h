@@ -11,6 +11,13 @@
 
 void unit_add_suite(const char *name, CU_TestInfo *tests);
 
+/*
+ * The running test cannot check what it is for here (printf-style reason):
+ * prints SKIP with the reason and counts it in the final summary line.
+ * The test returns after calling it.
+ */
+void unit_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #define UNIT_SUITE(name, tests)                                            \
 	static void __attribute__((constructor)) unit_reg_##name(void)     \
 	{                                                                  \

@@ -13,9 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "estimate.h"
+#include "est-plugin.h"
 
 /* nftw() has no user pointer; the driver is a test tool, not the library. */
+static const struct est_ops *drv_ops;
 static struct est_ctx *drv_ctx;
 static int drv_errors;
 
@@ -39,7 +40,7 @@ static int drv_visit(const char *path, const struct stat *sb, int type,
 		return 0;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		ret = est_file(drv_ctx, fd, &st, NULL);
+		drv_ops->files(drv_ctx, 1, &fd, &st, &ret, NULL);
 		if (ret) {
 			fprintf(stderr, "est-driver: %s: %s\n", path, strerror(-ret));
 			drv_errors++;
@@ -65,7 +66,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "est-driver: %s\n", err);
 		return 2;
 	}
-	drv_ctx = est_create(s, n, 4096);
+	if (est_plugin_load(err, sizeof(err))) {
+		fprintf(stderr, "est-driver: %s\n", err);
+		return 1;
+	}
+	drv_ops = est_plugin_ops();
+	drv_ctx = drv_ops->create(s, n, 4096);
 	if (!drv_ctx) {
 		perror("est-driver");
 		return 1;
@@ -77,12 +83,12 @@ int main(int argc, char **argv)
 		}
 	for (i = 0; i < n; i++) {
 		est_setting_name(&s[i], name, sizeof(name));
-		est_get_result(drv_ctx, i, &r);
+		drv_ops->get_result(drv_ctx, i, &r);
 		printf("%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
 		       " %.1f %.1f\n", name, r.disk, r.uncompressed, r.input,
 		       r.files, r.compress_mbps, r.decompress_mbps);
 	}
-	est_free(drv_ctx);
+	drv_ops->free(drv_ctx);
 	free(s);
 	return drv_errors ? 1 : 0;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
-#include "est-internal.h"
+#include "internal.h"
 
 /* ZSTD_BTRFS_MAX_WINDOWLOG */
 #define EST_ZSTD_MAX_WINDOWLOG 17
@@ -121,8 +121,8 @@ static void *est_zstd_ws_create(int level)
 	 * A static context, sized once for the largest piece: a dynamic one
 	 * frees its memory after 128 pieces that need a third of it (small
 	 * files) and allocates it again at the next large piece, and the
-	 * pages come back through malloc trimming and page faults: 17,000
-	 * faults in a run over 20,000 files.  Output doesn't depend on it.
+	 * pages come back through malloc trimming and page faults, about one
+	 * a file on a tree of small files.  Output doesn't depend on it.
 	 */
 	if (sz) {
 		ws->static_ws = malloc(sz);

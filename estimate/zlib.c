@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "est-internal.h"
+#include "internal.h"
 
 struct est_zlib_ws {
 	z_stream def;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <lzo/lzo1x.h>
-#include "est-internal.h"
+#include "internal.h"
 
 #define EST_LZO_LEN 4
 

@@ -5,7 +5,7 @@
  * decision, including the integer arithmetic and the quirks of its sort.
  */
 #include <string.h>
-#include "est-internal.h"
+#include "internal.h"
 
 #define EST_SAMPLING_READ_SIZE	16
 #define EST_SAMPLING_INTERVAL	256
@@ -61,7 +61,8 @@ static uint32_t est_ilog2_w(uint64_t n)
  * each count, stably: a maximum count of 256..511 sorts by the low 8 bits
  * and a maximum of 1 does not sort at all.  Same result, as a stable sort
  * by one key has only one: an LSD radix sort like the kernel's, 8 bits a
- * pass where it takes 4 (an insertion sort here was 0.3% of a run).
+ * pass where it takes 4 (an insertion sort here cost a visible share of
+ * a run).
  */
 static void est_sort_counts(uint32_t *count)
 {

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctx: the estimator as the program sees it, a struct est_ctx per thread:
+ * files (or parts of large files, for the sampler) in, per-setting totals
+ * out, and the struct est_ops table that
+ * compsize-estimate.so exports (estimate.h).  Files larger than a chunk
+ * are read and estimated one chunk at a time (read.c, writepath.c); the
+ * others are read whole into a batch, and each setting then runs over the
+ * whole batch.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/*
+ * Files of one chunk or less are read into a batch of up to this much
+ * (each padded to a sector) and this many files, and each setting then
+ * runs over the whole batch (est_batch_run()): one codec after another
+ * on 4 MiB instead of all four on each file in turn, which runs about as
+ * fast as each codec over all of the data at once (bench/codec-speed.c
+ * measures both).
+ */
+#define EST_BATCH_BYTES (4u * 1024 * 1024)
+#define EST_BATCH_FILES 512
+
+/* A file of one chunk or less read into the batch (est_files()). */
+struct est_pending {
+	int fd;
+	uint64_t isize;
+	size_t off;			/* in est_ctx.arena */
+	bool keep_cache;
+	int ret;
+	int *err;			/* est_files()' */
+	uint64_t *delta;
+	struct est_memo memo;
+};
+
+struct est_ctx {
+	size_t n;
+	struct est_setting *s;
+	uint32_t sectorsize;
+	struct est_worker *w;
+	struct est_acct *acct;
+	uint64_t input;
+	uint64_t files;
+	/* est_files()'s per-setting scratch: n for a file, n for each
+	 * file of the batch (fst, facct and raw), EST_BATCH_FILES * n
+	 * allocated with the batch */
+	struct est_fstate *fst;
+	struct est_acct *facct;
+	bool *raw;
+	int err;	/* a kept piece failed to decompress (est_merge()) */
+	/* The batch, allocated at the first small file. */
+	uint8_t *arena;
+	size_t arena_used;
+	struct est_pending *pend;
+	size_t npend;
+	struct est_fstate *bfst;
+	struct est_acct *bacct;
+	bool *braw;
+	/* est_part(): the compress= decisions of the last range started */
+	bool *part_raw;
+	bool part_valid;
+	uint64_t part_dev, part_ino, part_rs;
+};
+
+static void est_free(struct est_ctx *ctx);
+
+static struct est_ctx *est_create(const struct est_setting *s, size_t n,
+				  uint32_t sectorsize)
+{
+	struct est_ctx *ctx;
+
+	if (!sectorsize)
+		sectorsize = 4096;
+	if (sectorsize < 4096 || sectorsize > 65536 ||
+	    (sectorsize & (sectorsize - 1)) || (n && !s)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		goto nomem;
+	ctx->n = n;
+	ctx->sectorsize = sectorsize;
+	ctx->s = calloc(n ? n : 1, sizeof(*ctx->s));
+	ctx->acct = calloc(n ? n : 1, sizeof(*ctx->acct));
+	ctx->fst = calloc(n ? n : 1, sizeof(*ctx->fst));
+	ctx->facct = calloc(n ? n : 1, sizeof(*ctx->facct));
+	ctx->raw = calloc(n ? n : 1, sizeof(*ctx->raw));
+	ctx->part_raw = calloc(n ? n : 1, sizeof(*ctx->part_raw));
+	if (!ctx->s || !ctx->acct || !ctx->fst || !ctx->facct || !ctx->raw ||
+	    !ctx->part_raw)
+		goto nomem;
+	if (n)
+		memcpy(ctx->s, s, n * sizeof(*s));
+	ctx->w = est_worker_create(ctx->s, n, sectorsize);
+	if (!ctx->w)
+		goto nomem;
+	return ctx;
+nomem:
+	est_free(ctx);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static void est_acct_add(struct est_acct *dst, const struct est_acct *src)
+{
+	dst->disk += src->disk;
+	dst->ram += src->ram;
+	dst->comp_in += src->comp_in;
+	dst->comp_ns += src->comp_ns;
+	dst->dec_out += src->dec_out;
+	dst->dec_ns += src->dec_ns;
+}
+
+static void est_free(struct est_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	est_worker_free(ctx->w);
+	free(ctx->s);
+	free(ctx->acct);
+	free(ctx->fst);
+	free(ctx->facct);
+	free(ctx->raw);
+	free(ctx->part_raw);
+	free(ctx->arena);
+	free(ctx->pend);
+	free(ctx->bfst);
+	free(ctx->bacct);
+	free(ctx->braw);
+	free(ctx);
+}
+
+/* A file's results: into the totals, and *delta (NULL or 3n). */
+static void est_account(struct est_ctx *ctx, uint64_t isize,
+			const struct est_acct *acct, uint64_t *delta)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->n; i++) {
+		if (isize)
+			est_acct_add(&ctx->acct[i], &acct[i]);
+		if (delta) {
+			delta[3 * i] = isize ? acct[i].disk : 0;
+			delta[3 * i + 1] = isize ? acct[i].ram : 0;
+			delta[3 * i + 2] = isize;
+		}
+	}
+	ctx->input += isize;
+	ctx->files++;
+}
+
+/* The batch's memory, all of it or none (ctx->arena stays NULL, and the
+ * next small file tries again). */
+static int est_batch_alloc(struct est_ctx *ctx)
+{
+	size_t n = ctx->n ? ctx->n : 1;
+
+	ctx->pend = calloc(EST_BATCH_FILES, sizeof(*ctx->pend));
+	ctx->bfst = calloc(EST_BATCH_FILES * n, sizeof(*ctx->bfst));
+	ctx->bacct = calloc(EST_BATCH_FILES * n, sizeof(*ctx->bacct));
+	ctx->braw = calloc(EST_BATCH_FILES * n, sizeof(*ctx->braw));
+	if (ctx->pend && ctx->bfst && ctx->bacct && ctx->braw)
+		ctx->arena = malloc(EST_BATCH_BYTES);
+	if (ctx->arena)
+		return 0;
+	free(ctx->pend);
+	free(ctx->bfst);
+	free(ctx->bacct);
+	free(ctx->braw);
+	ctx->pend = NULL;
+	ctx->bfst = NULL;
+	ctx->bacct = NULL;
+	ctx->braw = NULL;
+	return -ENOMEM;
+}
+
+/*
+ * Estimate the files read into the batch: every setting over all of them
+ * in turn, then each file's results out.  A file's error (a codec's)
+ * leaves it out of the totals.
+ */
+static void est_batch_run(struct est_ctx *ctx)
+{
+	struct est_worker *w = ctx->w;
+	const size_t n = ctx->n;
+	struct est_pending *p;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < ctx->npend; k++) {
+			p = &ctx->pend[k];
+			if (p->ret)
+				continue;
+			p->ret = est_small(w, i, ctx->arena + p->off, &p->memo,
+					   p->isize, ctx->braw[k * n + i],
+					   &ctx->bfst[k * n + i],
+					   &ctx->bacct[k * n + i]);
+		}
+		/* one span of codec time per setting and batch */
+		est_measure_end(w, ctx->acct);
+	}
+	for (k = 0; k < ctx->npend; k++) {
+		p = &ctx->pend[k];
+		est_read_done(p->fd, p->keep_cache);
+		*p->err = p->ret;
+		if (!p->ret)
+			est_account(ctx, p->isize, &ctx->bacct[k * n], p->delta);
+	}
+	w->memo = &w->memo_own;
+	ctx->npend = 0;
+	ctx->arena_used = 0;
+}
+
+/*
+ * One file of est_files(): accounted now, or read into the batch (a file
+ * of one chunk or less without holes) and accounted by est_batch_run().
+ * Returns 0 (*err set, or to be set by the batch) or -ENOMEM.
+ */
+static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
+		   int *err, uint64_t *delta)
+{
+	struct est_acct *acct = ctx->facct;
+	uint64_t isize = st->st_size, slot;
+	struct est_pending *p;
+	size_t n = ctx->n;
+	int ret = 0;
+
+	*err = 0;
+	if (!S_ISREG(st->st_mode)) {
+		*err = -EINVAL;
+		return 0;
+	}
+	if (!isize) {
+		est_account(ctx, 0, acct, delta);
+		return 0;
+	}
+	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
+	memset(acct, 0, n * sizeof(*acct));
+	if (isize > EST_CHUNK_SIZE) {
+		est_raw_flags(ctx->w, fd, ctx->raw);
+		ctx->w->keep_cache = est_all_cached(ctx->w, fd, isize);
+		ret = est_file_runs(ctx->w, fd, isize, ctx->fst, ctx->raw, acct);
+		goto done;
+	}
+	if (!ctx->arena && est_batch_alloc(ctx)) {
+		*err = -ENOMEM;
+		return -ENOMEM;
+	}
+	slot = est_round_up(isize, ctx->sectorsize);
+	if (ctx->npend == EST_BATCH_FILES ||
+	    ctx->arena_used + slot > EST_BATCH_BYTES)
+		est_batch_run(ctx);
+	p = &ctx->pend[ctx->npend];
+	ret = est_preload(ctx->w, fd, isize, ctx->arena + ctx->arena_used,
+			  &p->keep_cache);
+	ctx->w->keep_cache = p->keep_cache;
+	if (ret < 0)
+		goto done;
+	if (!ret) {
+		/* a sector of zeros, a hole or not: the long way */
+		est_raw_flags(ctx->w, fd, ctx->raw);
+		ret = est_file_runs(ctx->w, fd, isize, ctx->fst, ctx->raw, acct);
+		goto done;
+	}
+	/* zero padded to the sector, as a chunk is */
+	memset(ctx->arena + ctx->arena_used + isize, 0, slot - isize);
+	p->fd = fd;
+	p->isize = isize;
+	p->off = ctx->arena_used;
+	p->ret = 0;
+	p->err = err;
+	p->delta = delta;
+	p->memo.n = 0;
+	est_raw_flags(ctx->w, fd, &ctx->braw[ctx->npend * n]);
+	memset(&ctx->bfst[ctx->npend * n], 0, n * sizeof(*ctx->bfst));
+	memset(&ctx->bacct[ctx->npend * n], 0, n * sizeof(*ctx->bacct));
+	ctx->arena_used += slot;
+	ctx->npend++;
+	return 0;
+done:
+	est_read_done(fd, ctx->w->keep_cache);
+	*err = ret;
+	if (!ret)
+		est_account(ctx, isize, acct, delta);
+	return ret == -ENOMEM ? ret : 0;
+}
+
+static int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
+		     const struct stat *st, int *err, uint64_t *const *delta)
+{
+	size_t f;
+	int ret = 0;
+
+	for (f = 0; f < nf && !ret; f++)
+		ret = est_one(ctx, fd[f], &st[f], &err[f],
+			      delta ? delta[f] : NULL);
+	/* out of memory: the rest is not looked at */
+	for (; f < nf; f++)
+		err[f] = ret;
+	if (ctx->npend)
+		est_batch_run(ctx);
+	return ret;
+}
+
+/*
+ * The compress= decision that starts the dirty range [rs, re): from the
+ * range's first 128 KiB (all btrfs_compress_heuristic() samples), into
+ * fst[i].raw, remembered for the next part of the same range.
+ */
+static int est_part_range(struct est_ctx *ctx, int fd, const struct stat *st,
+			  uint64_t rs, uint64_t re, struct est_fstate *fst)
+{
+	struct est_worker *w = ctx->w;
+	uint64_t le = rs + EST_PIECE_MAX < re ? rs + EST_PIECE_MAX : re;
+	size_t i;
+	int ret;
+
+	if (ctx->part_dev == st->st_dev && ctx->part_ino == st->st_ino &&
+	    ctx->part_rs == rs && ctx->part_valid) {
+		for (i = 0; i < ctx->n; i++)
+			fst[i].raw = ctx->part_raw[i];
+		return 0;
+	}
+	ret = est_load_chunk(w, est_load_fd, &fd, rs, le, st->st_size);
+	if (ret)
+		return ret;
+	for (i = 0; i < ctx->n; i++) {
+		est_range_begin(w, i, &fst[i], rs, re);
+		ctx->part_raw[i] = fst[i].raw;
+	}
+	ctx->part_dev = st->st_dev;
+	ctx->part_ino = st->st_ino;
+	ctx->part_rs = rs;
+	ctx->part_valid = true;
+	return 0;
+}
+
+static int est_part(struct est_ctx *ctx, int fd, const struct stat *st,
+		    uint64_t off, uint64_t len, uint64_t *delta, bool *nocomp)
+{
+	struct est_worker *w = ctx->w;
+	struct est_acct *acct = ctx->facct;
+	const uint64_t isize = st->st_size;
+	const uint32_t ss = ctx->sectorsize;
+	uint64_t end, aend, rs, re;
+	size_t i;
+	int ret = 0;
+
+	if (!S_ISREG(st->st_mode) || off % EST_CHUNK_SIZE || off >= isize ||
+	    !len || len > EST_CHUNK_SIZE)
+		return -EINVAL;
+	end = off + len < isize ? off + len : isize;
+	aend = est_round_up(end, ss);
+	memset(ctx->fst, 0, ctx->n * sizeof(*ctx->fst));
+	memset(acct, 0, ctx->n * sizeof(*acct));
+	est_raw_flags(ctx->w, fd, ctx->raw);
+	w->keep_cache = est_all_cached(w, fd, isize);
+	w->drop_from = off;
+	if ((uint64_t)st->st_blocks * 512 >= isize) {
+		/* no hole: one data run from 0, cut every 128 MiB */
+		rs = off - off % EST_RANGE_MAX;
+		re = rs + EST_RANGE_MAX < est_round_up(isize, ss) ?
+		     rs + EST_RANGE_MAX : est_round_up(isize, ss);
+		if (rs != off) {
+			ret = est_part_range(ctx, fd, st, rs, re, ctx->fst);
+			if (ret)
+				goto out;
+		}
+		ret = est_load_chunk(w, est_load_fd, &fd, off, aend, isize);
+		for (i = 0; !ret && i < ctx->n; i++) {
+			if (ctx->raw[i]) {
+				est_raw(w, off, aend, isize, &acct[i]);
+				continue;
+			}
+			if (rs == off)
+				est_range_begin(w, i, &ctx->fst[i], rs, re);
+			ret = est_chunk(w, i, &ctx->fst[i], off, aend, isize,
+					&acct[i]);
+		}
+		est_measure_end(w, acct);
+		goto out;
+	}
+	/* Holes: each run of data in the part as a range of its own. */
+	ret = est_runs_between(w, fd, off, end, isize, ctx->fst, ctx->raw,
+			       acct);
+out:
+	est_read_done_range(fd, w->keep_cache, off, len);
+	if (ret)
+		return ret;
+	for (i = 0; i < ctx->n; i++) {
+		est_acct_add(&ctx->acct[i], &acct[i]);
+		if (delta) {
+			delta[3 * i] = acct[i].disk;
+			delta[3 * i + 1] = acct[i].ram;
+			delta[3 * i + 2] = end - off;
+		}
+		if (nocomp)
+			nocomp[i] = ctx->fst[i].nocompress;
+	}
+	ctx->input += end - off;
+	return 0;
+}
+
+static int est_nocompress_at(struct est_ctx *ctx, int fd,
+			     const struct stat *st, const uint64_t *limit,
+			     uint64_t *at)
+{
+	struct est_worker *w = ctx->w;
+	struct est_acct *acct = ctx->facct;
+	const uint64_t isize = st->st_size;
+	const uint64_t aend = est_round_up(isize, ctx->sectorsize);
+	uint64_t rs = 0, re = 0, cs, ce, end = 0;
+	size_t i, left = 0;
+	int ret = 0;
+
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	est_raw_flags(ctx->w, fd, ctx->raw);
+	memset(ctx->fst, 0, ctx->n * sizeof(*ctx->fst));
+	for (i = 0; i < ctx->n; i++) {
+		at[i] = UINT64_MAX;
+		/* compress-force= ignores the flag; raw files never set it */
+		ctx->part_raw[i] = ctx->s[i].force || ctx->raw[i] ||
+				   !limit[i];
+		left += !ctx->part_raw[i];
+		if (!ctx->part_raw[i] && limit[i] > end)
+			end = limit[i];
+	}
+	/* part_raw is borrowed: est_part()'s memory of it is gone */
+	ctx->part_valid = false;
+	/* a sparse file's ranges start at its runs of data: not followed */
+	if ((uint64_t)st->st_blocks * 512 < isize)
+		return 0;
+	w->keep_cache = est_all_cached(w, fd, isize);
+	w->drop_from = 0;
+	if (end > aend)
+		end = aend;
+	for (cs = 0; cs < end && left && !ret; cs = ce) {
+		if (cs == re) {
+			rs = cs;
+			re = rs + EST_RANGE_MAX < aend ? rs + EST_RANGE_MAX : aend;
+		}
+		ce = cs + EST_CHUNK_SIZE < re ? cs + EST_CHUNK_SIZE : re;
+		ret = est_load_chunk(w, est_load_fd, &fd, cs, ce, isize);
+		for (i = 0; !ret && i < ctx->n; i++) {
+			if (ctx->part_raw[i] || at[i] != UINT64_MAX)
+				continue;
+			if (cs >= limit[i]) {
+				ctx->part_raw[i] = true;
+				left--;
+				continue;
+			}
+			if (cs == rs)
+				est_range_begin(w, i, &ctx->fst[i], rs, re);
+			memset(&acct[i], 0, sizeof(acct[i]));
+			ret = est_chunk(w, i, &ctx->fst[i], cs, ce, isize,
+					&acct[i]);
+			if (ctx->fst[i].nocompress) {
+				at[i] = cs;
+				left--;
+			}
+		}
+		est_measure_end(w, ctx->acct);
+	}
+	est_read_done_range(fd, w->keep_cache, 0, cs);
+	return ret;
+}
+
+/* Decompress what is kept (est_dbatch_add()) into the totals. */
+static void est_ctx_flush(struct est_ctx *ctx)
+{
+	int ret = est_check_kept(ctx->w, ctx->acct);
+
+	if (ret && !ctx->err)
+		ctx->err = ret;
+}
+
+static int est_merge(struct est_ctx *dst, struct est_ctx *src)
+{
+	size_t i;
+
+	if (dst->n != src->n || dst->sectorsize != src->sectorsize)
+		return -EINVAL;
+	for (i = 0; i < dst->n; i++)
+		if (dst->s[i].alg != src->s[i].alg ||
+		    dst->s[i].level != src->s[i].level ||
+		    dst->s[i].force != src->s[i].force)
+			return -EINVAL;
+	est_ctx_flush(src);
+	if (src->err)
+		return src->err;
+	for (i = 0; i < dst->n; i++)
+		est_acct_add(&dst->acct[i], &src->acct[i]);
+	dst->input += src->input;
+	dst->files += src->files;
+	return 0;
+}
+
+static void est_get_result(struct est_ctx *ctx, size_t i,
+			   struct est_result *out)
+{
+	const struct est_acct *a;
+
+	memset(out, 0, sizeof(*out));
+	est_ctx_flush(ctx);
+	if (i >= ctx->n)
+		return;
+	a = &ctx->acct[i];
+	out->input = ctx->input;
+	out->disk = a->disk;
+	out->uncompressed = a->ram;
+	out->files = ctx->files;
+	if (a->comp_ns)
+		out->compress_mbps = a->comp_in / (a->comp_ns / 1e9) / 1e6;
+	if (a->dec_ns)
+		out->decompress_mbps = a->dec_out / (a->dec_ns / 1e9) / 1e6;
+}
+
+__attribute__((visibility("default")))
+const struct est_ops compsize_est_ops = {
+	.abi = EST_OPS_ABI,
+	.result_size = sizeof(struct est_result),
+	.version = COMPSIZE_VERSION,
+	.create = est_create,
+	.free = est_free,
+	.files = est_files,
+	.part = est_part,
+	.nocompress_at = est_nocompress_at,
+	.merge = est_merge,
+	.get_result = est_get_result,
+};
