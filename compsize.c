@@ -80,6 +80,7 @@ struct run {
 	size_t cap_est_rows;
 	struct sharing *sharing;	/* NULL without --exclusive */
 	struct rewrite *rewrite;	/* NULL without --rewrite (or root) */
+	dev_t top_dev;		/* st_dev of the argument being walked */
 	double pps;		/* --sample: estrun_opts.pps, 0 for all */
 	int usage;		/* reading the current usage (root) */
 	int fast;		/* the fast scan may be used */
@@ -256,6 +257,8 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	struct run *run = arg;
 	int ret;
 
+	if (top)
+		run->top_dev = st->st_dev;
 	ret = scan_probe_fs(run->scan, fd, st);
 	if (ret == -ENOMEM)
 		return ret;
@@ -477,7 +480,10 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 		f.next = run->next;
 		f.sectorsize = fs->sectorsize;
 		f.inline_key = run->inline_key;
-		if (run->rewrite && f.have_extents) {
+		/* defragment -r walks with FTW_MOUNT: nothing beyond the
+		 * argument's st_dev (nested subvolumes, mounts) */
+		if (run->rewrite && f.have_extents &&
+		    st->st_dev == run->top_dev) {
 			ret = rewrite_file(run->rewrite, fs->fs_idx, fd, st,
 					   run->ext, run->next);
 			if (ret == -ENOMEM)
