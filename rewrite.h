@@ -11,7 +11,9 @@
  * COMPRESS_LEVEL, Linux 6.15+; btrfs-progs 6.2 passes none); it leaves
  * holes and prealloc extents as they are, rewrites inline extents too
  * (with the default max_inline: see rewrite.c target()), and fails on
- * files of read-only subvolumes (snapshots).
+ * files of read-only subvolumes (snapshots); `defragment -r` walks with
+ * nftw(FTW_MOUNT) and never reaches nested subvolumes (the caller passes
+ * only files on the argument's st_dev).
  *
  *     change = new extents of the rewritten files
  *              - old extents that only the rewritten files referenced

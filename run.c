@@ -72,6 +72,7 @@ struct run {
 	size_t cap_est_rows;
 	struct sharing *sharing;	/* NULL without --exclusive */
 	struct rewrite *rewrite;	/* NULL without --rewrite (or root) */
+	dev_t top_dev;		/* st_dev of the argument being walked */
 	/* The settings estimated: opt->est, then with --rewrite the
 	 * compress-force twin of each compress= one not asked for already
 	 * (defrag -c compresses with force semantics); twin[i] is the index
@@ -334,6 +335,8 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	struct run *run = arg;
 	int ret;
 
+	if (top)
+		run->top_dev = st->st_dev;
 	ret = usage_probe_fs(run->usage, fd, st);
 	if (ret == -ENOMEM)
 		return ret;
@@ -556,7 +559,10 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 		f.next = run->next;
 		f.sectorsize = fs->sectorsize;
 		f.inline_key = run->inline_key;
-		if (run->rewrite && f.have_extents) {
+		/* defragment -r walks with FTW_MOUNT: nothing beyond the
+		 * argument's st_dev (nested subvolumes, mounts) */
+		if (run->rewrite && f.have_extents &&
+		    st->st_dev == run->top_dev) {
 			ret = rewrite_file(run->rewrite, fs->fs_idx, fd, st,
 					   run->ext, run->next);
 			if (ret == -ENOMEM)

@@ -4,8 +4,9 @@
 # Kernel oracle for --rewrite (rewrite.h): on a filesystem written under
 # compress=zstd:1 with a subvolume holding a corpus, hard links, a
 # reflinked copy, a read-only snapshot of it all, a file reflinked from
-# another subvolume and a directory written after the snapshot (whose old
-# extents the rewrite frees), `compsize -e SETTINGS --rewrite` on the
+# another subvolume, a directory written after the snapshot (whose old
+# extents the rewrite frees) and a nested subvolume (defragment -r does not
+# enter it: FTW_MOUNT), `compsize -e SETTINGS --rewrite` on the
 # subvolume predicts how the whole filesystem's Disk Usage (compsize 1.5
 # on all of it) changes when the real `btrfs filesystem defragment -r -c`
 # runs on it, each setting on its own copy of the image.  btrfs-progs
@@ -37,7 +38,10 @@ btrfs -q subvolume create "$m/sv" >/dev/null &&
 	cp -a --reflink=always "$m/sv/a" "$m/sv/b" &&
 	cp --reflink=always "$m/sv/a/big-text" "$m/other/big-text.ref" &&
 	sync && btrfs -q subvolume snapshot -r "$m/sv" "$m/snap" >/dev/null &&
-	cp -a "$c" "$m/sv/after" && sync || die "building the layout failed"
+	cp -a "$c" "$m/sv/after" &&
+	btrfs -q subvolume create "$m/sv/nested" >/dev/null &&
+	cp -a "$c/big-text" "$c/half" "$m/sv/nested" &&
+	sync || die "building the layout failed"
 
 settings=(zstd:3 lzo zlib:3)
 list=$(IFS=,; echo "${settings[*]}")
