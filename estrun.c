@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "estrun.h"
-#include "output.h"
+#include "format.h"
 
 /*
  * Files queued, running or not yet delivered, per worker: enough to keep
@@ -455,10 +455,10 @@ static uint64_t estrun_rchar(void)
 	return v;
 }
 
-/* out_size() pads for table columns; the progress line doesn't. */
-static const char *estrun_size(uint64_t v, char buf[OUT_BUF])
+/* fmt_size() pads for table columns; the progress line doesn't. */
+static const char *estrun_size(uint64_t v, char buf[FMT_BUF])
 {
-	const char *p = out_size(v, 0, buf);
+	const char *p = fmt_size(v, 0, buf);
 
 	while (*p == ' ')
 		p++;
@@ -467,7 +467,7 @@ static const char *estrun_size(uint64_t v, char buf[OUT_BUF])
 
 static void estrun_draw(struct estrun *r, uint64_t now)
 {
-	char line[160], a[OUT_BUF], b[OUT_BUF], c[OUT_BUF];
+	char line[160], a[FMT_BUF], b[FMT_BUF], c[FMT_BUF];
 	const char *sa, *sb, *sc;
 	uint64_t done, queued, rchar, rate, secs;
 	int walk_done, len;

@@ -36,6 +36,7 @@ struct layout_share {
 struct layout_ticket {
 	size_t user;
 	size_t nlev;		/* levels open at layout_plan() */
+	int rewrite;		/* layout_file.rewrite */
 	struct layout_share *sh;
 	size_t cap_sh;
 	size_t next_free;	/* free list link, index + 1 */
@@ -243,10 +244,16 @@ static int plan_level(struct layout_level *lev, long dev,
 			}
 			continue;
 		}
-		/* a bookend is on disk whole: the extent's whole data */
+		/* Weighted by what the data takes on disk now: a bookend is
+		 * on disk whole, a reference holds its share of the
+		 * extent's stored bytes.  So an incompressible extent and a
+		 * compressible one referenced by the same file each carry
+		 * the weight they have now. */
 		if (ret)
-			sh->num += ei->ram_bytes;
-		sh->den += ei->num_bytes;
+			sh->num += ei->disk_num_bytes;
+		sh->den += ei->ram_bytes ? (uint64_t)((unsigned __int128)
+			ei->disk_num_bytes * ei->num_bytes / ei->ram_bytes) :
+			ei->num_bytes;
 	}
 	if (!sh->den) {
 		/* no data known (not written back yet, or not btrfs): as
@@ -284,6 +291,7 @@ int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
 	t->next_free = 0;
 	t->user = user;
 	t->nlev = 0;
+	t->rewrite = f->rewrite;
 	sh = array_grow(t->sh, &t->cap_sh, l->nlev - 1, sizeof(*sh));
 	if (!sh) {
 		ret = -ENOMEM;
@@ -377,6 +385,8 @@ void layout_resolve(struct layout *l, size_t ticket, const uint64_t *delta,
 		tot->fresh_disk += v[3];
 		tot->fresh_uncomp += v[4];
 		tot->fresh_input += v[5];
+		if (t->rewrite && t->sh[0].fresh)
+			tot->rewrite_disk += v[3];
 		/* rows: innermost first, same layout then fresh copy */
 		for (k = 1; out && k < t->nlev; k++) {
 			uint64_t *row = &out[(t->nlev - 1 - k) * 6 * l->nest];

@@ -7,15 +7,16 @@
  *   Hard links are kept by cp -a and rsync -H, so an inode counts once
  *   (by st_dev and st_ino); reflinks and snapshots are no longer shared.
  * - same layout: the set's data as it is laid out now, each extent once,
- *   had it been written under the other setting.  A file's share is the
- *   uncompressed size of the extents first met through it (whole extents:
- *   a partly referenced bookend counts whole, as it stays on disk) over
- *   the data it references, applied to its fresh-copy prediction.  That is
- *   exact for the files whose extents are all new and whole (a file as
- *   written) and for those whose extents were all met before (a reflinked
- *   copy, a snapshot's file, a second hard link: nothing); for a file that
- *   shares part of its extents it spreads the prediction evenly over its
- *   data.  Inline extents are counted with every file, as the usage report
+ *   had it been written under the other setting.  A file's share is what
+ *   the extents first met through it take on disk now (whole extents: a
+ *   partly referenced bookend stays on disk whole) over what the data it
+ *   references takes (each reference its part of its extent's stored
+ *   bytes), applied to its fresh-copy prediction.  That is exact for the
+ *   files whose extents are all new and whole (a file as written) and for
+ *   those whose extents were all met before (a reflinked copy, a
+ *   snapshot's file, a second hard link: nothing); for a file that shares
+ *   part of its extents it assumes the setting compresses its parts in
+ *   the proportions they are stored in now.  Inline extents are counted with every file, as the usage report
  *   counts them, so a file of a sector or less counts with every file
  *   when the setting stores it inline, and once per extent (an inline
  *   one by its content: a snapshot's or a reflink's copy holds the same
@@ -60,6 +61,9 @@ struct layout_file {
 	size_t fs_idx;		/* the filesystem, for the extents' addresses */
 	uint32_t sectorsize;	/* its sector size */
 	uint64_t inline_key;	/* layout_inline_key() of its inline item */
+	/* defrag -c would rewrite it (rewrite.h): its estimate counts in
+	 * layout_total.rewrite_disk, once per inode */
+	int rewrite;
 	const struct extent_info *ext;
 	size_t next;
 };
@@ -101,6 +105,7 @@ struct layout_total {
 	uint64_t disk, uncomp;		/* same layout */
 	uint64_t fresh_disk, fresh_uncomp;	/* fresh copy */
 	uint64_t input, fresh_input;	/* same layout's, fresh copy's */
+	uint64_t rewrite_disk;	/* of the files to rewrite (rewrite.h) */
 };
 void layout_total(const struct layout *l, size_t i, struct layout_total *t);
 

@@ -1,45 +1,213 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Rendering the report as a table, JSON or CSV. */
+/*
+ * Rendering the report as a table, JSON or CSV.  Which columns there are,
+ * their names and their order come from fields.h; this file only knows
+ * how each format lays a column out.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "output.h"
+#include "fields.h"
+#include "format.h"
 #include "plot.h"
 #include "report.h"
 
+/* The sums over every type of st. */
+static void sum_sizes(const struct cs_stats *st, struct report_sizes *sum)
+{
+	unsigned t;
+
+	memset(sum, 0, sizeof(*sum));
+	for (t = 0; t < CS_NTYPES; t++) {
+		sum->disk += st->disk[t];
+		sum->uncomp += st->uncomp[t];
+		sum->refd += st->refd[t];
+	}
+}
+
+static void type_sizes(const struct cs_stats *st, unsigned t,
+		       struct report_sizes *s)
+{
+	s->disk = st->disk[t];
+	s->uncomp = st->uncomp[t];
+	s->refd = st->refd[t];
+}
+
+int report_row_fill(struct report_row *row, const struct cs_stats *st)
+{
+	unsigned t, n = 0;
+
+	row->files = st->nfiles;
+	row->extents = st->nextents;
+	row->refs = st->nrefs;
+	row->ninline = st->ninline;
+	row->nfrag = st->nfrag;
+	row->share_row = st->share_row;
+	sum_sizes(st, &row->size);
+	/* As in compsize 1.5's table: a type shows when it has data. */
+	for (t = 0; t < CS_NTYPES; t++)
+		if (st->uncomp[t])
+			n++;
+	row->types = n ? calloc(n, sizeof(*row->types)) : NULL;
+	if (n && !row->types)
+		return -ENOMEM;
+	row->ntypes = 0;
+	for (t = 0; t < CS_NTYPES; t++) {
+		if (!st->uncomp[t])
+			continue;
+		row->types[row->ntypes].type = t;
+		type_sizes(st, t, &row->types[row->ntypes].size);
+		row->ntypes++;
+	}
+	return 0;
+}
+
+void report_row_clear(struct report_row *row)
+{
+	free(row->path);
+	free(row->types);
+	free(row->est);
+	memset(row, 0, sizeof(*row));
+}
+
 static int nothing(const struct report *r)
 {
-	uint64_t disk, uncomp, refd;
+	struct report_sizes sum;
 
 	if (!r->have_usage)
 		return !r->total->nfiles;
-	out_totals(r->total, &disk, &uncomp, &refd);
-	return !uncomp;
+	sum_sizes(r->total, &sum);
+	return !sum.uncomp;
 }
 
 /* Today's disk usage of the files, to compare estimates with. */
 static uint64_t current_disk(const struct report *r)
 {
-	uint64_t disk, uncomp, refd;
+	struct report_sizes sum;
 
 	if (!r->have_usage)
 		return r->alloc_bytes;
-	out_totals(r->total, &disk, &uncomp, &refd);
-	return disk;
+	sum_sizes(r->total, &sum);
+	return sum.disk;
 }
 
-/* "+12M", "-1.5G", "0B"; raw: "+12345". */
-static void signed_size(int64_t delta, int raw, char buf[OUT_BUF])
+/* The grand total as a row, with --exclusive's figures. */
+static int total_row(const struct report *r, struct report_row *total)
 {
-	char tmp[OUT_BUF];
-	uint64_t mag = delta < 0 ? -(uint64_t)delta : (uint64_t)delta;
-	const char *p = out_size(mag, raw, tmp);
+	unsigned t;
+	int ret;
 
-	while (*p == ' ')
-		p++;
-	snprintf(buf, OUT_BUF, "%s%s", delta > 0 ? "+" : delta < 0 ? "-" : "",
-		 p);
+	ret = report_row_fill(total, r->total);
+	if (ret || !r->excl)
+		return ret;
+	total->size.excl = r->excl->exclusive;
+	for (t = 0; t < total->ntypes; t++)
+		total->types[t].size.excl = r->excl->type[total->types[t].type];
+	return 0;
+}
+
+/* Table: compsize 1.5's columns, 12 characters and a space each. */
+
+/* The index of the last size field the table shows. */
+static size_t table_last(const struct report *r)
+{
+	size_t i, last = 0;
+
+	for (i = 0; i < fields_nsize; i++)
+		if (fields_size[i].label && field_shown(&fields_size[i], r))
+			last = i;
+	return last;
+}
+
+/*
+ * The size columns, the default ones or the optional ones asked for
+ * (after 1.5's, and after the rows' estimate columns): their labels when
+ * s is NULL, else the sizes of s.  With trim, a last column that is not
+ * compsize 1.5's is not padded (1.5 pads its own last column, Referenced).
+ */
+static void table_sizes(FILE *out, const struct report *r,
+			const struct report_sizes *s, int trim, int optional)
+{
+	size_t i, last = table_last(r);
+	char buf[FMT_BUF];
+	const char *cell;
+
+	for (i = 0; i < fields_nsize; i++) {
+		const struct field *f = &fields_size[i];
+
+		if (!f->label || !field_shown(f, r) || !f->need != !optional)
+			continue;
+		cell = s ? fmt_size(field_value(f, s), r->bytes, buf) : f->label;
+		if (trim && i == last && f->need)
+			fprintf(out, " %s", cell);
+		else
+			fprintf(out, " %-12s", cell);
+	}
+}
+
+/* Every size column of the 1.5 table. */
+static void table_all_sizes(FILE *out, const struct report *r,
+			    const struct report_sizes *s)
+{
+	table_sizes(out, r, s, 1, 0);
+	table_sizes(out, r, s, 1, 1);
+}
+
+/* Perc, in its 8 characters. */
+static void table_perc(FILE *out, const struct report_sizes *s)
+{
+	char p[8];
+
+	snprintf(p, sizeof(p), "%3u%%", fmt_percent(s->disk, s->uncomp));
+	fprintf(out, "%-8s", p);
+}
+
+/* compsize 1.5's table of the total, byte for byte. */
+static int table_usage(FILE *out, FILE *err, const struct report *r,
+		       const struct report_row *total)
+{
+	char name[FMT_BUF];
+	unsigned t;
+
+	if (!total->size.uncomp) {
+		fputs(total->files ? "All empty or still-delalloced files.\n"
+				   : "No files.\n", err);
+		return 1;
+	}
+	fprintf(out, "Processed %" PRIu64 " file%s, %" PRIu64
+		" regular extents (%" PRIu64 " refs), %" PRIu64 " inline.\n",
+		total->files, total->files > 1 ? "s" : "", total->extents,
+		total->refs, total->ninline);
+	fprintf(out, "%-10s %-8s", "Type", "Perc");
+	table_all_sizes(out, r, NULL);
+	fprintf(out, "\n%-10s ", "TOTAL");
+	table_perc(out, &total->size);
+	table_all_sizes(out, r, &total->size);
+	fputc('\n', out);
+	for (t = 0; t < total->ntypes; t++) {
+		const struct row_type *rt = &total->types[t];
+
+		fprintf(out, "%-10s ", fmt_type_name(rt->type, name));
+		table_perc(out, &rt->size);
+		table_all_sizes(out, r, &rt->size);
+		fputc('\n', out);
+	}
+	return 0;
+}
+
+int report_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
+{
+	struct report r = { .format = REPORT_TABLE, .bytes = raw,
+			    .total = st, .have_usage = 1 };
+	struct report_row total = { 0 };
+	int ret;
+
+	ret = report_row_fill(&total, st);
+	if (!ret)
+		ret = table_usage(out, err, &r, &total);
+	report_row_clear(&total);
+	return ret;
 }
 
 /* A setting's name in a row column: "zstd:3", "force=lzo". */
@@ -66,48 +234,59 @@ static const uint64_t *row_est(const struct report *r,
 			       int fresh)
 {
 	int f = fresh || !r->nest || !r->est[0].same_layout;
+	size_t stride = r->est_stride ? r->est_stride : r->nest;
 
-	return &row->est[(f ? 3 * r->nest : 0) + 3 * i];
+	return &row->est[(f ? 3 * stride : 0) + 3 * i];
 }
 
+/* The rows' table: Perc, the default sizes, each setting's predicted Disk
+ * Usage of the row (the estimate table's model: which directories gain),
+ * the optional sizes, Path. */
 static void table_rows(FILE *out, const struct report *r)
 {
-	char p[8], d[OUT_BUF], u[OUT_BUF], f[OUT_BUF];
+	char d[FMT_BUF];
 	size_t i, j;
 
-	fprintf(out, "%-8s %-12s %-12s %-12s ", "Perc", "Disk Usage",
-		"Uncompressed", "Referenced");
-	/* each setting's predicted Disk Usage of the row (the estimate
-	 * table's model): which directories gain */
+	fprintf(out, "%-8s", "Perc");
+	table_sizes(out, r, NULL, 0, 0);
 	for (j = 0; j < r->nest; j++)
-		fprintf(out, "%-*s ", setting_width(r->est[j].setting),
+		fprintf(out, " %-*s", setting_width(r->est[j].setting),
 			short_setting(r->est[j].setting));
-	fprintf(out, "%sPath\n", r->excl ? "Exclusive    " : "");
+	table_sizes(out, r, NULL, 0, 1);
+	fprintf(out, " %s\n", "Path");
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 
-		snprintf(p, sizeof(p), "%3u%%", out_percent(row->disk,
-							      row->uncomp));
-		fprintf(out, "%-8s %-12s %-12s %-12s ", p,
-			out_size(row->disk, r->bytes, d),
-			out_size(row->uncomp, r->bytes, u),
-			out_size(row->refd, r->bytes, f));
+		table_perc(out, &row->size);
+		table_sizes(out, r, &row->size, 0, 0);
 		for (j = 0; j < r->nest; j++)
-			fprintf(out, "%-*s ", setting_width(r->est[j].setting),
-				out_size(row_est(r, row, j, 0)[0], r->bytes,
+			fprintf(out, " %-*s", setting_width(r->est[j].setting),
+				fmt_size(row_est(r, row, j, 0)[0], r->bytes,
 					 d));
-		if (r->excl)
-			fprintf(out, "%-12s ",
-				out_size(row->exclusive, r->bytes, d));
-		out_table_path(out, row->path);
+		table_sizes(out, r, &row->size, 0, 1);
+		fputc(' ', out);
+		fmt_table_path(out, row->path);
 		fputc('\n', out);
 	}
 }
 
+/* "+12M", "-1.5G", "0B"; raw: "+12345". */
+static void signed_size(int64_t delta, int raw, char buf[FMT_BUF])
+{
+	char tmp[FMT_BUF];
+	uint64_t mag = delta < 0 ? -(uint64_t)delta : (uint64_t)delta;
+	const char *p = fmt_size(mag, raw, tmp);
+
+	while (*p == ' ')
+		p++;
+	snprintf(buf, FMT_BUF, "%s%s", delta > 0 ? "+" : delta < 0 ? "-" : "",
+		 p);
+}
+
 static void table_estimates(FILE *out, const struct report *r)
 {
-	char p[8], d[OUT_BUF], c[OUT_BUF], ci[OUT_BUF], cs[16], ds[16];
-	char fr[OUT_BUF];
+	char p[8], d[FMT_BUF], c[FMT_BUF], ci[FMT_BUF], cs[16], ds[16];
+	char fr[FMT_BUF];
 	uint64_t now = current_disk(r);
 	int same = r->est[0].same_layout;
 	size_t i;
@@ -116,26 +295,32 @@ static void table_estimates(FILE *out, const struct report *r)
 		"Disk Usage", "Change");
 	if (same)
 		fprintf(out, "%-12s ", "Fresh copy");
+	if (r->est[0].have_rewrite)
+		fprintf(out, "%-12s ", "Rewrite");
 	fprintf(out, "%-10s %-10s%s\n", "Compress", "Decompress",
 		r->est[0].sampled ? " 95% CI" : "");
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 
-		snprintf(p, sizeof(p), "%3u%%", out_percent(e->disk,
+		snprintf(p, sizeof(p), "%3u%%", fmt_percent(e->disk,
 							      e->uncompressed));
 		signed_size((int64_t)(e->disk - now), r->bytes, c);
 		snprintf(cs, sizeof(cs), "%.0fMB/s", e->compress_mbps);
 		snprintf(ds, sizeof(ds), "%.0fMB/s", e->decompress_mbps);
 		fprintf(out, "%s%-*s %-8s %-12s %-12s ", e->setting,
 			24 - (int)strlen(e->setting), e->current ? "*" : "",
-			p, out_size(e->disk, r->bytes, d), c);
+			p, fmt_size(e->disk, r->bytes, d), c);
 		if (same)
-			fprintf(out, "%-12s ", out_size(e->disk_fresh, r->bytes,
+			fprintf(out, "%-12s ", fmt_size(e->disk_fresh, r->bytes,
 							fr));
+		if (e->have_rewrite) {
+			signed_size(e->rewrite_change, r->bytes, fr);
+			fprintf(out, "%-12s ", fr);
+		}
 		fprintf(out, "%-10s %-10s", cs, ds);
 		if (e->sampled)
 			fprintf(out, " \xc2\xb1%s",
-				out_size((uint64_t)(e->disk_ci95 + 0.5),
+				fmt_size((uint64_t)(e->disk_ci95 + 0.5),
 					 r->bytes, ci));
 		fputc('\n', out);
 	}
@@ -199,6 +384,7 @@ static void table_decide(FILE *out, const struct report *r)
 
 static int print_table(FILE *out, FILE *err, const struct report *r)
 {
+	struct report_row total = { 0 };
 	int ret = 0;
 
 	if (r->nrows) {
@@ -206,18 +392,21 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 		fputc('\n', out);
 	}
 	if (r->have_usage) {
-		ret = out_table_excl(out, err, r->total, r->bytes,
-				     r->excl ? r->excl->type : NULL);
+		ret = total_row(r, &total);
+		if (ret)
+			return ret;
+		ret = table_usage(out, err, r, &total);
+		report_row_clear(&total);
 	} else if (!r->total->nfiles) {
 		fputs("No files.\n", err);
 		ret = 1;
 	} else {
-		char a[OUT_BUF];
+		char a[FMT_BUF];
 
 		fprintf(out, "Processed %" PRIu64 " file%s, %s allocated "
 			"(current usage by compression type needs btrfs and root).\n",
 			r->total->nfiles, r->total->nfiles > 1 ? "s" : "",
-			out_size(r->alloc_bytes, r->bytes, a));
+			fmt_size(r->alloc_bytes, r->bytes, a));
 	}
 	if (r->nest && r->total->nfiles) {
 		fputc('\n', out);
@@ -230,40 +419,66 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 
 /* JSON */
 
-static void json_totals(FILE *out, uint64_t disk, uint64_t uncomp,
-			uint64_t refd, const uint64_t *excl)
+static void json_u64(FILE *out, const char *key, uint64_t v, int first)
 {
-	fprintf(out, "{\"disk\":%" PRIu64 ",\"uncompressed\":%" PRIu64
-		",\"referenced\":%" PRIu64, disk, uncomp, refd);
-	if (excl)
-		fprintf(out, ",\"exclusive\":%" PRIu64, *excl);
-	fputc('}', out);
+	fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", key, v);
 }
 
-/* excl: the row's exclusive bytes, or NULL; type_excl: per type, or NULL
- * (rows have none). */
-static void json_row_body(FILE *out, const struct report_row *row,
-			  const uint64_t *excl, const uint64_t *type_excl)
+/* Where a value is: which fields have one there (JSON leaves the others
+ * out, CSV leaves their cells empty). */
+enum place {
+	AT_TOTAL,		/* the grand total or a row's */
+	AT_TOTAL_TYPE,		/* a type of the grand total */
+	AT_ROW_TYPE,		/* a type of a row */
+	AT_EST,			/* an estimate */
+};
+
+static int has_value(const struct field *f, enum place at)
 {
-	char name[OUT_BUF];
+	switch (at) {
+	case AT_EST:
+		return !!(f->flags & FIELD_EST);
+	case AT_ROW_TYPE:
+		return !(f->flags & FIELD_TOTAL_TYPES);
+	default:
+		return 1;
+	}
+}
+
+/* The fields f[0..n) of base as JSON members, after others when !first. */
+static void json_fields(FILE *out, const struct report *r,
+			const struct field *f, size_t n, const void *base,
+			enum place at, int first)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!field_shown(&f[i], r) || !has_value(&f[i], at))
+			continue;
+		json_u64(out, f[i].key, field_value(&f[i], base), first);
+		first = 0;
+	}
+}
+
+/* type_at: AT_TOTAL_TYPE for the grand total, AT_ROW_TYPE for a row. */
+static void json_row_body(FILE *out, const struct report *r,
+			  const struct report_row *row, enum place type_at)
+{
+	char name[FMT_BUF];
 	unsigned t;
 
-	fprintf(out, "\"files\":%" PRIu64 ",\"extents\":%" PRIu64
-		",\"refs\":%" PRIu64 ",\"inline\":%" PRIu64
-		",\"fragments\":%" PRIu64 ",\"total\":",
-		row->files, row->extents, row->refs, row->ninline, row->nfrag);
-	json_totals(out, row->disk, row->uncomp, row->refd, excl);
-	fputs(",\"types\":[", out);
+	json_fields(out, r, fields_count, fields_ncount, row, AT_TOTAL, 1);
+	fputs(",\"total\":{", out);
+	json_fields(out, r, fields_size, fields_nsize, &row->size, AT_TOTAL,
+		    1);
+	fputs("},\"types\":[", out);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
-		fprintf(out, "%s{\"type\":\"%s\",\"disk\":%" PRIu64
-			",\"uncompressed\":%" PRIu64 ",\"referenced\":%" PRIu64,
-			t ? "," : "", out_type_name(rt->type, name),
-			rt->disk, rt->uncomp, rt->refd);
-		if (type_excl)
-			fprintf(out, ",\"exclusive\":%" PRIu64,
-				type_excl[rt->type]);
+		fprintf(out, "%s{\"type\":\"%s\"", t ? "," : "",
+			fmt_type_name(rt->type, name));
+		json_fields(out, r, fields_size, fields_nsize, &rt->size,
+			    type_at, 0);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -279,7 +494,7 @@ static void json_est(FILE *out, const struct report *r,
 		const struct report_est *e = &r->est[i];
 
 		fprintf(out, "%s{\"setting\":", i ? "," : "");
-		out_json_string(out, e->setting);
+		fmt_json_string(out, e->setting);
 		if (row) {
 			const uint64_t *v = row_est(r, row, i, 0);
 
@@ -309,6 +524,9 @@ static void json_est(FILE *out, const struct report *r,
 		if (r->dev_write_mbps > 0)
 			fprintf(out, ",\"write_mbps\":%.1f,\"read_mbps\":%.1f",
 				e->dec.write_mbps, e->dec.read_mbps);
+		if (e->have_rewrite)
+			fprintf(out, ",\"rewrite_change\":%" PRId64,
+				e->rewrite_change);
 		if (e->sampled)
 			fprintf(out, ",\"disk_ci95\":%.0f", e->disk_ci95);
 		fputc('}', out);
@@ -322,12 +540,11 @@ static int print_json(FILE *out, const struct report *r)
 	size_t i;
 	int ret;
 
-	ret = row_from_stats(&total, r->total);
+	ret = total_row(r, &total);
 	if (ret)
 		return ret;
 	fputc('{', out);
-	json_row_body(out, &total, r->excl ? &r->excl->exclusive : NULL,
-		      r->excl ? r->excl->type : NULL);
+	json_row_body(out, r, &total, AT_TOTAL_TYPE);
 	if (!r->have_usage)
 		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
 	if (r->nest)
@@ -336,11 +553,9 @@ static int print_json(FILE *out, const struct report *r)
 		fputs(",\"paths\":[", out);
 		for (i = 0; i < r->nrows; i++) {
 			fprintf(out, "%s{\"path\":", i ? "," : "");
-			out_json_string(out, r->rows[i].path);
+			fmt_json_string(out, r->rows[i].path);
 			fputc(',', out);
-			json_row_body(out, &r->rows[i],
-				      r->excl ? &r->rows[i].exclusive : NULL,
-				      NULL);
+			json_row_body(out, r, &r->rows[i], AT_ROW_TYPE);
 			if (r->nest)
 				json_est(out, r, &r->rows[i]);
 			fputc('}', out);
@@ -350,130 +565,184 @@ static int print_json(FILE *out, const struct report *r)
 	fputs(",\"errors\":[", out);
 	for (i = 0; i < r->nerrors; i++) {
 		fprintf(out, "%s{\"path\":", i ? "," : "");
-		out_json_string(out, r->errors[i].path);
+		fmt_json_string(out, r->errors[i].path);
 		fputs(",\"error\":", out);
-		out_json_string(out, r->errors[i].error);
+		fmt_json_string(out, r->errors[i].error);
 		fputc('}', out);
 	}
 	fputs("]}\n", out);
-	row_clear(&total);
+	report_row_clear(&total);
 	return 0;
 }
 
-/* CSV: one header, one record per row; see man/compsize.8. */
+/*
+ * CSV: one header, one record per total, type, row and estimate; see
+ * man/compsize.8.  The columns: kind, path, type, setting, the default
+ * size and count fields, the estimates' columns (speeds, interval, fresh
+ * copy, decision), then the optional fields asked for, so that the
+ * default columns never move.
+ */
 
-/* The decision columns (decide.h) of records that have none. */
-#define CSV_DECIDE_EMPTY ",,,,,,,"
-
-static void csv_record(FILE *out, const char *kind, const char *path,
-		       const char *type, const char *setting, uint64_t disk,
-		       uint64_t uncomp, const uint64_t *refd,
-		       const struct report_row *counts)
+static int csv_shown(const struct field *f, const struct report *r,
+		     int optional)
 {
-	fprintf(out, "%s,", kind);
-	out_csv_field(out, path ? path : "");
-	fprintf(out, ",%s,", type ? type : "");
-	out_csv_field(out, setting ? setting : "");
-	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",", disk, uncomp);
-	if (refd)
-		fprintf(out, "%" PRIu64, *refd);
-	if (counts)
-		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-			counts->files, counts->extents, counts->refs,
-			counts->ninline);
-	else
-		fputs(",,,,", out);
+	return field_shown(f, r) && !(f->flags & FIELD_NO_CSV) &&
+	       !f->need == !optional;
 }
 
-/* The record's end: the speed columns empty, disk_fresh (NULL: empty),
- * the decision columns empty, then with --exclusive the exclusive column
- * (x NULL: empty). */
-static void csv_end(FILE *out, const struct report *r, const uint64_t *fresh,
-		    const uint64_t *x)
+static void csv_names(FILE *out, const struct report *r, int optional)
 {
-	fputs(",,,,", out);
-	if (fresh)
-		fprintf(out, "%" PRIu64, *fresh);
-	fputs(CSV_DECIDE_EMPTY, out);
-	if (r->excl) {
+	size_t i;
+
+	for (i = 0; i < fields_nsize; i++)
+		if (csv_shown(&fields_size[i], r, optional))
+			fprintf(out, ",%s", fields_size[i].key);
+	for (i = 0; i < fields_ncount; i++)
+		if (csv_shown(&fields_count[i], r, optional))
+			fprintf(out, ",%s", fields_count[i].key);
+}
+
+/*
+ * The cells of the default (or optional) size fields of s, then of the
+ * count fields of counts (empty when NULL), each after a comma; empty
+ * where the field has no value at that place.
+ */
+static void csv_cells(FILE *out, const struct report *r,
+		      const struct report_sizes *s,
+		      const struct report_row *counts, enum place at,
+		      int optional)
+{
+	size_t i;
+
+	for (i = 0; i < fields_nsize; i++) {
+		const struct field *f = &fields_size[i];
+
+		if (!csv_shown(f, r, optional))
+			continue;
 		fputc(',', out);
-		if (x)
-			fprintf(out, "%" PRIu64, *x);
+		if (has_value(f, at))
+			fprintf(out, "%" PRIu64, field_value(f, s));
 	}
+	for (i = 0; i < fields_ncount; i++) {
+		const struct field *f = &fields_count[i];
+
+		if (!csv_shown(f, r, optional))
+			continue;
+		fputc(',', out);
+		if (counts)
+			fprintf(out, "%" PRIu64, field_value(f, counts));
+	}
+}
+
+/* The estimates' columns (decide.h) of records that have none. */
+#define CSV_EST_COLUMNS "compress_mbps,decompress_mbps,disk_ci95," \
+	"disk_fresh,current,compress_mbps_all,decompress_mbps_all," \
+	"cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps," \
+	"rewrite_change"
+#define CSV_DECIDE_EMPTY ",,,,,,,,"
+
+/* The estimates' cells: est's (a setting's total), else only disk_fresh
+ * when fresh is not NULL (a row's estimate). */
+static void csv_est_cells(FILE *out, const struct report *r,
+			  const struct report_est *est, const uint64_t *fresh)
+{
+	if (!est) {
+		fputs(",,,,", out);
+		if (fresh)
+			fprintf(out, "%" PRIu64, *fresh);
+		fputs(CSV_DECIDE_EMPTY, out);
+		return;
+	}
+	fprintf(out, ",%.1f,%.1f,", est->compress_mbps, est->decompress_mbps);
+	if (est->sampled)
+		fprintf(out, "%.0f", est->disk_ci95);
+	fprintf(out, ",%" PRIu64 ",%d,%.1f,%.1f,%.4f,%.4f,", est->disk_fresh,
+		est->current, est->dec.compress_all_mbps,
+		est->dec.decompress_all_mbps, est->dec.cpu_s_per_gb_write,
+		est->dec.cpu_s_per_gb_read);
+	if (r->dev_write_mbps > 0)
+		fprintf(out, "%.1f,%.1f", est->dec.write_mbps,
+			est->dec.read_mbps);
+	else
+		fputc(',', out);
+	fputc(',', out);
+	if (est->have_rewrite)
+		fprintf(out, "%" PRId64, est->rewrite_change);
+}
+
+/* A record; est and fresh as csv_est_cells(). */
+static void csv_record(FILE *out, const struct report *r, const char *kind,
+		       const char *path, const char *type,
+		       const char *setting, const struct report_sizes *s,
+		       const struct report_row *counts, enum place at,
+		       const struct report_est *est, const uint64_t *fresh)
+{
+	fprintf(out, "%s,", kind);
+	fmt_csv_field(out, path ? path : "");
+	fprintf(out, ",%s,", type ? type : "");
+	fmt_csv_field(out, setting ? setting : "");
+	csv_cells(out, r, s, counts, at, 0);
+	csv_est_cells(out, r, est, fresh);
+	csv_cells(out, r, s, counts, at, 1);
 	fputc('\n', out);
 }
 
-/* excl, type_excl: as json_row_body(). */
+/* type_at: as json_row_body(). */
 static void csv_row(FILE *out, const struct report *r, const char *kind,
-		    const struct report_row *row, const uint64_t *excl,
-		    const uint64_t *type_excl)
+		    const struct report_row *row, enum place type_at)
 {
-	char name[OUT_BUF];
+	char name[FMT_BUF];
 	unsigned t;
 
-	csv_record(out, kind, row->path, "TOTAL", NULL, row->disk, row->uncomp,
-		   &row->refd, row);
-	csv_end(out, r, NULL, excl);
+	csv_record(out, r, kind, row->path, "TOTAL", NULL, &row->size, row,
+		   AT_TOTAL, NULL, NULL);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];
 
-		csv_record(out, kind, row->path,
-			   out_type_name(rt->type, name), NULL, rt->disk,
-			   rt->uncomp, &rt->refd, NULL);
-		csv_end(out, r, NULL, type_excl ? &type_excl[rt->type] : NULL);
+		csv_record(out, r, kind, row->path,
+			   fmt_type_name(rt->type, name), NULL, &rt->size,
+			   NULL, type_at, NULL, NULL);
 	}
 }
 
 static int print_csv(FILE *out, const struct report *r)
 {
 	struct report_row total = { 0 };
+	struct report_sizes s;
 	size_t i, j;
 	int ret;
 
-	ret = row_from_stats(&total, r->total);
+	ret = total_row(r, &total);
 	if (ret)
 		return ret;
-	fputs("kind,path,type,setting,disk,uncompressed,referenced,files,"
-	      "extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95,"
-	      "disk_fresh,current,compress_mbps_all,decompress_mbps_all,"
-	      "cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps",
-	      out);
-	fputs(r->excl ? ",exclusive\n" : "\n", out);
-	csv_row(out, r, "total", &total, r->excl ? &r->excl->exclusive : NULL,
-		r->excl ? r->excl->type : NULL);
+	fputs("kind,path,type,setting", out);
+	csv_names(out, r, 0);
+	fputs("," CSV_EST_COLUMNS, out);
+	csv_names(out, r, 1);
+	fputc('\n', out);
+	csv_row(out, r, "total", &total, AT_TOTAL_TYPE);
 	for (i = 0; i < r->nrows; i++)
-		csv_row(out, r, "path", &r->rows[i], &r->rows[i].exclusive,
-			NULL);
+		csv_row(out, r, "path", &r->rows[i], AT_ROW_TYPE);
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 
-		csv_record(out, "estimate", NULL, NULL, e->setting, e->disk,
-			   e->uncompressed, NULL, NULL);
-		fprintf(out, ",%.1f,%.1f,", e->compress_mbps,
-			e->decompress_mbps);
-		if (e->sampled)
-			fprintf(out, "%.0f", e->disk_ci95);
-		fprintf(out, ",%" PRIu64 ",%d,%.1f,%.1f,%.4f,%.4f,",
-			e->disk_fresh, e->current, e->dec.compress_all_mbps,
-			e->dec.decompress_all_mbps, e->dec.cpu_s_per_gb_write,
-			e->dec.cpu_s_per_gb_read);
-		if (r->dev_write_mbps > 0)
-			fprintf(out, "%.1f,%.1f", e->dec.write_mbps,
-				e->dec.read_mbps);
-		else
-			fputc(',', out);
-		fputs(r->excl ? ",\n" : "\n", out);
+		memset(&s, 0, sizeof(s));
+		s.disk = e->disk;
+		s.uncomp = e->uncompressed;
+		csv_record(out, r, "estimate", NULL, NULL, e->setting, &s,
+			   NULL, AT_EST, e, NULL);
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
-
 			const uint64_t *v = row_est(r, row, i, 0);
 
-			csv_record(out, "estimate", row->path, NULL,
-				   e->setting, v[0], v[1], NULL, NULL);
-			csv_end(out, r, &row_est(r, row, i, 1)[0], NULL);
+			s.disk = v[0];
+			s.uncomp = v[1];
+			csv_record(out, r, "estimate", row->path, NULL,
+				   e->setting, &s, NULL, AT_EST, NULL,
+				   &row_est(r, row, i, 1)[0]);
 		}
 	}
-	row_clear(&total);
+	report_row_clear(&total);
 	return 0;
 }
 

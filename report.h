@@ -2,21 +2,65 @@
 /*
  * The whole report: the grand total (compsize 1.5's table), --depth and
  * --per-file rows, --estimate results and the errors met, rendered as a
- * table, JSON or CSV.  The JSON and CSV schemas are in man/compsize.8.
+ * table, JSON or CSV.  The columns are described once, in fields.h; the
+ * JSON and CSV schemas are in man/compsize.8.
+ *
+ * The structures here need no kernel or btrfs header: output code can use
+ * them alone.
  */
 #ifndef COMPSIZE_REPORT_H
 #define COMPSIZE_REPORT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "decide.h"
 #include "extent.h"
-#include "rows.h"
 #include "sharing.h"
 
 enum report_format {
 	REPORT_TABLE,
 	REPORT_JSON,
 	REPORT_CSV,
+};
+
+/* The sizes a report shows for the total, a row, or one type of either
+ * (the fields_size table names each one). */
+struct report_sizes {
+	uint64_t disk;		/* bytes on disk, each extent once */
+	uint64_t uncomp;	/* the same extents before compression */
+	uint64_t refd;		/* bytes the files reference */
+	uint64_t excl;		/* --exclusive: what deleting them frees */
+};
+
+struct row_type {
+	unsigned type;		/* row index of struct cs_stats */
+	struct report_sizes size;
+};
+
+/* The total, or one --depth/--per-file row. */
+struct report_row {
+	char *path;		/* NULL for the grand total */
+	/* the fields_count table names these */
+	uint64_t files, extents, refs, ninline, nfrag;
+	struct report_sizes size;
+	struct row_type *types;	/* the types with data, in row order */
+	unsigned ntypes;
+	/* With --estimate: per setting, predicted disk and uncompressed
+	 * bytes and the input read (3 values a setting); else NULL. */
+	uint64_t *est;
+	size_t est_token;	/* rows_est_token() while it was open; 0 */
+	uint64_t seq;		/* position in the walk's order */
+	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
+};
+
+enum row_sort {
+	ROW_SORT_WALK,		/* the walk's order: a directory after its contents */
+	ROW_SORT_DISK,		/* most disk usage first */
+	ROW_SORT_SAVED,		/* most bytes saved by compression first */
+	ROW_SORT_RATIO,		/* best compression (lowest Perc) first */
+	ROW_SORT_NAME,		/* by path, bytewise */
+	ROW_SORT_EXCLUSIVE,	/* most exclusive bytes first */
 };
 
 struct report_est {
@@ -31,6 +75,8 @@ struct report_est {
 	double compress_mbps;	/* single-thread codec speed on this data */
 	double decompress_mbps;
 	int current;		/* the filesystem is mounted with it now */
+	int have_rewrite;	/* --rewrite on btrfs as root */
+	int64_t rewrite_change;	/* the filesystem's change, bytes */
 	struct decide_out dec;	/* all-core speeds, CPU cost, on a device */
 	int sampled;		/* disk is extrapolated from a sample */
 	double disk_ci95;	/* half-width of the 95% interval, bytes */
@@ -44,6 +90,8 @@ struct report_error {
 struct report {
 	enum report_format format;
 	int bytes;			/* -b: raw bytes in the table */
+	/* REPORT_SHOW_* bits: the optional fields shown (fields.h) */
+	unsigned show;
 	const struct cs_stats *total;
 	/* 0 when the current usage could not be read (not btrfs, not root:
 	 * --estimate only); alloc_bytes (st_blocks) stands in for it. */
@@ -57,21 +105,37 @@ struct report {
 	const struct report_est *est;
 	size_t nest;
 	unsigned cpus;			/* for the all-core figures */
+	size_t est_stride;		/* settings in a row's est blocks */
 	double dev_write_mbps, dev_read_mbps;	/* --device-speed, or 0 */
 	const struct report_error *errors;
 	size_t nerrors;
-	/* --exclusive: the totals of the arguments (rows carry their own);
-	 * NULL without. */
+	/* --exclusive: the totals of the arguments (rows carry their own in
+	 * size.excl); NULL without. */
 	const struct sharing_result *excl;
 };
+
+/* Fill *row from st (path, est and size.excl left alone): the sums over
+ * every type, and the types with data.  Returns 0 or -ENOMEM. */
+int report_row_fill(struct report_row *row, const struct cs_stats *st);
+
+/* Free what *row holds and zero it. */
+void report_row_clear(struct report_row *row);
 
 /*
  * Print r to out.  In table form with nothing to report, compsize 1.5's
  * "No files." or "All empty or still-delalloced files." goes to err and 1
  * is returned; JSON and CSV are always printed whole, and return 1 in the
- * same case.  Returns 0 otherwise.
+ * same case.  Returns 0 otherwise, or -ENOMEM (nothing printed).
  */
 int report_print(FILE *out, FILE *err, const struct report *r);
+
+/*
+ * compsize 1.5's table of st alone ("Processed ...", then a line for the
+ * total and each type with data); raw selects bytes.  When there is
+ * nothing to report, prints "No files." or "All empty or still-delalloced
+ * files." to err and returns 1; otherwise 0, or -ENOMEM.
+ */
+int report_table(FILE *out, FILE *err, const struct cs_stats *st, int raw);
 
 /*
  * The --plot SVG of r's estimates (plot.h) to out, with title: the total

@@ -37,49 +37,6 @@ struct rows {
 	size_t nnodes, cap_nodes;
 };
 
-int row_from_stats(struct report_row *row, const struct cs_stats *st)
-{
-	unsigned t, n = 0;
-
-	row->files = st->nfiles;
-	row->extents = st->nextents;
-	row->refs = st->nrefs;
-	row->ninline = st->ninline;
-	row->nfrag = st->nfrag;
-	row->share_row = st->share_row;
-	row->disk = row->uncomp = row->refd = 0;
-	for (t = 0; t < CS_NTYPES; t++) {
-		row->disk += st->disk[t];
-		row->uncomp += st->uncomp[t];
-		row->refd += st->refd[t];
-		/* As in the table: a type shows when it has data. */
-		if (st->uncomp[t])
-			n++;
-	}
-	row->types = n ? calloc(n, sizeof(*row->types)) : NULL;
-	if (n && !row->types)
-		return -ENOMEM;
-	row->ntypes = 0;
-	for (t = 0; t < CS_NTYPES; t++) {
-		if (!st->uncomp[t])
-			continue;
-		row->types[row->ntypes].type = t;
-		row->types[row->ntypes].disk = st->disk[t];
-		row->types[row->ntypes].uncomp = st->uncomp[t];
-		row->types[row->ntypes].refd = st->refd[t];
-		row->ntypes++;
-	}
-	return 0;
-}
-
-void row_clear(struct report_row *row)
-{
-	free(row->path);
-	free(row->types);
-	free(row->est);
-	memset(row, 0, sizeof(*row));
-}
-
 struct rows *rows_create(enum row_sort sort, size_t top, size_t nest)
 {
 	struct rows *rows = calloc(1, sizeof(*rows));
@@ -103,14 +60,14 @@ void rows_free(struct rows *rows)
 		free(rows->open[i].est);
 	}
 	for (i = 0; i < rows->ndone; i++)
-		row_clear(&rows->done[i]);
+		report_row_clear(&rows->done[i]);
 	free(rows->open);
 	free(rows->done);
 	free(rows->nodes);
 	free(rows);
 }
 
-int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
+int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path)
 {
 	struct open_row *o;
 	struct est_node *e;
@@ -129,7 +86,7 @@ int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path)
 	o = &rows->open[rows->nopen];
 	o->path = strdup(path);
 	o->est = rows->nest ? calloc(3 * rows->nest, sizeof(*o->est)) : NULL;
-	if (!o->path || (rows->nest && !o->est) || scan_sink_push(ctx)) {
+	if (!o->path || (rows->nest && !o->est) || usage_sink_push(ctx)) {
 		free(o->path);
 		free(o->est);
 		return -ENOMEM;
@@ -194,10 +151,10 @@ static int cmp_ratio(const struct report_row *x, const struct report_row *y)
 	unsigned __int128 l, r;
 
 	/* Rows with nothing to compress sort last. */
-	if (!x->uncomp || !y->uncomp)
-		return !x->uncomp - !y->uncomp;
-	l = (unsigned __int128)x->disk * y->uncomp;
-	r = (unsigned __int128)y->disk * x->uncomp;
+	if (!x->size.uncomp || !y->size.uncomp)
+		return !x->size.uncomp - !y->size.uncomp;
+	l = (unsigned __int128)x->size.disk * y->size.uncomp;
+	r = (unsigned __int128)y->size.disk * x->size.uncomp;
 	return l < r ? -1 : l > r;
 }
 
@@ -211,11 +168,11 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	case ROW_SORT_WALK:
 		break;
 	case ROW_SORT_DISK:
-		c = cmp_u64_desc(x->disk, y->disk);
+		c = cmp_u64_desc(x->size.disk, y->size.disk);
 		break;
 	case ROW_SORT_SAVED:
-		c = cmp_u64_desc(x->uncomp > x->disk ? x->uncomp - x->disk : 0,
-				 y->uncomp > y->disk ? y->uncomp - y->disk : 0);
+		c = cmp_u64_desc(x->size.uncomp > x->size.disk ? x->size.uncomp - x->size.disk : 0,
+				 y->size.uncomp > y->size.disk ? y->size.uncomp - y->size.disk : 0);
 		break;
 	case ROW_SORT_RATIO:
 		c = cmp_ratio(x, y);
@@ -224,7 +181,7 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 		c = strcmp(x->path, y->path);
 		break;
 	case ROW_SORT_EXCLUSIVE:
-		c = cmp_u64_desc(x->exclusive, y->exclusive);
+		c = cmp_u64_desc(x->size.excl, y->size.excl);
 		break;
 	}
 	/* qsort is not stable: ties keep the walk's order. */
@@ -247,20 +204,20 @@ static void sort_and_cut(struct rows *rows)
 			if (rows->done[i].est_token)
 				rows->nodes[rows->done[i].est_token - 1].est =
 					NULL;
-			row_clear(&rows->done[i]);
+			report_row_clear(&rows->done[i]);
 		}
 		rows->ndone = rows->top;
 	}
 }
 
-int rows_close(struct rows *rows, struct scan_ctx *ctx)
+int rows_close(struct rows *rows, struct usage_ctx *ctx)
 {
 	struct open_row *o = &rows->open[--rows->nopen];
 	struct report_row *row;
 	struct cs_stats st;
 	int ret;
 
-	scan_sink_pop(ctx, &st);
+	usage_sink_pop(ctx, &st);
 	/* With --top, keep at most twice that many between cuts; exclusive
 	 * bytes are only known at the end. */
 	if (rows->top && rows->ndone >= 2 * rows->top &&
@@ -275,7 +232,7 @@ int rows_close(struct rows *rows, struct scan_ctx *ctx)
 	rows->done = row;
 	row = &rows->done[rows->ndone];
 	memset(row, 0, sizeof(*row));
-	ret = row_from_stats(row, &st);
+	ret = report_row_fill(row, &st);
 	if (ret)
 		goto fail;
 	row->path = o->path;
@@ -297,7 +254,7 @@ void rows_set_exclusive(struct rows *rows, const struct sharing *sh)
 	size_t i;
 
 	for (i = 0; i < rows->ndone; i++)
-		rows->done[i].exclusive =
+		rows->done[i].size.excl =
 			sharing_row_exclusive(sh, rows->done[i].share_row);
 }
 

@@ -13,43 +13,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "extent.h"
-#include "scan.h"
+#include "report.h"
+#include "usage.h"
 
 struct sharing;
-
-struct row_type {
-	unsigned type;		/* row index of struct cs_stats */
-	uint64_t disk, uncomp, refd;
-};
-
-struct report_row {
-	char *path;		/* NULL for the grand total */
-	uint64_t files, extents, refs, ninline, nfrag;
-	uint64_t disk, uncomp, refd;
-	struct row_type *types;
-	unsigned ntypes;
-	/* With --estimate: per setting, predicted disk and uncompressed
-	 * bytes and the input read (3 values a setting); else NULL. */
-	uint64_t *est;
-	size_t est_token;	/* rows_est_token() while it was open; 0 */
-	uint64_t seq;		/* position in the walk's order */
-	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
-	uint64_t exclusive;	/* with --exclusive: what deleting it frees */
-};
-
-enum row_sort {
-	ROW_SORT_WALK,		/* the walk's order: a directory after its contents */
-	ROW_SORT_DISK,		/* most disk usage first */
-	ROW_SORT_SAVED,		/* most bytes saved by compression first */
-	ROW_SORT_RATIO,		/* best compression (lowest Perc) first */
-	ROW_SORT_NAME,		/* by path, bytewise */
-	ROW_SORT_EXCLUSIVE,	/* most exclusive bytes first */
-};
-
-/* Fill *row from st (path and est left alone).  Returns 0 or -ENOMEM. */
-int row_from_stats(struct report_row *row, const struct cs_stats *st);
-void row_clear(struct report_row *row);
 
 struct rows;
 
@@ -59,10 +26,10 @@ void rows_free(struct rows *rows);
 
 /* Open a row for path: from now on, what ctx accounts is added to it.
  * Returns 0 or -ENOMEM. */
-int rows_open(struct rows *rows, struct scan_ctx *ctx, const char *path);
+int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path);
 
 /* Close the innermost open row.  Returns 0 or -ENOMEM. */
-int rows_close(struct rows *rows, struct scan_ctx *ctx);
+int rows_close(struct rows *rows, struct usage_ctx *ctx);
 
 /* Rows open now. */
 size_t rows_open_count(const struct rows *rows);

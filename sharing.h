@@ -17,15 +17,15 @@
  * exclusive bytes of a set of files (e.g. what rewriting them would free):
  *
  *   sh = sharing_create();
- *   scan_set_sharing(scan, sh);          every file the scan accounts
+ *   usage_set_sharing(scan, sh);          every file the scan accounts
  *                                        from now on is in S (scan.h)
- *   ... scan_file() / tree_scan_dir() the files of S; the scan calls
+ *   ... usage_file() / fastscan_dir() the files of S; the scan calls
  *       sharing_file() and sharing_extent() itself ...
  *   sharing_resolve(sh, tick, arg);      one look at the rest of the
  *                                        filesystem(s)
  *   sharing_total(sh, &res);             exclusive bytes, per type
  *
- * Rows: every row the scan opens (scan_sink_push(), --depth/--per-file/
+ * Rows: every row the scan opens (usage_sink_push(), --depth/--per-file/
  * --subvolumes) is a subset of S; sharing_row_exclusive() gives each its
  * own exclusive bytes against the whole filesystem, all from one scan:
  * an extent referenced only from inside S is exclusive to the innermost
@@ -49,7 +49,7 @@ struct sharing *sharing_create(void);
 void sharing_free(struct sharing *sh);
 
 /*
- * Filesystem fs_idx (as in struct scan_fs) has files in S; fd is any open
+ * Filesystem fs_idx (as in struct usage_fs) has files in S; fd is any open
  * file or directory on it, duplicated here for sharing_resolve().  Calling
  * it again for a known fs_idx does nothing.  fd -1: nothing of it is read
  * (tests feed sharing_read_items() instead).  Returns 0 or -errno.

@@ -185,42 +185,46 @@ fail:
 	return err;
 }
 
-/* Drop the top frame, telling the caller. */
-static void leave(struct walker *w)
+/* Drop the top frame, telling the caller; returns what leave_dir()
+ * returned. */
+static int leave(struct walker *w)
 {
 	w->depth--;
-	if (w->ops->leave_dir) {
-		w->path[w->stack[w->depth].path_len] = '\0';
-		w->ops->leave_dir(w->arg, w->path, (int)w->depth);
-	}
+	if (!w->ops->leave_dir)
+		return 0;
+	w->path[w->stack[w->depth].path_len] = '\0';
+	return w->ops->leave_dir(w->arg, w->path, (int)w->depth);
 }
 
 /*
  * Pop the top frame.  If the frame under it was closed, reopen it, normally
  * as ".." of the popped one (one openat() at any depth or path length).  A
  * directory that can't be found again is reported, and the rest of it is
- * left out.
+ * left out.  Returns 0, or the error of a leave_dir() that aborts the walk.
  */
-static void pop(struct walker *w)
+static int pop(struct walker *w)
 {
 	struct frame *top = &w->stack[w->depth - 1];
-	int fd = -1, err;
+	int fd = -1, err, ret;
 
 	/* open_entry(): O_NOATIME, or reading it again would touch it. */
 	if (w->depth > 1 && !top[-1].dir)
 		fd = open_entry(dirfd(top->dir), "..");
 	closedir(top->dir);
-	leave(w);
 	w->nopen--;
-	while (w->depth && !w->stack[w->depth - 1].dir) {
+	ret = leave(w);
+	while (!ret && w->depth && !w->stack[w->depth - 1].dir) {
 		err = reopen(w, w->depth - 1, fd);
 		fd = -1;
 		if (!err)
 			break;
 		w->path[w->stack[w->depth - 1].path_len] = '\0';
 		w->ops->error(w->arg, w->path, err);
-		leave(w);
+		ret = leave(w);
 	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 /* Visit the entry named name in parent (AT_FDCWD and NULL for an
@@ -260,8 +264,8 @@ static int visit(struct walker *w, int dirfd, const char *name,
 			goto out;
 	}
 	if (S_ISREG(st.st_mode)) {
-		ret = w->ops->file(w->arg, fd, w->path, &st, (int)w->depth);
-		if (ret != WALK_KEPT)
+		ret = w->ops->file(w->arg, &fd, w->path, &st, (int)w->depth);
+		if (fd >= 0)
 			close(fd);
 		return ret < 0 ? ret : 0;
 	}
@@ -277,9 +281,10 @@ static int visit(struct walker *w, int dirfd, const char *name,
 	dir = fdopendir(fd);
 	if (!dir) {
 		w->ops->error(w->arg, w->path, errno);
-		if (w->ops->leave_dir)
-			w->ops->leave_dir(w->arg, w->path, (int)w->depth);
-		goto out;
+		ret = w->ops->leave_dir ?
+			w->ops->leave_dir(w->arg, w->path, (int)w->depth) : 0;
+		close(fd);
+		return ret < 0 ? ret : 0;
 	}
 	ret = push(w, dir, &st);
 	if (ret)
@@ -333,7 +338,7 @@ int walk_path(const char *path, const struct walk_opts *opts,
 				w.path[top->path_len] = '\0';
 				ops->error(arg, w.path, errno);
 			}
-			pop(&w);
+			ret = pop(&w);
 			continue;
 		}
 		if (!wanted(&w, top->dir, de))

@@ -15,17 +15,16 @@
 enum walk_enter {
 	WALK_ENTER = 0,		/* go on */
 	WALK_SKIP = 1,		/* leave it out */
-	WALK_KEPT = 2,		/* file(): the callback keeps fd */
 };
 
 struct walk_ops {
-	/* A regular file open read-only on fd, at depth levels below its
-	 * argument (0: the argument itself).  Return 0 to go on (the walker
-	 * closes fd), WALK_KEPT to go on when the callback took fd and will
-	 * close it, or a negative errno to abort the whole walk (the walker
-	 * closes fd). */
-	int (*file)(void *arg, int fd, const char *path, const struct stat *st,
-		    int depth);
+	/* A regular file open read-only on *fd, at depth levels below its
+	 * argument (0: the argument itself).  The callback may take the
+	 * descriptor by setting *fd to -1 (it closes it then); otherwise the
+	 * walker closes it.  Return 0 to go on or a negative errno to abort
+	 * the whole walk. */
+	int (*file)(void *arg, int *fd, const char *path,
+		    const struct stat *st, int depth);
 	/* Called for each argument and whenever the walk reaches a different
 	 * st_dev (a mount or a subvolume), before anything under it is read;
 	 * top is 1 for an argument.  Returns a walk_enter, or a negative
@@ -38,8 +37,9 @@ struct walk_ops {
 	int (*dir)(void *arg, int fd, const char *path, const struct stat *st,
 		   int depth);
 	/* The walk is done with a directory dir() returned WALK_ENTER for
-	 * (or, when dir is NULL, any directory it entered).  May be NULL. */
-	void (*leave_dir)(void *arg, const char *path, int depth);
+	 * (or, when dir is NULL, any directory it entered).  Return 0 to go
+	 * on or a negative errno to abort the walk.  May be NULL. */
+	int (*leave_dir)(void *arg, const char *path, int depth);
 	/* Called before each entry; non-zero aborts the walk with it. */
 	int (*tick)(void *arg);
 	/* A path that could not be read: err is a positive errno. */

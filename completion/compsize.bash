@@ -57,7 +57,7 @@ _compsize()
 	_init_completion -s -n := || return
 
 	local opts='-b --bytes -x --one-file-system -e --estimate -j --jobs
-		--sample --seed --device-speed --plot --exclusive --format
+		--sample --seed --device-speed --plot --rewrite --exclusive --format
 		--depth --per-file --sort --top --walk -h --help --version'
 
 	case $prev in

@@ -152,3 +152,26 @@ check_rows()
 	got=$(jq -r .total.exclusive "$OUT/rows.json")
 	[ "$got" = "$want" ] || fail "total of ${opts[*]} $*: ours $got, definition $want"
 }
+
+# snapshot_story: the "which snapshot should I delete?" example's story,
+# small, in the current directory: home (a subvolume) snapshotted
+# read-only to snapshots/monday, then tuesday after a VM image came,
+# then wednesday after it went and a video was deleted.
+snapshot_story()
+{
+	btrfs -q subvolume create home >/dev/null
+	mkdir -p home/alice snapshots
+	for i in $(seq 1 40); do text_data $((i * 997)) >home/alice/doc$i; done
+	random_data 400K >home/alice/video.mkv
+	sync
+	btrfs -q subvolume snapshot -r home snapshots/monday >/dev/null
+	random_data 1200K >home/alice/vm.img
+	sync
+	btrfs -q subvolume snapshot -r home snapshots/tuesday >/dev/null
+	rm home/alice/vm.img
+	for i in $(seq 1 20); do text_data $((i * 1499)) >home/alice/man$i; done
+	sync
+	btrfs -q subvolume snapshot -r home snapshots/wednesday >/dev/null
+	rm home/alice/video.mkv
+	sync
+}

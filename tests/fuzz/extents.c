@@ -14,7 +14,8 @@
 #include <string.h>
 #include "extent.h"
 #include "ioctl.h"
-#include "output.h"
+#include "format.h"
+#include "report.h"
 #include "search.h"
 #include "seen.h"
 
@@ -30,7 +31,7 @@ static void check_table(const struct cs_stats *st, int raw)
 
 	if (!out || !err)
 		abort();
-	ret = out_table(out, err, st, raw);
+	ret = report_table(out, err, st, raw);
 	fclose(out);
 	fclose(err);
 	/* A report has a header line, the column titles and TOTAL. */

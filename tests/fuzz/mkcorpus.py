@@ -78,7 +78,7 @@ def search():
 
 def tree():
     # byte 0: the directory scanned (0: subvolume root 256, 1: dir 257)
-    # and -x (0x80); then 8 bytes per item (see tree.c)
+    # and -x (0x80); then 8 bytes per item (see fastscan.c)
     def item(tree, obj, typ, off, p1, p2, p3):
         return struct.pack('<BBBHBBB', tree, obj, typ, off, p1, p2, p3)
     fs, sub, root = 0, 1, 3

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: scan_file() (search_run()'s batching loop, the item
+ * libFuzzer target: usage_file() (search_run()'s batching loop, the item
  * iterator, extent parsing and accounting) against a simulated kernel.
  * search.o's ioctl() calls are redirected here by the linker
  * (-Wl,--wrap=ioctl), and answered as btrfs_ioctl_tree_search_v2() and
@@ -21,8 +21,9 @@
 #include <sys/stat.h>
 #include "extent.h"
 #include "ioctl.h"
-#include "output.h"
-#include "scan.h"
+#include "format.h"
+#include "report.h"
+#include "usage.h"
 #include "search.h"
 
 #define INO		257
@@ -193,7 +194,7 @@ static uint8_t *build(const uint8_t *data, size_t size, struct sim *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sim s = { 0 };
-	struct scan_ctx *ctx;
+	struct usage_ctx *ctx;
 	struct search_ctx *search;
 	struct stat st = { .st_ino = INO, .st_mode = S_IFREG | 0644 };
 	uint8_t *arena;
@@ -221,19 +222,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The whole per-file path, as compsize runs it. */
 	s.calls = 0;
 	s.last_start = 0;
-	ctx = scan_create();
+	ctx = usage_create();
 	null = fopen("/dev/null", "w");
 	if (!ctx || !null)
 		abort();
-	ret = scan_file(ctx, -1, &st);
+	ret = usage_file(ctx, -1, &st);
 	if (ret && ret != -EUCLEAN && ret != -s.fail_errno)
 		abort();
 	/* fsids[0]: the filesystem of files on a device never probed. */
 	if (ctx->stats.nextents != seen_count(ctx->fsids[0].seen))
 		abort();
-	out_table(null, null, &ctx->stats, data[1] & 0x80);
+	report_table(null, null, &ctx->stats, data[1] & 0x80);
 	fclose(null);
-	scan_free(ctx);
+	usage_free(ctx);
 	sim = NULL;
 	free(arena);
 	free(s.items);

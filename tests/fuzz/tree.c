@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the fast scan (tree_scan_dir()) over a simulated btrfs:
+ * libFuzzer target: the fast scan (fastscan_dir()) over a simulated btrfs:
  * a subvolume tree, two nested subvolume trees and the root tree's
  * ROOT_REF items, all built from the input, served by a simulated
  * TREE_SEARCH_V2 (search.o's and tree.o's ioctl() calls are wrapped, as is
@@ -20,10 +20,11 @@
 #include <btrfsutil.h>
 #include "extent.h"
 #include "ioctl.h"
-#include "output.h"
-#include "scan.h"
+#include "format.h"
+#include "report.h"
+#include "usage.h"
 #include "search.h"
-#include "tree.h"
+#include "fastscan.h"
 
 #define FS_TREE		BTRFS_FS_TREE_OBJECTID
 /* Every search costs at least one call: a scan needing more is a loop. */
@@ -213,7 +214,7 @@ static int tick(void *arg)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sim s = { 0 };
-	struct scan_ctx *ctx;
+	struct usage_ctx *ctx;
 	struct stat st = { .st_mode = S_IFDIR | 0755 };
 	size_t i, n;
 	FILE *null;
@@ -237,16 +238,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			s.items[s.n++] = s.items[i];
 	sim = &s;
 
-	ctx = scan_create();
+	ctx = usage_create();
 	null = fopen("/dev/null", "w");
 	if (!ctx || !null)
 		abort();
-	ret = tree_scan_dir(ctx, -1, &st, data[0] & 0x80, tick, NULL);
+	ret = fastscan_dir(ctx, -1, &st, data[0] & 0x80, tick, NULL);
 	if (ret < 0 && ret != -EUCLEAN)
 		abort();
-	out_table(null, null, &ctx->stats, 0);
+	report_table(null, null, &ctx->stats, 0);
 	fclose(null);
-	scan_free(ctx);
+	usage_free(ctx);
 	sim = NULL;
 	free(s.items);
 	return 0;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "output.h"
+#include "format.h"
 
 typedef void (*writer)(FILE *f, const char *s);
 
@@ -31,31 +31,31 @@ static void test_utf8(void)
 	const unsigned char ok2[] = "\xc3\xa9", ok3[] = "\xe2\x82\xac",
 			    ok4[] = "\xf0\x9f\x98\x80";
 
-	CU_ASSERT_EQUAL(out_utf8_len((const unsigned char *)"a", 1), 1);
-	CU_ASSERT_EQUAL(out_utf8_len(ok2, 2), 2);
-	CU_ASSERT_EQUAL(out_utf8_len(ok3, 3), 3);
-	CU_ASSERT_EQUAL(out_utf8_len(ok4, 4), 4);
-	CU_ASSERT_EQUAL(out_utf8_len(ok4, 3), 0);	/* truncated */
-	CU_ASSERT_EQUAL(out_utf8_len((const unsigned char *)"\xc0\xaf", 2), 0);
-	CU_ASSERT_EQUAL(out_utf8_len((const unsigned char *)"\xe0\x80\xaf", 3), 0);
-	CU_ASSERT_EQUAL(out_utf8_len((const unsigned char *)"\xed\xa0\x80", 3), 0);
-	CU_ASSERT_EQUAL(out_utf8_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
-	CU_ASSERT_EQUAL(out_utf8_len((const unsigned char *)"\x80", 1), 0);
-	CU_ASSERT_EQUAL(out_utf8_len((const unsigned char *)"\xff", 1), 0);
+	CU_ASSERT_EQUAL(fmt_utf8_len((const unsigned char *)"a", 1), 1);
+	CU_ASSERT_EQUAL(fmt_utf8_len(ok2, 2), 2);
+	CU_ASSERT_EQUAL(fmt_utf8_len(ok3, 3), 3);
+	CU_ASSERT_EQUAL(fmt_utf8_len(ok4, 4), 4);
+	CU_ASSERT_EQUAL(fmt_utf8_len(ok4, 3), 0);	/* truncated */
+	CU_ASSERT_EQUAL(fmt_utf8_len((const unsigned char *)"\xc0\xaf", 2), 0);
+	CU_ASSERT_EQUAL(fmt_utf8_len((const unsigned char *)"\xe0\x80\xaf", 3), 0);
+	CU_ASSERT_EQUAL(fmt_utf8_len((const unsigned char *)"\xed\xa0\x80", 3), 0);
+	CU_ASSERT_EQUAL(fmt_utf8_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+	CU_ASSERT_EQUAL(fmt_utf8_len((const unsigned char *)"\x80", 1), 0);
+	CU_ASSERT_EQUAL(fmt_utf8_len((const unsigned char *)"\xff", 1), 0);
 }
 
 static void test_json(void)
 {
-	check(out_json_string, "", "\"\"");
-	check(out_json_string, "plain/name.txt", "\"plain/name.txt\"");
-	check(out_json_string, "q\"b\\s", "\"q\\\"b\\\\s\"");
-	check(out_json_string, "a\nb\tc\rd", "\"a\\nb\\tc\\rd\"");
-	check(out_json_string, "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
-	check(out_json_string, "caf\xc3\xa9 \xe2\x82\xac", "\"caf\xc3\xa9 \xe2\x82\xac\"");
+	check(fmt_json_string, "", "\"\"");
+	check(fmt_json_string, "plain/name.txt", "\"plain/name.txt\"");
+	check(fmt_json_string, "q\"b\\s", "\"q\\\"b\\\\s\"");
+	check(fmt_json_string, "a\nb\tc\rd", "\"a\\nb\\tc\\rd\"");
+	check(fmt_json_string, "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
+	check(fmt_json_string, "caf\xc3\xa9 \xe2\x82\xac", "\"caf\xc3\xa9 \xe2\x82\xac\"");
 	/* invalid UTF-8: one \udcXX per byte, recoverable */
-	check(out_json_string, "bad\xff\xfe", "\"bad\\udcff\\udcfe\"");
-	check(out_json_string, "\xc3(", "\"\\udcc3(\"");
-	check(out_json_string, "\xed\xa0\x80", "\"\\udced\\udca0\\udc80\"");
+	check(fmt_json_string, "bad\xff\xfe", "\"bad\\udcff\\udcfe\"");
+	check(fmt_json_string, "\xc3(", "\"\\udcc3(\"");
+	check(fmt_json_string, "\xed\xa0\x80", "\"\\udced\\udca0\\udc80\"");
 }
 
 static void test_json_long(void)
@@ -67,7 +67,7 @@ static void test_json_long(void)
 	memset(s, 'x', n);
 	s[n] = '\0';
 	s[n / 2] = '"';
-	got = render(out_json_string, s);
+	got = render(fmt_json_string, s);
 	CU_ASSERT_EQUAL(strlen(got), n + 3);
 	CU_ASSERT_EQUAL(got[0], '"');
 	CU_ASSERT_EQUAL(got[n + 2], '"');
@@ -77,28 +77,28 @@ static void test_json_long(void)
 
 static void test_csv(void)
 {
-	check(out_csv_field, "", "");
-	check(out_csv_field, "plain", "plain");
-	check(out_csv_field, "a,b", "\"a,b\"");
-	check(out_csv_field, "say \"hi\"", "\"say \"\"hi\"\"\"");
-	check(out_csv_field, "line\nbreak", "\"line\nbreak\"");
-	check(out_csv_field, "cr\r", "\"cr\r\"");
-	check(out_csv_field, " lead", "\" lead\"");
-	check(out_csv_field, "trail ", "\"trail \"");
-	check(out_csv_field, "in side", "in side");
+	check(fmt_csv_field, "", "");
+	check(fmt_csv_field, "plain", "plain");
+	check(fmt_csv_field, "a,b", "\"a,b\"");
+	check(fmt_csv_field, "say \"hi\"", "\"say \"\"hi\"\"\"");
+	check(fmt_csv_field, "line\nbreak", "\"line\nbreak\"");
+	check(fmt_csv_field, "cr\r", "\"cr\r\"");
+	check(fmt_csv_field, " lead", "\" lead\"");
+	check(fmt_csv_field, "trail ", "\"trail \"");
+	check(fmt_csv_field, "in side", "in side");
 	/* bytes kept as they are */
-	check(out_csv_field, "bad\xff", "bad\xff");
+	check(fmt_csv_field, "bad\xff", "bad\xff");
 }
 
 static void test_table_path(void)
 {
-	check(out_table_path, "a/b c", "a/b c");
-	check(out_table_path, "new\nline", "new\\nline");
-	check(out_table_path, "tab\there", "tab\\there");
-	check(out_table_path, "back\\slash", "back\\\\slash");
-	check(out_table_path, "\x1b[31m", "\\x1b[31m");
-	check(out_table_path, "bad\xff", "bad\\xff");
-	check(out_table_path, "caf\xc3\xa9", "caf\xc3\xa9");
+	check(fmt_table_path, "a/b c", "a/b c");
+	check(fmt_table_path, "new\nline", "new\\nline");
+	check(fmt_table_path, "tab\there", "tab\\there");
+	check(fmt_table_path, "back\\slash", "back\\\\slash");
+	check(fmt_table_path, "\x1b[31m", "\\x1b[31m");
+	check(fmt_table_path, "bad\xff", "bad\\xff");
+	check(fmt_table_path, "caf\xc3\xa9", "caf\xc3\xa9");
 }
 
 static CU_TestInfo tests[] = {

@@ -87,6 +87,17 @@ static void test_bookend_and_partial(void)
 	}
 	layout_total(l, 0, &t);
 	CU_ASSERT_EQUAL(t.disk, 1900);
+	/* weighted by what each part takes on disk now: a new compressed
+	 * extent (32 KiB for 128 KiB) beside the shared raw 512 KiB one */
+	{
+		struct extent_info b[2] = { reg(24 << 20, 131072, 0, 131072),
+					    reg(8 << 20, 524288, 0, 524288) };
+
+		b[0].disk_num_bytes = 32768;
+		one(l, 260, b, 2, 1110, NULL, &nrows);
+	}
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 1900 + 1110 * 32768 / (32768 + 524288));
 	CU_ASSERT_EQUAL(layout_scale(3, 1, 2), 2);	/* rounded */
 	CU_ASSERT_EQUAL(layout_scale(UINT64_MAX, 7, 7), UINT64_MAX);
 	layout_free(l);

@@ -20,7 +20,7 @@ static void extent(struct extent_info *ei, uint8_t comp, uint64_t bytenr,
  * parent row counts the shared extent once, each child once too. */
 static void test_nested_rows(void)
 {
-	struct scan_ctx *ctx = scan_create();
+	struct usage_ctx *ctx = usage_create();
 	struct rows *rows = rows_create(ROW_SORT_WALK, 0, 0);
 	const struct report_row *r;
 	struct extent_info ei;
@@ -30,15 +30,15 @@ static void test_nested_rows(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
 	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top"), 0);
 	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top/a"), 0);
-	scan_begin_file(ctx);
+	usage_begin_file(ctx);
 	extent(&ei, 3, 1 << 20, 4096, 131072);
-	CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);
+	CU_ASSERT_EQUAL(usage_account(ctx, 0, &ei), 0);
 	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
 	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top/b"), 0);
-	scan_begin_file(ctx);
-	CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);	/* shared */
+	usage_begin_file(ctx);
+	CU_ASSERT_EQUAL(usage_account(ctx, 0, &ei), 0);	/* shared */
 	extent(&ei, 0, 2 << 20, 65536, 65536);
-	CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);
+	CU_ASSERT_EQUAL(usage_account(ctx, 0, &ei), 0);
 	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
 	CU_ASSERT_EQUAL(rows_open_count(rows), 1);
 	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
@@ -46,25 +46,25 @@ static void test_nested_rows(void)
 	r = rows_result(rows, &n);
 	CU_ASSERT_EQUAL_FATAL(n, 3);
 	CU_ASSERT_STRING_EQUAL(r[0].path, "top/a");
-	CU_ASSERT_EQUAL(r[0].disk, 4096);
+	CU_ASSERT_EQUAL(r[0].size.disk, 4096);
 	CU_ASSERT_STRING_EQUAL(r[1].path, "top/b");
-	CU_ASSERT_EQUAL(r[1].disk, 4096 + 65536);	/* its own dedup */
+	CU_ASSERT_EQUAL(r[1].size.disk, 4096 + 65536);	/* its own dedup */
 	CU_ASSERT_EQUAL(r[1].ntypes, 2);
 	CU_ASSERT_STRING_EQUAL(r[2].path, "top");
-	CU_ASSERT_EQUAL(r[2].disk, 4096 + 65536);
-	CU_ASSERT_EQUAL(r[2].refd, 2 * 131072 + 65536);
+	CU_ASSERT_EQUAL(r[2].size.disk, 4096 + 65536);
+	CU_ASSERT_EQUAL(r[2].size.refd, 2 * 131072 + 65536);
 	CU_ASSERT_EQUAL(r[2].files, 2);
 	CU_ASSERT_EQUAL(r[2].extents, 2);
 	CU_ASSERT_EQUAL(r[2].refs, 3);
 	/* the grand total agrees */
 	CU_ASSERT_EQUAL(ctx->stats.disk[3] + ctx->stats.disk[0], 4096 + 65536);
 	rows_free(rows);
-	scan_free(ctx);
+	usage_free(ctx);
 }
 
 /* Rows with disk d and uncompressed u, named by their walk position. */
 static struct rows *make_rows(enum row_sort sort, size_t top,
-			      struct scan_ctx *ctx, const uint64_t (*du)[2],
+			      struct usage_ctx *ctx, const uint64_t (*du)[2],
 			      size_t n)
 {
 	struct rows *rows = rows_create(sort, top, 0);
@@ -75,9 +75,9 @@ static struct rows *make_rows(enum row_sort sort, size_t top,
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "r%zu", i);
 		CU_ASSERT_EQUAL(rows_open(rows, ctx, name), 0);
-		scan_begin_file(ctx);
+		usage_begin_file(ctx);
 		extent(&ei, 3, (i + 1) << 24, du[i][0], du[i][1]);
-		CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);
+		CU_ASSERT_EQUAL(usage_account(ctx, 0, &ei), 0);
 		CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
 	}
 	return rows;
@@ -92,7 +92,7 @@ static void test_sort_top(void)
 		{ 50, 100 },	/* r3: 50%, saves 50 */
 		{ 500, 600 },	/* r4: 83%, saves 100 */
 	};
-	struct scan_ctx *ctx = scan_create();
+	struct usage_ctx *ctx = usage_create();
 	const struct report_row *r;
 	struct rows *rows;
 	size_t n;
@@ -128,13 +128,13 @@ static void test_sort_top(void)
 	CU_ASSERT_STRING_EQUAL(r[0].path, "r0");
 	CU_ASSERT_STRING_EQUAL(r[4].path, "r4");
 	rows_free(rows);
-	scan_free(ctx);
+	usage_free(ctx);
 }
 
 /* --top over many rows keeps memory to about twice the rows kept. */
 static void test_top_many(void)
 {
-	struct scan_ctx *ctx = scan_create();
+	struct usage_ctx *ctx = usage_create();
 	struct rows *rows = rows_create(ROW_SORT_DISK, 10, 0);
 	const struct report_row *r;
 	struct extent_info ei;
@@ -143,33 +143,33 @@ static void test_top_many(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	for (i = 0; i < 10000; i++) {
 		CU_ASSERT_EQUAL_FATAL(rows_open(rows, ctx, "f"), 0);
-		scan_begin_file(ctx);
+		usage_begin_file(ctx);
 		/* disk sizes in a scrambled order */
 		extent(&ei, 0, (i + 1) << 24, (i * 7919) % 10007 + 1, 1 << 20);
-		scan_account(ctx, 0, &ei);
+		usage_account(ctx, 0, &ei);
 		CU_ASSERT_EQUAL_FATAL(rows_close(rows, ctx), 0);
 	}
 	r = rows_result(rows, &n);
 	CU_ASSERT_EQUAL_FATAL(n, 10);
 	for (i = 1; i < n; i++)
-		CU_ASSERT(r[i - 1].disk >= r[i].disk);
+		CU_ASSERT(r[i - 1].size.disk >= r[i].size.disk);
 	/* the largest of (i * 7919) % 10007 + 1 for i < 10000 */
-	CU_ASSERT(r[0].disk >= 9990);
+	CU_ASSERT(r[0].size.disk >= 9990);
 	rows_free(rows);
-	scan_free(ctx);
+	usage_free(ctx);
 }
 
 /* A row with one file of disk bytes d, estimated later by token. */
-static size_t est_row(struct rows *rows, struct scan_ctx *ctx,
+static size_t est_row(struct rows *rows, struct usage_ctx *ctx,
 		      const char *path, uint64_t bytenr, uint64_t d)
 {
 	struct extent_info ei;
 	size_t token;
 
 	CU_ASSERT_EQUAL(rows_open(rows, ctx, path), 0);
-	scan_begin_file(ctx);
+	usage_begin_file(ctx);
 	extent(&ei, 0, bytenr, d, d);
-	CU_ASSERT_EQUAL(scan_account(ctx, 0, &ei), 0);
+	CU_ASSERT_EQUAL(usage_account(ctx, 0, &ei), 0);
 	token = rows_est_token(rows);
 	CU_ASSERT_NOT_EQUAL(token, 0);
 	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
@@ -185,7 +185,7 @@ static void test_late_estimates(void)
 {
 	static const uint64_t d1[3] = { 1, 2, 3 }, d10[3] = { 10, 20, 30 },
 		d100[3] = { 100, 200, 300 }, d1000[3] = { 1000, 2000, 3000 };
-	struct scan_ctx *ctx = scan_create();
+	struct usage_ctx *ctx = usage_create();
 	struct rows *rows = rows_create(ROW_SORT_DISK, 0, 1);
 	const struct report_row *r;
 	size_t n, ta, tb, ttop;
@@ -234,7 +234,7 @@ static void test_late_estimates(void)
 	rows_add_est(rows, 99, d1000);
 	CU_ASSERT_EQUAL(r[0].est[0], 1001);
 	rows_free(rows);
-	scan_free(ctx);
+	usage_free(ctx);
 }
 
 static CU_TestInfo tests[] = {

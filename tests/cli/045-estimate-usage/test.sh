@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # With --estimate the usage of a directory is counted by the fast scan
 # while the workers read its files: when estrun's queue first fills, or
-# when the walk leaves the directory (compsize.c: defer_scan()).  Either
+# when the walk leaves the directory (run.c: defer_scan()).  Either
 # way the usage report, its rows and its totals are exactly those of the
 # run without --estimate.  The directories here hold more files than the
 # queue (512 files a worker): here with -j 1 the queue filled in data/c

@@ -8,21 +8,7 @@
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 setup_fs compress=zstd:1
-btrfs -q subvolume create home >/dev/null
-mkdir -p home/alice snapshots
-for i in $(seq 1 40); do text_data $((i * 997)) >home/alice/doc$i; done
-random_data 400K >home/alice/video.mkv
-sync
-btrfs -q subvolume snapshot -r home snapshots/monday >/dev/null
-random_data 1200K >home/alice/vm.img
-sync
-btrfs -q subvolume snapshot -r home snapshots/tuesday >/dev/null
-rm home/alice/vm.img
-for i in $(seq 1 20); do text_data $((i * 1499)) >home/alice/man$i; done
-sync
-btrfs -q subvolume snapshot -r home snapshots/wednesday >/dev/null
-rm home/alice/video.mkv
-sync
+snapshot_story
 
 readme_cmd=$(sed -n 's/^    # \(compsize --exclusive .*\)/\1/p' "$top/README.md")
 man_cmd=$(sed -n 's/^# \(compsize \\-\\-exclusive .*\)/\1/p' "$top/man/compsize.8" |

@@ -84,3 +84,24 @@ fi
 ls "$TESTDIR"/p.svg.*.tmp 2>/dev/null && fail "--plot left a temporary file"
 expect_ours 1 "compsize: $TESTDIR/no/such/p.svg: No such file or directory" \
 	-e zstd:1 --plot="$TESTDIR/no/such/p.svg" d
+
+# --rewrite: the change defrag -c would make (its kernel oracle is
+# estimate/rewrite.sh); the table's Rewrite column and CSV agree with JSON.
+expect_ours 0 '' -b -e zstd:1,compress-force=lzo --rewrite --format=json d
+jq -e '.estimates | length == 2 and all(has("rewrite_change"))' \
+	"$OUT/ours.out" >/dev/null || fail "--rewrite: $(jq -c .estimates "$OUT/ours.out")"
+json=$(jq -r '.estimates[1].rewrite_change' "$OUT/ours.out")
+expect_ours 0 '' -b -e zstd:1,compress-force=lzo --rewrite d
+grep -Eq '^Setting +Perc +Disk Usage +Change +Fresh copy +Rewrite +Compress' \
+	"$OUT/ours.out" || fail "--rewrite: no Rewrite column"
+table=$(awk '$1 == "compress-force=lzo" { print $6 }' "$OUT/ours.out")
+[ "$table" = "$json" ] || [ "$table" = "+$json" ] ||
+	fail "--rewrite: table '$table', JSON '$json'"
+expect_ours 0 '' -b -e zstd:1 --rewrite --format=csv d
+python3 - "$OUT/ours.out" <<'PY' || fail "--rewrite: CSV column"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+h = rows[0]
+e = [dict(zip(h, r)) for r in rows[1:] if r[0] == "estimate"][0]
+int(e["rewrite_change"])
+PY

@@ -20,59 +20,15 @@
 # /usr/sbin/compsize), KEEP=1 keeps the work directory.
 # Exit status: 0 all targets met, 1 a target missed, 2 setup failure.
 
-set -u
-export LC_ALL=C
-
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-ORACLE=${ORACLE:-/usr/sbin/compsize}
-COMPSIZE=${COMPSIZE:-$root/compsize}
+NAME=sharing.sh
+. "$(dirname "$0")/lib.sh"
 A=compress=zstd:1
 BS=(compress=zstd:3 compress-force=zstd:3 compress=lzo compress-force=zlib:3)
 
-die()
-{
-	echo "estimate/sharing.sh: FATAL: $*" >&2
-	exit 2
-}
-
-[ "$(id -u)" = 0 ] || die "needs root (loop devices, mount)"
-[ -x "$ORACLE" ] || die "oracle $ORACLE (compsize 1.5) is not installed"
-[ -x "$COMPSIZE" ] || die "$COMPSIZE is not executable"
-for tool in mkfs.btrfs btrfs mount umount truncate jq; do
-	command -v "$tool" >/dev/null || die "$tool is not installed"
-done
-
-tmp=$(mktemp -d "${CLI_TMPROOT:-/tmp}/compsize-share.XXXXXX") ||
-	die "mktemp failed"
-mnt=$tmp/mnt
-cleanup()
-{
-	local m
-	for m in "$mnt" "$tmp/copy"; do
-		if mountpoint -q "$m" 2>/dev/null; then
-			umount "$m" 2>/dev/null || umount -l "$m"
-		fi
-	done
-	if [ "${KEEP:-0}" = 1 ]; then
-		echo "kept $tmp" >&2
-	else
-		rm -rf --one-file-system "$tmp"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 2' INT TERM
-
 # ---- corpus, on the host filesystem ----
 c=$tmp/corpus
-mkdir -p "$c/text" "$c/bin" "$mnt" "$tmp/copy" || die "mkdir failed"
-n=0
-while IFS= read -r -d '' f; do
-	cp -- "$f" "$c/text/t$n" 2>/dev/null || continue
-	n=$((n + 1))
-	[ $n -lt 300 ] || break
-done < <(find /usr/share/doc /usr/include -type f -size -200k -print0 \
-	2>/dev/null | sort -z)
+mkdir -p "$c/bin" "$tmp/copy" || die "mkdir failed"
+text_files "$c/text" 300
 cat "$c"/text/* | head -c 2000000 >"$c/big-text"
 head -c 1500000 /usr/bin/bash >"$c/bin/bash-head" ||
 	die "no /usr/bin/bash"
@@ -109,11 +65,6 @@ fs()
 		mount -o "loop,$3" "$1" "$2"
 }
 
-# usage MNT: Disk Usage of the whole filesystem, by compsize 1.5.
-usage()
-{
-	"$ORACLE" -b "$1" | awk '$1 == "TOTAL" { print $3 }'
-}
 
 failed=0
 checks=0

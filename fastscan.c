@@ -5,7 +5,7 @@
 #include <btrfsutil.h>
 #include "array.h"
 #include "ioctl.h"
-#include "tree.h"
+#include "fastscan.h"
 
 /* Inodes this close together are fetched in one search, their neighbours'
  * items discarded: cheaper than another ioctl.  Not across a directory of
@@ -20,8 +20,8 @@ struct u64_vec {
 	size_t n, cap;
 };
 
-struct tree_scan {
-	struct scan_ctx *ctx;
+struct fastscan {
+	struct usage_ctx *ctx;
 	size_t fs_idx;
 	int fd;
 	uint64_t tree_id;
@@ -63,7 +63,7 @@ static int vec_push(struct u64_vec *vec, uint64_t x)
 	return 0;
 }
 
-static void note_bad(struct scan_ctx *ctx, enum extent_error err,
+static void note_bad(struct usage_ctx *ctx, enum extent_error err,
 		     uint64_t offset)
 {
 	if (!ctx->bad_item) {
@@ -73,7 +73,7 @@ static void note_bad(struct scan_ctx *ctx, enum extent_error err,
 }
 
 /* Replay the extents of an inode reached by several paths. */
-static int finish_inode(struct tree_scan *ts)
+static int finish_inode(struct fastscan *ts)
 {
 	uint32_t r;
 	size_t i;
@@ -81,9 +81,9 @@ static int finish_inode(struct tree_scan *ts)
 
 	if (ts->cur_mult > 1) {
 		for (r = 0; r < ts->cur_mult; r++) {
-			scan_begin_file(ts->ctx);
+			usage_begin_file(ts->ctx);
 			for (i = 0; i < ts->npending; i++) {
-				ret = scan_account(ts->ctx, ts->fs_idx,
+				ret = usage_account(ts->ctx, ts->fs_idx,
 						   &ts->pending[i]);
 				if (ret)
 					return ret;
@@ -95,7 +95,7 @@ static int finish_inode(struct tree_scan *ts)
 	return 0;
 }
 
-static uint32_t wanted_mult(struct tree_scan *ts, uint64_t ino)
+static uint32_t wanted_mult(struct fastscan *ts, uint64_t ino)
 {
 	uint32_t mult = 0;
 
@@ -108,7 +108,7 @@ static uint32_t wanted_mult(struct tree_scan *ts, uint64_t ino)
 	return mult;
 }
 
-static int on_inode(struct tree_scan *ts, const struct search_item *it)
+static int on_inode(struct fastscan *ts, const struct search_item *it)
 {
 	uint32_t mode, nlink;
 	int ret;
@@ -140,11 +140,11 @@ static int on_inode(struct tree_scan *ts, const struct search_item *it)
 			return ret;
 	}
 	if (ts->cur_mult == 1)
-		scan_begin_file(ts->ctx);
+		usage_begin_file(ts->ctx);
 	return 0;
 }
 
-static int on_extent(struct tree_scan *ts, const struct search_item *it)
+static int on_extent(struct fastscan *ts, const struct search_item *it)
 {
 	struct extent_info ei, *p;
 	enum extent_error err;
@@ -157,7 +157,7 @@ static int on_extent(struct tree_scan *ts, const struct search_item *it)
 		return 0;
 	}
 	if (ts->cur_mult == 1)
-		return scan_account(ts->ctx, ts->fs_idx, &ei);
+		return usage_account(ts->ctx, ts->fs_idx, &ei);
 	p = array_grow(ts->pending, &ts->cap_pending, ts->npending,
 		       sizeof(*p));
 	if (!p)
@@ -169,7 +169,7 @@ static int on_extent(struct tree_scan *ts, const struct search_item *it)
 
 /* A directory entry that is a subvolume: a candidate to check later, as the
  * search buffer is in use. */
-static int on_subvol_entry(struct tree_scan *ts, const struct search_item *it)
+static int on_subvol_entry(struct fastscan *ts, const struct search_item *it)
 {
 	if (ts->one_fs)
 		return 0;
@@ -180,7 +180,7 @@ static int on_subvol_entry(struct tree_scan *ts, const struct search_item *it)
 
 static int stream_item(const struct search_item *it, void *arg)
 {
-	struct tree_scan *ts = arg;
+	struct fastscan *ts = arg;
 
 	switch (it->type) {
 	case BTRFS_INODE_ITEM_KEY:
@@ -198,7 +198,7 @@ static int stream_item(const struct search_item *it, void *arg)
 }
 
 /* Stream inodes lo..hi of the current tree. */
-static int stream(struct tree_scan *ts, uint64_t lo, uint64_t hi)
+static int stream(struct fastscan *ts, uint64_t lo, uint64_t hi)
 {
 	struct btrfs_ioctl_search_key key;
 	int ret;
@@ -218,7 +218,7 @@ static int stream(struct tree_scan *ts, uint64_t lo, uint64_t hi)
 }
 
 struct dir_list {
-	struct tree_scan *ts;
+	struct fastscan *ts;
 	struct u64_vec *dirs;
 	struct u64_vec *files;
 	/* Directories already queued: on a corrupt filesystem an entry can
@@ -296,7 +296,7 @@ static void sort_u64(uint64_t *v, size_t n)
  * met in two batches counts once in each, as it would once per name in
  * one.
  */
-static int fetch_files(struct tree_scan *ts, struct u64_vec *files,
+static int fetch_files(struct fastscan *ts, struct u64_vec *files,
 		       struct u64_vec *dirs)
 {
 	size_t i, j, k = 0, n = files->n;
@@ -329,7 +329,7 @@ static int fetch_files(struct tree_scan *ts, struct u64_vec *files,
 
 /* fetch_files() with a sorted copy (in *sorted) of dirs, which is the
  * listing's queue. */
-static int fetch_sorted(struct tree_scan *ts, struct u64_vec *files,
+static int fetch_sorted(struct fastscan *ts, struct u64_vec *files,
 			const struct u64_vec *dirs, struct u64_vec *sorted)
 {
 	uint64_t *v;
@@ -350,7 +350,7 @@ static int fetch_sorted(struct tree_scan *ts, struct u64_vec *files,
 
 /* List the subtree of dir through DIR_INDEX items, fetching its files'
  * extents as the list grows. */
-static int scan_subtree(struct tree_scan *ts, uint64_t dir)
+static int scan_subtree(struct fastscan *ts, uint64_t dir)
 {
 	struct u64_vec dirs = { 0 }, files = { 0 }, sorted = { 0 };
 	struct dir_list dl = { .ts = ts, .dirs = &dirs, .files = &files };
@@ -406,7 +406,7 @@ static int check_ref(const struct search_item *it, void *arg)
  * empty stand-ins unless the subvolume's ROOT_REF names this tree and
  * directory (fixup_tree_root_location()): check that first.
  */
-static int queue_nested(struct tree_scan *ts, uint64_t parent)
+static int queue_nested(struct fastscan *ts, uint64_t parent)
 {
 	struct btrfs_ioctl_search_key key;
 	struct ref_check rc;
@@ -436,7 +436,7 @@ static int queue_nested(struct tree_scan *ts, uint64_t parent)
 	return 0;
 }
 
-int tree_scan_probe(int fd, uint64_t *id)
+int fastscan_probe(int fd, uint64_t *id)
 {
 	/* A stand-in directory (no btrfs ioctls) or anything unexpected:
 	 * nothing counted yet, let the walk handle it. */
@@ -450,11 +450,11 @@ int tree_scan_probe(int fd, uint64_t *id)
 	return 0;
 }
 
-int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
+int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg)
 {
-	const struct scan_fs *fs = scan_fs_of(ctx, st->st_dev);
-	struct tree_scan ts = {
+	const struct usage_fs *fs = usage_fs_of(ctx, st->st_dev);
+	struct fastscan ts = {
 		.ctx = ctx,
 		.fs_idx = fs ? fs->fs_idx : 0,
 		.fd = fd,
@@ -467,7 +467,7 @@ int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
 	uint64_t id;
 	int ret;
 
-	ret = tree_scan_probe(fd, &id);
+	ret = fastscan_probe(fd, &id);
 	if (ret)
 		return ret;
 	ctx->bad_item = EXTENT_OK;

@@ -7,13 +7,13 @@
 #include <sys/vfs.h>
 #include "array.h"
 #include "ioctl.h"
-#include "scan.h"
+#include "usage.h"
 
 #define SCAN_SEARCH_BUF	(64u << 10)
 
-struct scan_ctx *scan_create(void)
+struct usage_ctx *usage_create(void)
 {
-	struct scan_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct usage_ctx *ctx = calloc(1, sizeof(*ctx));
 
 	if (!ctx)
 		return NULL;
@@ -24,20 +24,20 @@ struct scan_ctx *scan_create(void)
 		ctx->fsids[0].seen = seen_create();
 	}
 	if (!ctx->search || !ctx->fsids || !ctx->fsids[0].seen) {
-		scan_free(ctx);
+		usage_free(ctx);
 		return NULL;
 	}
 	return ctx;
 }
 
-void scan_free(struct scan_ctx *ctx)
+void usage_free(struct usage_ctx *ctx)
 {
 	size_t i;
 
 	if (!ctx)
 		return;
 	while (ctx->nsinks)
-		scan_sink_pop(ctx, NULL);
+		usage_sink_pop(ctx, NULL);
 	free(ctx->sinks);
 	search_free(ctx->search);
 	for (i = 0; i < ctx->nfsids; i++)
@@ -47,7 +47,7 @@ void scan_free(struct scan_ctx *ctx)
 	free(ctx);
 }
 
-const struct scan_fs *scan_fs_of(const struct scan_ctx *ctx, dev_t dev)
+const struct usage_fs *usage_fs_of(const struct usage_ctx *ctx, dev_t dev)
 {
 	size_t i;
 
@@ -59,9 +59,9 @@ const struct scan_fs *scan_fs_of(const struct scan_ctx *ctx, dev_t dev)
 
 /* The index of the filesystem fsid in ctx->fsids, added on first use;
  * returns 0 (the stand-in for unknown filesystems) when out of memory. */
-static size_t fsid_index(struct scan_ctx *ctx, const uint8_t *fsid)
+static size_t fsid_index(struct usage_ctx *ctx, const uint8_t *fsid)
 {
-	struct scan_fsid *ids;
+	struct usage_fsid *ids;
 	size_t i;
 
 	for (i = 1; i < ctx->nfsids; i++)
@@ -79,14 +79,14 @@ static size_t fsid_index(struct scan_ctx *ctx, const uint8_t *fsid)
 	return i;
 }
 
-void scan_set_sharing(struct scan_ctx *ctx, struct sharing *sh)
+void usage_set_sharing(struct usage_ctx *ctx, struct sharing *sh)
 {
 	ctx->sharing = sh;
 }
 
-int scan_sink_push(struct scan_ctx *ctx)
+int usage_sink_push(struct usage_ctx *ctx)
 {
-	struct scan_sink *s = array_grow(ctx->sinks, &ctx->cap_sinks,
+	struct usage_sink *s = array_grow(ctx->sinks, &ctx->cap_sinks,
 					 ctx->nsinks, sizeof(*s));
 
 	if (!s)
@@ -100,9 +100,9 @@ int scan_sink_push(struct scan_ctx *ctx)
 	return 0;
 }
 
-void scan_sink_pop(struct scan_ctx *ctx, struct cs_stats *out)
+void usage_sink_pop(struct usage_ctx *ctx, struct cs_stats *out)
 {
-	struct scan_sink *sink = &ctx->sinks[--ctx->nsinks];
+	struct usage_sink *sink = &ctx->sinks[--ctx->nsinks];
 	size_t i;
 
 	if (out)
@@ -114,7 +114,7 @@ void scan_sink_pop(struct scan_ctx *ctx, struct cs_stats *out)
 	free(sink->seen);
 }
 
-void scan_begin_file(struct scan_ctx *ctx)
+void usage_begin_file(struct usage_ctx *ctx)
 {
 	size_t i;
 
@@ -123,7 +123,7 @@ void scan_begin_file(struct scan_ctx *ctx)
 		extent_begin_file(&ctx->sinks[i].stats);
 }
 
-static struct seen_set *sink_seen(struct scan_sink *sink, size_t fs_idx)
+static struct seen_set *sink_seen(struct usage_sink *sink, size_t fs_idx)
 {
 	if (fs_idx >= sink->nseen) {
 		struct seen_set **s = realloc(sink->seen,
@@ -141,7 +141,7 @@ static struct seen_set *sink_seen(struct scan_sink *sink, size_t fs_idx)
 	return sink->seen[fs_idx];
 }
 
-int scan_account(struct scan_ctx *ctx, size_t fs_idx,
+int usage_account(struct usage_ctx *ctx, size_t fs_idx,
 		 const struct extent_info *ei)
 {
 	struct seen_set *seen;
@@ -166,7 +166,7 @@ static int stop_at_first(const struct search_item *item, void *arg)
 	return 1;
 }
 
-static int can_search(struct scan_ctx *ctx, int fd, uint32_t nodesize)
+static int can_search(struct usage_ctx *ctx, int fd, uint32_t nodesize)
 {
 	struct btrfs_ioctl_search_key key;
 	int ret;
@@ -179,18 +179,18 @@ static int can_search(struct scan_ctx *ctx, int fd, uint32_t nodesize)
 	return ret < 0 ? ret : 0;
 }
 
-int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st)
+int usage_probe_fs(struct usage_ctx *ctx, int fd, const struct stat *st)
 {
 	struct btrfs_ioctl_fs_info_args info = { 0 };
 	struct statfs sfs;
-	struct scan_fs *fs;
+	struct usage_fs *fs;
 	size_t fs_idx;
 
 	if (fstatfs(fd, &sfs))
 		return -errno;
 	if ((uint32_t)sfs.f_type != (uint32_t)BTRFS_SUPER_MAGIC)
 		return 0;
-	if (scan_fs_of(ctx, st->st_dev))
+	if (usage_fs_of(ctx, st->st_dev))
 		return 1;
 	/* Unprivileged, unlike the searches. */
 	if (ioctl(fd, BTRFS_IOC_FS_INFO, &info)) {
@@ -230,7 +230,7 @@ int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st)
 }
 
 struct file_scan {
-	struct scan_ctx *ctx;
+	struct usage_ctx *ctx;
 	size_t fs_idx;
 	uint32_t sectorsize;
 };
@@ -238,7 +238,7 @@ struct file_scan {
 static int one_item(const struct search_item *item, void *arg)
 {
 	struct file_scan *fsc = arg;
-	struct scan_ctx *ctx = fsc->ctx;
+	struct usage_ctx *ctx = fsc->ctx;
 	struct extent_info ei;
 	enum extent_error err;
 
@@ -252,12 +252,12 @@ static int one_item(const struct search_item *item, void *arg)
 		}
 		return 0;
 	}
-	return scan_account(ctx, fsc->fs_idx, &ei);
+	return usage_account(ctx, fsc->fs_idx, &ei);
 }
 
-int scan_file(struct scan_ctx *ctx, int fd, const struct stat *st)
+int usage_file(struct usage_ctx *ctx, int fd, const struct stat *st)
 {
-	const struct scan_fs *fs = scan_fs_of(ctx, st->st_dev);
+	const struct usage_fs *fs = usage_fs_of(ctx, st->st_dev);
 	struct file_scan fsc = { .ctx = ctx };
 	int ret;
 
@@ -265,7 +265,7 @@ int scan_file(struct scan_ctx *ctx, int fd, const struct stat *st)
 	fsc.fs_idx = fs ? fs->fs_idx : 0;
 	ctx->bad_item = EXTENT_OK;
 	ctx->bad_offset = 0;
-	scan_begin_file(ctx);
+	usage_begin_file(ctx);
 	if (ctx->sharing) {
 		ret = sharing_walk_file(ctx->sharing, fsc.fs_idx, fd, st);
 		if (ret)

@@ -16,12 +16,12 @@
  * The caller must make sure no mount point lies beneath the directory
  * (mounts.h): metadata can't see mounts.
  */
-#ifndef COMPSIZE_TREE_H
-#define COMPSIZE_TREE_H
+#ifndef COMPSIZE_FASTSCAN_H
+#define COMPSIZE_FASTSCAN_H
 
 #include <stdint.h>
 #include <sys/stat.h>
-#include "scan.h"
+#include "usage.h"
 
 /*
  * Account the subtree of the btrfs directory open on fd (st its stat) into
@@ -32,14 +32,14 @@
  * malformed items were skipped (ctx->bad_item tells the first); or another
  * -errno from a search, after which part of the subtree may be counted.
  */
-int tree_scan_dir(struct scan_ctx *ctx, int fd, const struct stat *st,
+int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg);
 
 /*
- * Whether tree_scan_dir() would scan the directory open on fd: 0 (and
+ * Whether fastscan_dir() would scan the directory open on fd: 0 (and
  * its subvolume's id in *id), 1 when it would return 1, or -EPERM or
  * -ENOMEM as it would.  One ioctl, nothing read.
  */
-int tree_scan_probe(int fd, uint64_t *id);
+int fastscan_probe(int fd, uint64_t *id);
 
 #endif

@@ -4,8 +4,8 @@
  * from TREE_SEARCH_V2, decoded and accounted into one struct cs_stats with
  * one set of extents already counted.
  */
-#ifndef COMPSIZE_SCAN_H
-#define COMPSIZE_SCAN_H
+#ifndef COMPSIZE_USAGE_H
+#define COMPSIZE_USAGE_H
 
 #include <stdint.h>
 #include <sys/stat.h>
@@ -16,7 +16,7 @@
 #include "sharing.h"
 
 /* A subvolume (st_dev) met so far, and its filesystem. */
-struct scan_fs {
+struct usage_fs {
 	dev_t dev;
 	uint32_t nodesize;
 	uint32_t sectorsize;
@@ -25,7 +25,7 @@ struct scan_fs {
 	size_t fs_idx;
 };
 
-struct scan_fsid {
+struct usage_fsid {
 	uint8_t fsid[BTRFS_FSID_SIZE];
 	struct seen_set *seen;	/* extents counted in the grand total */
 };
@@ -35,21 +35,21 @@ struct scan_fsid {
  * row (a directory down to --depth, a file with --per-file), each with its
  * own sets of counted extents, one per filesystem, made on first use.
  */
-struct scan_sink {
+struct usage_sink {
 	struct cs_stats stats;
 	struct seen_set **seen;
 	size_t nseen;
 };
 
-struct scan_ctx {
+struct usage_ctx {
 	struct cs_stats stats;		/* the grand total */
 	struct search_ctx *search;
-	struct scan_fs *fs;
+	struct usage_fs *fs;
 	size_t nfs;
 	/* fsids[0] stands for files on a device never probed. */
-	struct scan_fsid *fsids;
+	struct usage_fsid *fsids;
 	size_t nfsids;
-	struct scan_sink *sinks;
+	struct usage_sink *sinks;
 	size_t nsinks, cap_sinks;
 	/* The first malformed item of the file being scanned. */
 	enum extent_error bad_item;
@@ -60,38 +60,38 @@ struct scan_ctx {
 };
 
 /* Returns NULL when out of memory. */
-struct scan_ctx *scan_create(void);
-void scan_free(struct scan_ctx *ctx);
+struct usage_ctx *usage_create(void);
+void usage_free(struct usage_ctx *ctx);
 
 /*
  * Is the open file or directory fd on btrfs?  If so, learn its geometry
- * (BTRFS_IOC_FS_INFO) for later scan_file() calls on st->st_dev.
+ * (BTRFS_IOC_FS_INFO) for later usage_file() calls on st->st_dev.
  * Returns 1 for btrfs, 0 for another filesystem, -EPERM if reading its
  * metadata needs a capability we lack, or another -errno.
  */
-int scan_probe_fs(struct scan_ctx *ctx, int fd, const struct stat *st);
+int usage_probe_fs(struct usage_ctx *ctx, int fd, const struct stat *st);
 
 /* Every file accounted from now on is in the set S of sh (NULL: none);
- * call before the first scan_probe_fs(). */
-void scan_set_sharing(struct scan_ctx *ctx, struct sharing *sh);
+ * call before the first usage_probe_fs(). */
+void usage_set_sharing(struct usage_ctx *ctx, struct sharing *sh);
 
 /* Open a sink: every extent accounted from now on is also added to it.
  * Returns 0 or -ENOMEM. */
-int scan_sink_push(struct scan_ctx *ctx);
+int usage_sink_push(struct usage_ctx *ctx);
 
 /* Close the innermost sink, copying its statistics to *out. */
-void scan_sink_pop(struct scan_ctx *ctx, struct cs_stats *out);
+void usage_sink_pop(struct usage_ctx *ctx, struct cs_stats *out);
 
 /* A new file starts: counted in the total and every open sink. */
-void scan_begin_file(struct scan_ctx *ctx);
+void usage_begin_file(struct usage_ctx *ctx);
 
 /* Account ei of a file on filesystem fs_idx in the total and every open
  * sink.  Returns 0 or -ENOMEM. */
-int scan_account(struct scan_ctx *ctx, size_t fs_idx,
+int usage_account(struct usage_ctx *ctx, size_t fs_idx,
 		 const struct extent_info *ei);
 
-/* The geometry learnt by scan_probe_fs() for dev, or NULL. */
-const struct scan_fs *scan_fs_of(const struct scan_ctx *ctx, dev_t dev);
+/* The geometry learnt by usage_probe_fs() for dev, or NULL. */
+const struct usage_fs *usage_fs_of(const struct usage_ctx *ctx, dev_t dev);
 
 /*
  * Account every extent of the regular file open on fd.  Returns 0;
@@ -100,6 +100,6 @@ const struct scan_fs *scan_fs_of(const struct scan_ctx *ctx, dev_t dev);
  * -EPERM without CAP_SYS_ADMIN; -ENOTTY if fd is not on btrfs; -ENOMEM;
  * or another -errno from the search ioctl.
  */
-int scan_file(struct scan_ctx *ctx, int fd, const struct stat *st);
+int usage_file(struct usage_ctx *ctx, int fd, const struct stat *st);
 
 #endif

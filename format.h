@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reports: compsize 1.5's table, byte for byte, and the sizes in it.
+ * Format helpers for every report: sizes and percentages as compsize 1.5
+ * prints them, type names, and the escaping of names for the table, JSON
+ * and CSV.
  */
-#ifndef COMPSIZE_OUTPUT_H
-#define COMPSIZE_OUTPUT_H
+#ifndef COMPSIZE_FORMAT_H
+#define COMPSIZE_FORMAT_H
 
 #include <stdint.h>
 #include <stdio.h>
 #include "extent.h"
 
 /* Room for any formatted size or type name. */
-#define OUT_BUF 24
+#define FMT_BUF 24
 
 /*
  * Format x as compsize 1.5 does: with raw set, the plain number; otherwise
@@ -18,37 +20,20 @@
  * ("1023B", "  10K") and " N.N" + unit from 1024 on (" 1.0K", " 9.9K"),
  * truncating, never rounding.  Returns buf.
  */
-char *out_size(uint64_t x, int raw, char buf[OUT_BUF]);
+char *fmt_size(uint64_t x, int raw, char buf[FMT_BUF]);
 
 /* disk * 100 / uncomp, truncated, without overflow; 0 when uncomp is 0. */
-unsigned out_percent(uint64_t disk, uint64_t uncomp);
+unsigned fmt_percent(uint64_t disk, uint64_t uncomp);
 
 /* "none", "zlib", "lzo", "zstd", "prealloc", or "?N" for unknown rows. */
-const char *out_type_name(unsigned row, char buf[OUT_BUF]);
-
-/* Sum every row of st into *disk, *uncomp, *refd. */
-void out_totals(const struct cs_stats *st, uint64_t *disk, uint64_t *uncomp,
-		uint64_t *refd);
-
-/*
- * Print the table of st to out as compsize 1.5 does; raw selects bytes.
- * When there is nothing to report, print compsize 1.5's "No files." or
- * "All empty or still-delalloced files." to err instead and return 1;
- * otherwise return 0.
- */
-int out_table(FILE *out, FILE *err, const struct cs_stats *st, int raw);
-
-/* out_table() with an Exclusive column: excl[t] the exclusive bytes of
- * each row of st (the TOTAL line shows their sum); excl NULL: out_table(). */
-int out_table_excl(FILE *out, FILE *err, const struct cs_stats *st, int raw,
-		   const uint64_t *excl);
+const char *fmt_type_name(unsigned row, char buf[FMT_BUF]);
 
 /*
  * Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the
  * bytes there are not one: overlong forms, surrogates and code points past
  * U+10FFFF are invalid.
  */
-size_t out_utf8_len(const unsigned char *s, size_t n);
+size_t fmt_utf8_len(const unsigned char *s, size_t n);
 
 /*
  * Write s as a JSON string, quotes included.  Control characters are
@@ -56,16 +41,16 @@ size_t out_utf8_len(const unsigned char *s, size_t n);
  * value), the "surrogateescape" convention of PEP 383, so the exact bytes of
  * any file name can be recovered (Python: os.fsencode(name)).
  */
-void out_json_string(FILE *f, const char *s);
+void fmt_json_string(FILE *f, const char *s);
 
 /* Write s as one RFC 4180 CSV field: quoted (quotes doubled) when it holds
  * a comma, a quote, a control character or leading/trailing space; bytes
  * are kept as they are. */
-void out_csv_field(FILE *f, const char *s);
+void fmt_csv_field(FILE *f, const char *s);
 
 /* Write a path for the table: backslash, control characters, DEL and bytes
  * that are not valid UTF-8 as C escapes (\\, \n, \t, \xHH), so one row stays
  * one line. */
-void out_table_path(FILE *f, const char *s);
+void fmt_table_path(FILE *f, const char *s);
 
 #endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The report's columns, each described once: its JSON key (also its CSV
+ * column), its table header and where its value is.  report.c renders
+ * the table, JSON and CSV from these tables alone, in their order, so a
+ * new column is one line here (and its value in report.h's structures).
+ * The idea is btrfs-progs' rowspec (common/format-output.h).
+ */
+#ifndef COMPSIZE_FIELDS_H
+#define COMPSIZE_FIELDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "report.h"
+
+/* Bits of struct report's show: optional fields a run asked for.  An
+ * optional column comes after compsize 1.5's in the table, and after every
+ * default column in CSV, so that those keep their positions. */
+enum report_show {
+	REPORT_SHOW_EXCLUSIVE = 0x1,	/* --exclusive */
+};
+
+/* struct field flags */
+#define FIELD_NO_CSV	0x1	/* JSON only */
+#define FIELD_EST	0x2	/* estimates predict it too (CSV estimate
+				 * records fill its column) */
+#define FIELD_TOTAL_TYPES 0x4	/* of the types, only the grand total's
+				 * have it: left out of a row's types */
+
+struct field {
+	const char *key;	/* JSON key and CSV column */
+	const char *label;	/* table header; NULL: not in tables */
+	size_t offset;		/* of its uint64_t value */
+	unsigned flags;		/* FIELD_* */
+	unsigned need;		/* REPORT_SHOW_* bit it needs; 0: always */
+};
+
+/* Sizes: in struct report_sizes, for the total, rows and types.  The
+ * table shows them in compsize 1.5's 12-character columns. */
+extern const struct field fields_size[];
+extern const size_t fields_nsize;
+
+/* Counts: in struct report_row, for the total and rows (JSON, CSV). */
+extern const struct field fields_count[];
+extern const size_t fields_ncount;
+
+/* Is f shown in the report r? */
+int field_shown(const struct field *f, const struct report *r);
+
+/* The value of f in the structure at base. */
+uint64_t field_value(const struct field *f, const void *base);
+
+#endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Format helpers (format.h). */
+#include <inttypes.h>
+#include <string.h>
+#include "format.h"
+
+char *fmt_size(uint64_t x, int raw, char buf[FMT_BUF])
+{
+	static const char units[] = "BKMGTPE";
+	int u = 0;
+
+	if (raw) {
+		snprintf(buf, FMT_BUF, "%" PRIu64, x);
+		return buf;
+	}
+	while (x >= 10240) {
+		u++;
+		x >>= 10;
+	}
+	if (x >= 1024)
+		snprintf(buf, FMT_BUF, " %" PRIu64 ".%" PRIu64 "%c", x >> 10,
+			 x * 10 / 1024 % 10, units[u + 1]);
+	else
+		snprintf(buf, FMT_BUF, "%4" PRIu64 "%c", x, units[u]);
+	return buf;
+}
+
+unsigned fmt_percent(uint64_t disk, uint64_t uncomp)
+{
+	if (!uncomp)
+		return 0;
+	return (unsigned)((unsigned __int128)disk * 100 / uncomp);
+}
+
+const char *fmt_type_name(unsigned row, char buf[FMT_BUF])
+{
+	static const char *const names[] = { "none", "zlib", "lzo", "zstd" };
+
+	if (row == CS_TYPE_PREALLOC)
+		return "prealloc";
+	if (row < sizeof(names) / sizeof(names[0]))
+		return names[row];
+	snprintf(buf, FMT_BUF, "?%u", row);
+	return buf;
+}
+
+size_t fmt_utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	size_t len, i;
+
+	if (!n)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+void fmt_json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), len;
+
+	fputc('"', f);
+	while (n) {
+		len = fmt_utf8_len(s, n);
+		if (!len) {
+			fprintf(f, "\\udc%02x", *s);
+			len = 1;
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(f, "\\%c", *s);
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+		} else if (*s == '\r') {
+			fputs("\\r", f);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(f, "\\u%04x", *s);
+		} else {
+			fwrite(s, 1, len, f);
+		}
+		s += len;
+		n -= len;
+	}
+	fputc('"', f);
+}
+
+void fmt_csv_field(FILE *f, const char *s)
+{
+	size_t n = strlen(s), i;
+	int quote = n && (s[0] == ' ' || s[n - 1] == ' ');
+
+	for (i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' ||
+			(unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+	if (!quote) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"')
+			fputc('"', f);
+		fputc(s[i], f);
+	}
+	fputc('"', f);
+}
+
+void fmt_table_path(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), len;
+
+	while (n) {
+		len = fmt_utf8_len(s, n);
+		if (!len) {
+			fprintf(f, "\\x%02x", *s);
+			len = 1;
+		} else if (*s == '\\') {
+			fputs("\\\\", f);
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(f, "\\x%02x", *s);
+		} else {
+			fwrite(s, 1, len, f);
+		}
+		s += len;
+		n -= len;
+	}
+}

@@ -1,0 +1,1000 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run (run.h): the walk's callbacks, which decide for each directory
+ * whether the fast scan counts it whole or the walk goes in, and for each
+ * file whether it is searched for its usage, gets a row and is queued for
+ * an estimate; the deferred fast scan that lets estimating and counting
+ * overlap; the --sample pre-pass; and the report of it all.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "array.h"
+#include "decide.h"
+#include "estimate.h"
+#include "estrun.h"
+#include "fastscan.h"
+#include "fields.h"
+#include "layout.h"
+#include "mounts.h"
+#include "rewrite.h"
+#include "rows.h"
+#include "run.h"
+#include "sharing.h"
+#include "usage.h"
+#include "walk.h"
+
+/*
+ * The deferred fast scan (--estimate only): the walk reads every file
+ * under a directory for its data, and the fast scan counts that
+ * directory's usage once, later.  Three states:
+ *
+ *   none     depth == -1, fd == -1: nothing deferred.  on_dir() may start
+ *            a fast scan (then: pending, or counted when it can't wait).
+ *   pending  depth >= 0, fd >= 0: the directory at depth (path, st) is
+ *            being read for its data; its usage is not counted yet, and
+ *            no file under it is searched.  Its scan runs on fd when
+ *            estrun's queue is full (est_idle()) -> counted, or when the
+ *            walk leaves it (on_leave_dir()) -> none.
+ *   counted  depth >= 0, fd == -1: its usage is in (scanned early, or at
+ *            once for want of a descriptor, or its scan failed and was
+ *            reported); files under it are still read for estimates but
+ *            not searched.  Leaving it -> none.
+ *
+ * Only one directory at a time: nothing under a pending or counted one
+ * starts another.
+ */
+struct deferred {
+	int depth;
+	int fd;			/* a copy of the directory's descriptor */
+	struct stat st;
+	char *path;
+};
+
+struct run {
+	const struct options *opt;
+	const struct run_env *env;
+	struct usage_ctx *usage;
+	struct mounts *mounts;	/* NULL until the first directory */
+	struct rows *rows;	/* NULL without --depth/--per-file */
+	struct estrun *est;	/* NULL until the first file estimated */
+	struct layout *layout;	/* with --estimate: what each file counts */
+	struct extent_info *ext;	/* the file being planned's extents */
+	size_t next, cap_ext;
+	uint64_t inline_key;	/* of its inline extent */
+	uint64_t *est_rows;	/* layout_resolve()'s per-row shares */
+	size_t cap_est_rows;
+	struct sharing *sharing;	/* NULL without --exclusive */
+	struct rewrite *rewrite;	/* NULL without --rewrite (or root) */
+	/* The settings estimated: opt->est, then with --rewrite the
+	 * compress-force twin of each compress= one not asked for already
+	 * (defrag -c compresses with force semantics); twin[i] is the index
+	 * of setting i's force twin (i itself for a forced one). */
+	struct est_setting *est_all;
+	size_t nall;
+	size_t *twin;
+	struct sharing_result excl;	/* --exclusive's totals, at the end */
+	double pps;		/* --sample: estrun_opts.pps, 0 for all */
+	struct deferred deferred;
+	int have_usage;		/* usage was read, and every file was on
+				 * btrfs */
+	uint64_t alloc_bytes;	/* st_blocks of the files, in bytes */
+	unsigned long failed;	/* paths that could not be read */
+	struct report_error *errors;	/* those of them with memory to keep */
+	size_t nerrors, cap_errors;
+	int needs_root;		/* aborted: metadata needs CAP_SYS_ADMIN */
+	struct report_est *est_report;	/* collect_estimates() */
+	const char *first_path;	/* the first argument: --plot's title, and
+				 * whose mount options tell the current
+				 * setting */
+	struct report report;	/* run_report()'s, for run_plot() */
+};
+
+/*
+ * run->est_all: the settings asked for, then with --rewrite the
+ * compress-force twin of each compress= one (defrag -c compresses with
+ * force semantics).  Returns 0 or -ENOMEM.
+ */
+static int plan_settings(struct run *run)
+{
+	const struct options *opt = run->opt;
+	size_t i, j;
+
+	run->est_all = opt->est;
+	run->nall = opt->nest;
+	if (!opt->rewrite || !opt->nest)
+		return 0;
+	run->est_all = calloc(2 * opt->nest, sizeof(*run->est_all));
+	run->twin = calloc(opt->nest, sizeof(*run->twin));
+	if (!run->est_all || !run->twin)
+		return -ENOMEM;
+	memcpy(run->est_all, opt->est, opt->nest * sizeof(*opt->est));
+	for (i = 0; i < opt->nest; i++) {
+		struct est_setting f = opt->est[i];
+
+		f.force = true;
+		for (j = 0; j < run->nall; j++)
+			if (run->est_all[j].alg == f.alg &&
+			    run->est_all[j].level == f.level &&
+			    run->est_all[j].force)
+				break;
+		if (j == run->nall)
+			run->est_all[run->nall++] = f;
+		run->twin[i] = j;
+	}
+	return 0;
+}
+
+struct run *run_create(const struct options *opt, const struct run_env *env)
+{
+	struct run *run = calloc(1, sizeof(*run));
+
+	if (!run)
+		return NULL;
+	run->opt = opt;
+	run->env = env;
+	run->deferred.depth = -1;
+	run->deferred.fd = -1;
+	run->have_usage = env->usage;
+	run->usage = usage_create();
+	if (!run->usage)
+		goto fail;
+	if (plan_settings(run))
+		goto fail;
+	if (opt->rewrite && env->usage) {
+		run->rewrite = rewrite_create();
+		if (!run->rewrite)
+			goto fail;
+	}
+	if (opt->nest) {
+		run->layout = layout_create(run->nall);
+		if (!run->layout)
+			goto fail;
+	}
+	if (opt->exclusive) {
+		run->sharing = sharing_create();
+		if (!run->sharing)
+			goto fail;
+		usage_set_sharing(run->usage, run->sharing);
+	}
+	if (opt->depth >= 0 || opt->per_file) {
+		/* with estimates, each row holds both models (layout.h) */
+		run->rows = rows_create(opt->sort, opt->top, 2 * run->nall);
+		if (!run->rows)
+			goto fail;
+	}
+	return run;
+fail:
+	run_free(run);
+	return NULL;
+}
+
+void run_free(struct run *run)
+{
+	size_t i;
+
+	if (!run)
+		return;
+	for (i = 0; i < run->nerrors; i++) {
+		free(run->errors[i].path);
+		free(run->errors[i].error);
+	}
+	free(run->errors);
+	if (run->deferred.fd >= 0)
+		close(run->deferred.fd);
+	free(run->deferred.path);
+	free(run->est_report);
+	estrun_free(run->est);
+	layout_free(run->layout);
+	rewrite_free(run->rewrite);
+	if (run->est_all != run->opt->est)
+		free(run->est_all);
+	free(run->twin);
+	free(run->ext);
+	free(run->est_rows);
+	rows_free(run->rows);
+	usage_free(run->usage);
+	sharing_free(run->sharing);
+	mounts_free(run->mounts);
+	free(run);
+}
+
+int run_needs_root(const struct run *run)
+{
+	return run->needs_root;
+}
+
+unsigned long run_failed(const struct run *run)
+{
+	return run->failed;
+}
+
+/* path could not be read: say so, count it and keep it for the report. */
+static void report_failure(struct run *run, const char *path,
+			   const char *cause)
+{
+	struct report_error *e;
+
+	estrun_clear_progress(run->est);
+	fprintf(stderr, "compsize: %s: %s\n", path, cause);
+	run->failed++;
+	e = array_grow(run->errors, &run->cap_errors, run->nerrors,
+		       sizeof(*e));
+	if (!e)
+		return;	/* still counted: the exit status is 1 */
+	run->errors = e;
+	e = &run->errors[run->nerrors];
+	e->path = strdup(path);
+	e->error = strdup(cause);
+	if (e->path && e->error) {
+		run->nerrors++;
+	} else {
+		free(e->path);
+		free(e->error);
+	}
+}
+
+static void on_error(void *arg, const char *path, int err)
+{
+	report_failure(arg, path, strerror(err));
+}
+
+static void fill_report(struct run *run, struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->format = run->opt->format;
+	r->bytes = run->opt->bytes;
+	r->total = &run->usage->stats;
+	r->have_usage = run->have_usage;
+	r->alloc_bytes = run->alloc_bytes;
+	r->errors = run->errors;
+	r->nerrors = run->nerrors;
+}
+
+static int on_tick(void *arg)
+{
+	struct run *run = arg;
+	struct report r;
+
+	if (run->env->want_stats && *run->env->want_stats) {
+		/* Partial statistics, as compsize 1.5 prints them; on stderr
+		 * when stdout is JSON or CSV, which must stay whole. */
+		FILE *out = run->opt->format == REPORT_TABLE ? stdout : stderr;
+
+		*run->env->want_stats = 0;
+		fill_report(run, &r);
+		r.format = REPORT_TABLE;
+		report_print(out, stderr, &r);
+		fflush(out);
+	}
+	return 0;
+}
+
+/* Report what usage_file() or fastscan_dir() returned for path; returns
+ * 0 to go on or a negative errno to abort the walk. */
+static int scan_result(struct run *run, const char *path, int ret)
+{
+	struct usage_ctx *usage = run->usage;
+	char msg[128];
+
+	switch (ret) {
+	case 0:
+		return 0;
+	case -ENOMEM:
+		return ret;
+	case -EPERM:
+		/* Every other file would fail the same way. */
+		fprintf(stderr, "compsize: %s: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
+			path);
+		run->needs_root = 1;
+		return ret;
+	case -EUCLEAN:
+		snprintf(msg, sizeof(msg), "%s at file offset %llu",
+			 extent_strerror(usage->bad_item),
+			 (unsigned long long)usage->bad_offset);
+		report_failure(run, path, msg);
+		return 0;
+	case -ENOTTY:
+		report_failure(run, path, "not on a btrfs filesystem");
+		return 0;
+	default:
+		snprintf(msg, sizeof(msg), "SEARCH_V2: %s", strerror(-ret));
+		report_failure(run, path, msg);
+		return 0;
+	}
+}
+
+static int on_enter_fs(void *arg, int fd, const char *path,
+		       const struct stat *st, int top)
+{
+	struct run *run = arg;
+	int ret;
+
+	ret = usage_probe_fs(run->usage, fd, st);
+	if (ret == -ENOMEM)
+		return ret;
+	if (!run->env->usage && ret != 0) {
+		/* --estimate without root: btrfs, its usage unreadable */
+		run->have_usage = 0;
+		return WALK_ENTER;
+	}
+	if (ret == 1)
+		return WALK_ENTER;
+	if (ret == -EPERM)
+		return scan_result(run, path, ret);
+	if (ret == 0 && top && run->opt->nest) {
+		/* Estimating an argument off btrfs: its data is read, with
+		 * no current usage.  Below an argument the estimate follows
+		 * the usage report's tree: other filesystems (procfs,
+		 * tmpfs...) are skipped with its warning. */
+		run->have_usage = 0;
+		return WALK_ENTER;
+	}
+	if (ret < 0) {
+		report_failure(run, path, strerror(-ret));
+	} else if (top) {
+		report_failure(run, path, "not on a btrfs filesystem");
+	} else {
+		/* 1.5 dies here; a tmpfs or ext4 mount inside the tree is
+		 * simply not part of what compsize measures. */
+		fprintf(stderr, "compsize: %s: skipped: not a btrfs filesystem\n",
+			path);
+	}
+	return WALK_SKIP;
+}
+
+/* A file's estimate is back (token: its layout ticket): its error, or
+ * its shares of the totals and of the rows open when it was found. */
+static int on_est_done(void *arg, const char *path, int err, size_t token,
+		       const uint64_t *delta)
+{
+	struct run *run = arg;
+	size_t nrows, rows_token;
+
+	layout_resolve(run->layout, token, err ? NULL : delta, run->est_rows,
+		       &nrows, &rows_token);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		report_failure(run, path, strerror(-err));
+		return 0;
+	}
+	if (run->rows)
+		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
+	return 0;
+}
+
+/* A report row opens or closes: the rows and the estimates' levels. */
+static int row_open(struct run *run, const char *path)
+{
+	int ret = rows_open(run->rows, run->usage, path);
+	uint64_t *p;
+	size_t need;
+
+	if (ret || !run->layout)
+		return ret;
+	ret = layout_push(run->layout);
+	if (ret) {
+		rows_close(run->rows, run->usage);
+		return ret;
+	}
+	/* layout_resolve() fills 6 values a setting for each open row */
+	need = rows_open_count(run->rows) * 6 * run->nall;
+	if (need > run->cap_est_rows) {
+		p = realloc(run->est_rows, need * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		run->est_rows = p;
+		run->cap_est_rows = need;
+	}
+	return 0;
+}
+
+static int row_close(struct run *run)
+{
+	if (run->layout)
+		layout_pop(run->layout);
+	return rows_close(run->rows, run->usage);
+}
+
+/*
+ * Estimating: the walk reads every file under dir for its data, and the
+ * fast scan counts its usage later (scan_deferred()): the first time
+ * estrun's queue is full (est_idle()), or when the walk leaves dir.  So
+ * the estimate's workers get files from the start and the scan runs while
+ * they have plenty queued: on the same cores, but with none idle.  No
+ * file under it is searched again.  none -> pending, or -> counted when
+ * there is no descriptor or memory to keep (struct deferred).
+ */
+static int defer_scan(struct run *run, int fd, const char *path,
+		      const struct stat *st, int depth)
+{
+	struct deferred *d = &run->deferred;
+	uint64_t id;
+	int ret;
+
+	ret = fastscan_probe(fd, &id);
+	if (ret == 1)
+		return WALK_ENTER;
+	d->depth = depth;
+	if (!ret) {
+		d->path = strdup(path);
+		d->fd = d->path ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (d->fd >= 0) {
+			d->st = *st;
+			return WALK_ENTER;
+		}
+		free(d->path);
+		d->path = NULL;
+		/* No descriptor or memory to spare: count it now. */
+		ret = fastscan_dir(run->usage, fd, st, run->opt->one_fs,
+				   on_tick, run);
+	}
+	ret = scan_result(run, path, ret);
+	return ret < 0 ? ret : WALK_ENTER;
+}
+
+/* The deferred scan of the directory being read: pending -> counted. */
+static int scan_deferred(struct run *run)
+{
+	struct deferred *d = &run->deferred;
+	int fd = d->fd;
+	int ret;
+
+	d->fd = -1;
+	ret = fastscan_dir(run->usage, fd, &d->st, run->opt->one_fs, on_tick,
+			   run);
+	close(fd);
+	/* It was probed: 1 means it changed under us, as any failed
+	 * search would. */
+	if (ret == 1)
+		ret = -ENOENT;
+	ret = scan_result(run, d->path, ret);
+	free(d->path);
+	d->path = NULL;
+	return ret;
+}
+
+/*
+ * estrun's queue is full: the workers have plenty to do, so count the
+ * usage of the directory being read now rather than when the walk leaves
+ * it, where the last directory's scan would run with the workers done
+ * and idle.  The rows open now are those of the directory and above it
+ * (defer_scan() is not used below a row), which is where its usage goes
+ * either way.
+ */
+static int est_idle(void *arg)
+{
+	struct run *run = arg;
+	int ret;
+
+	if (run->deferred.fd < 0)
+		return 0;
+	ret = scan_deferred(run);
+	return ret < 0 ? ret : 1;
+}
+
+/* -j default: one worker per online CPU.  Asked only when estimating:
+ * sysconf() parses /sys, which costs a scan resident pages of libc. */
+static unsigned default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return n > RUN_MAX_JOBS ? RUN_MAX_JOBS : (unsigned)n;
+}
+
+static int collect_extent(const struct search_item *item, void *arg)
+{
+	struct run *run = arg;
+	struct extent_info *e;
+
+	if (item->type != BTRFS_EXTENT_DATA_KEY)
+		return 0;
+	e = array_grow(run->ext, &run->cap_ext, run->next, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	run->ext = e;
+	/* malformed items are the usage report's to tell */
+	if (extent_parse(item->data, item->len, 0, &run->ext[run->next]))
+		return 0;
+	if (run->ext[run->next].type == BTRFS_FILE_EXTENT_INLINE)
+		run->inline_key = layout_inline_key(item->data, item->len);
+	run->next++;
+	return 0;
+}
+
+/*
+ * What the estimate counts of the file (layout.h): its inode once, its
+ * extents once, at every level.  The extents come from one search of its
+ * items (btrfs and root); otherwise it counts as all new.  Sets *ticket,
+ * and *skip when nothing of it counts anywhere.
+ */
+static int plan_file(struct run *run, int fd, const struct stat *st,
+		     size_t *ticket, int *skip)
+{
+	const struct usage_fs *fs = usage_fs_of(run->usage, st->st_dev);
+	struct layout_file f = {
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+	};
+	int ret;
+
+	if (run->env->usage && fs) {
+		run->next = 0;
+		ret = search_file_extents(run->usage->search, fd, st->st_ino,
+					  fs->nodesize, collect_extent, run);
+		if (ret == -ENOMEM)
+			return ret;
+		f.have_extents = !ret;
+		f.fs_idx = fs->fs_idx;
+		f.ext = run->ext;
+		f.next = run->next;
+		f.sectorsize = fs->sectorsize;
+		f.inline_key = run->inline_key;
+		if (run->rewrite && f.have_extents) {
+			ret = rewrite_file(run->rewrite, fs->fs_idx, fd, st,
+					   run->ext, run->next);
+			if (ret == -ENOMEM)
+				return ret;
+			/* a subvolume that can't be told: not rewritten */
+			f.rewrite = ret == 1;
+		}
+	}
+	return layout_plan(run->layout, &f,
+			   run->rows ? rows_est_token(run->rows) : 0, ticket,
+			   skip);
+}
+
+/* Queue the file on *fd; estrun takes the descriptor (*fd = -1) when it
+ * reads the file. */
+static int estimate_file(struct run *run, int *fd, const char *path,
+			 const struct stat *st)
+{
+	size_t ticket;
+	int ret, skip;
+
+	ret = plan_file(run, *fd, st, &ticket, &skip);
+	if (ret)
+		return ret;
+	if (skip) {
+		/* a hard link met before at every level: cp -a keeps it */
+		layout_drop(run->layout, ticket);
+		return 0;
+	}
+	if (!run->est) {
+		const struct usage_fs *fs = usage_fs_of(run->usage,
+							st->st_dev);
+		struct estrun_opts eo = {
+			.s = run->est_all,
+			.n = run->nall,
+			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
+			.pps = run->pps,
+			.seed = run->opt->seed,
+			/* only for a person watching, never for scripts */
+			.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
+			/* The first filesystem read decides the sector size. */
+			.sectorsize = fs ? fs->sectorsize : 4096,
+			.idle = est_idle,
+		};
+
+		run->est = estrun_create(&eo, on_est_done, run);
+		if (!run->est) {
+			ret = -errno;
+			layout_drop(run->layout, ticket);
+			return ret;
+		}
+	}
+	/* Its estimate goes to the rows open now, whenever it comes back:
+	 * rows close without waiting for it, so the workers never run dry
+	 * at a row's end (--depth, --per-file).  A failure ends the run:
+	 * the ticket, resolved or not, goes with the layout. */
+	return estrun_submit(run->est, fd, path, st, ticket);
+}
+
+static int on_file(void *arg, int *fd, const char *path,
+		   const struct stat *st, int depth)
+{
+	struct run *run = arg;
+	int row = run->rows && (run->opt->per_file || depth == 0);
+	int ret = 0;
+
+	if (row) {
+		ret = row_open(run, path);
+		if (ret)
+			return ret;
+	}
+	if (run->deferred.depth >= 0) {
+		/* its usage came with its directory's fast scan */
+	} else if (run->env->usage && (!run->opt->nest ||
+				       usage_fs_of(run->usage, st->st_dev))) {
+		ret = scan_result(run, path, usage_file(run->usage, *fd, st));
+	} else {
+		/* Estimating without root, or on another filesystem: no
+		 * usage to read, and no error either; the file is counted
+		 * with nothing known of its extents. */
+		usage_begin_file(run->usage);
+	}
+	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
+	if (!ret && run->opt->nest)
+		ret = estimate_file(run, fd, path, st);
+	if (row && !ret)
+		ret = row_close(run);
+	return ret;
+}
+
+/* Whether dir gets a row, and whether it must be walked entry by entry. */
+static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
+		  int depth)
+{
+	struct run *run = arg;
+	int row = run->rows && !run->opt->per_file && depth <= run->opt->depth;
+	int ret;
+
+	if (row) {
+		ret = row_open(run, path);
+		if (ret)
+			return ret;
+	}
+	/* The fast scan can't tell rows apart below it: not above the
+	 * deepest row, nor with a row per file; and once a directory is
+	 * counted, nothing under it is counted again. */
+	if (run->opt->walk || !run->env->usage || !run->env->fast ||
+	    run->deferred.depth >= 0 ||
+	    (run->rows && (run->opt->per_file || depth < run->opt->depth)))
+		return WALK_ENTER;
+	if (!run->mounts) {
+		run->mounts = mounts_create();
+		if (!run->mounts)
+			return -ENOMEM;
+	}
+	if (mounts_beneath(run->mounts, st))
+		return WALK_ENTER;
+	if (run->opt->nest)
+		return defer_scan(run, fd, path, st, depth);
+	ret = fastscan_dir(run->usage, fd, st, run->opt->one_fs, on_tick, run);
+	if (ret == 1)
+		return WALK_ENTER;
+	ret = scan_result(run, path, ret);
+	if (ret < 0)
+		return ret;
+	if (row)
+		ret = row_close(run);
+	return ret < 0 ? ret : WALK_SKIP;
+}
+
+static int on_leave_dir(void *arg, const char *path, int depth)
+{
+	struct run *run = arg;
+	int ret = 0;
+
+	(void)path;
+	if (depth == run->deferred.depth) {
+		/* pending or counted -> none */
+		run->deferred.depth = -1;
+		if (run->deferred.fd >= 0)
+			ret = scan_deferred(run);
+	}
+	/* Out of memory here leaves the row out; rows_close reports it. */
+	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
+		row_close(run);
+	return ret;
+}
+
+/* The --sample pre-pass: the files' data sizes, no data read. */
+struct sizes {
+	uint64_t *x;
+	size_t n, cap;
+};
+
+static int size_file(void *arg, int *fd, const char *path,
+		     const struct stat *st, int depth)
+{
+	struct sizes *sz = arg;
+	uint64_t *x;
+
+	(void)fd;
+	(void)path;
+	(void)depth;
+	x = array_grow(sz->x, &sz->cap, sz->n, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	sz->x = x;
+	sz->x[sz->n++] = estrun_data_bytes(st);
+	return 0;
+}
+
+static int size_enter_fs(void *arg, int fd, const char *path,
+			 const struct stat *st, int top)
+{
+	(void)arg;
+	(void)fd;
+	(void)path;
+	(void)st;
+	(void)top;
+	return WALK_ENTER;
+}
+
+static int size_tick(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static void size_error(void *arg, const char *path, int err)
+{
+	/* the real walk reports it */
+	(void)arg;
+	(void)path;
+	(void)err;
+}
+
+int run_sample(struct run *run, char *const *paths, int n)
+{
+	const struct walk_ops ops = {
+		.file = size_file,
+		.enter_fs = size_enter_fs,
+		.tick = size_tick,
+		.error = size_error,
+	};
+	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
+	uint64_t bytes = run->opt->sample_bytes;
+	struct sizes sz = { 0 };
+	uint64_t total = 0;
+	size_t k;
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = walk_path(paths[i], &wo, &ops, &sz);
+	if (ret)
+		goto out;
+	for (k = 0; k < sz.n; k++)
+		total += sz.x[k];
+	if (!bytes)
+		bytes = (uint64_t)(run->opt->sample * total);
+	run->pps = estrun_plan(sz.x, sz.n, bytes);
+out:
+	free(sz.x);
+	return ret;
+}
+
+int run_paths(struct run *run, char *const *paths, int n)
+{
+	const struct walk_ops ops = {
+		.file = on_file,
+		.enter_fs = on_enter_fs,
+		.dir = on_dir,
+		.leave_dir = on_leave_dir,
+		.tick = on_tick,
+		.error = on_error,
+	};
+	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
+	int i, ret = 0;
+
+	run->first_path = n ? paths[0] : NULL;
+	for (i = 0; i < n && !ret; i++)
+		ret = walk_path(paths[i], &wo, &ops, run);
+	if (!ret && run->est) {
+		ret = estrun_finish(run->est);
+		/* -EIO: a piece kept to check did not decompress back */
+		if (ret == -EIO)
+			fputs("compsize: --estimate: a codec did not decompress its own output\n",
+			      stderr);
+		else if (ret && ret != -ENOMEM)
+			fprintf(stderr, "compsize: --estimate: %s\n",
+				strerror(-ret));
+	}
+	if (!ret && run->opt->rewrite && !run->have_usage) {
+		fputs("compsize: --rewrite: needs the current usage (btrfs and root): not computed\n",
+		      stderr);
+		run->failed++;
+	}
+	if (!ret && run->rewrite && run->have_usage) {
+		/* the old extents the rewrite frees: one look at the rest
+		 * of the filesystem, as for --exclusive */
+		ret = rewrite_resolve(run->rewrite, on_tick, run);
+		if (ret && ret != -ENOMEM)
+			fprintf(stderr, "compsize: --rewrite: %s\n",
+				strerror(-ret));
+	}
+	if (!ret && run->sharing) {
+		ret = sharing_resolve(run->sharing, on_tick, run);
+		if (ret && ret != -ENOMEM)
+			fprintf(stderr, "compsize: --exclusive: %s\n",
+				strerror(-ret));
+		if (ret == -EPERM)
+			run->needs_root = 1;
+	}
+	return ret;
+}
+
+/* Which of the settings the filesystem of path is mounted with now: its
+ * index, or -1. */
+static long current_setting(const struct options *opt, const char *path)
+{
+	char buf[64], err[128];
+	struct est_setting *cur = NULL;
+	size_t n = 0, i;
+	long found = -1;
+
+	if (!path || mounts_compress_option(path, buf, sizeof(buf)) != 1 ||
+	    est_parse_list(buf, &cur, &n, err, sizeof(err)))
+		return -1;
+	for (i = 0; n == 1 && i < opt->nest; i++)
+		if (opt->est[i].alg == cur->alg &&
+		    opt->est[i].level == cur->level &&
+		    opt->est[i].force == cur->force)
+			found = (long)i;
+	free(cur);
+	return found;
+}
+
+/* Setting i's totals from a finished estimate: the same-layout and
+ * fresh-copy models (layout.h), extrapolated when sampled. */
+static void est_models(struct run *run, size_t i, struct report_est *re)
+{
+	struct estrun_result res;
+	struct layout_total t;
+
+	estrun_get_result(run->est, i, &res);
+	layout_total(run->layout, i, &t);
+	re->input = res.est.input;
+	re->compress_mbps = res.est.compress_mbps;
+	re->decompress_mbps = res.est.decompress_mbps;
+	re->sampled = res.sampled;
+	re->same_layout = run->have_usage;
+	if (!res.sampled) {
+		re->disk_fresh = t.fresh_disk;
+		re->uncompressed_fresh = t.fresh_uncomp;
+		re->disk_same = t.disk;
+		re->uncompressed_same = t.uncomp;
+		re->disk_ci95 = 0;
+	} else {
+		/* extrapolated: each model's share of the sampled files'
+		 * estimates */
+		re->disk_fresh = layout_scale(res.est.disk, t.fresh_disk,
+					      t.est_disk);
+		re->uncompressed_fresh = layout_scale(res.est.uncompressed,
+						      t.fresh_uncomp,
+						      t.est_uncomp);
+		re->disk_same = layout_scale(res.est.disk, t.disk, t.est_disk);
+		re->uncompressed_same = layout_scale(res.est.uncompressed,
+						     t.uncomp, t.est_uncomp);
+		re->disk_ci95 = res.disk_ci95;
+	}
+	if (re->same_layout) {
+		re->disk = re->disk_same;
+		re->uncompressed = re->uncompressed_same;
+		if (res.sampled && t.est_disk)
+			re->disk_ci95 *= (double)t.disk / t.est_disk;
+	} else {
+		re->disk = re->disk_fresh;
+		re->uncompressed = re->uncompressed_fresh;
+		if (res.sampled && t.est_disk)
+			re->disk_ci95 *= (double)t.fresh_disk / t.est_disk;
+	}
+}
+
+/* The estimates of the whole run, for the report, with the decision
+ * figures for cpus cores (decide.h). */
+static struct report_est *collect_estimates(struct run *run, unsigned cpus)
+{
+	struct report_est *re = calloc(run->opt->nest, sizeof(*re));
+	long cur = current_setting(run->opt, run->first_path);
+	size_t i;
+
+	if (!re)
+		return NULL;
+	for (i = 0; i < run->opt->nest; i++) {
+		struct decide_in din = {
+			.cpus = cpus,
+			.dev_write_mbps = run->opt->dev_write,
+			.dev_read_mbps = run->opt->dev_read,
+		};
+
+		re[i].current = (long)i == cur;
+		est_setting_name(&run->opt->est[i], re[i].setting,
+				 sizeof(re[i].setting));
+		if (run->est)
+			est_models(run, i, &re[i]);
+		if (run->rewrite && run->have_usage && run->est) {
+			struct layout_total tw;
+			struct estrun_result rt;
+			uint64_t new_disk;
+
+			estrun_get_result(run->est, run->twin[i], &rt);
+			layout_total(run->layout, run->twin[i], &tw);
+			new_disk = rt.sampled ? layout_scale(rt.est.disk,
+					tw.rewrite_disk, tw.est_disk)
+					      : tw.rewrite_disk;
+			re[i].have_rewrite = 1;
+			re[i].rewrite_change = (int64_t)new_disk -
+				(int64_t)rewrite_freed(run->rewrite);
+		}
+		din.disk = re[i].disk;
+		din.uncompressed = re[i].uncompressed;
+		din.compress_mbps = re[i].compress_mbps;
+		din.decompress_mbps = re[i].decompress_mbps;
+		decide(&din, &re[i].dec);
+	}
+	return re;
+}
+
+int run_report(struct run *run, FILE *out, FILE *err)
+{
+	struct report r;
+
+	fill_report(run, &r);
+	if (run->sharing) {
+		sharing_total(run->sharing, &run->excl);
+		r.excl = &run->excl;
+		r.show |= REPORT_SHOW_EXCLUSIVE;
+		if (run->rows)
+			rows_set_exclusive(run->rows, run->sharing);
+	}
+	if (run->rows)
+		r.rows = rows_result(run->rows, &r.nrows);
+	if (run->opt->nest) {
+		r.cpus = default_jobs();
+		free(run->est_report);
+		run->est_report = collect_estimates(run, r.cpus);
+		if (!run->est_report)
+			return -ENOMEM;
+		r.est = run->est_report;
+		r.nest = run->opt->nest;
+		r.est_stride = run->nall;
+		r.dev_write_mbps = run->opt->dev_write;
+		r.dev_read_mbps = run->opt->dev_read;
+	}
+	run->report = r;
+	return report_print(out, err, &run->report);
+}
+
+int run_plot(struct run *run, const char *path)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	FILE *f;
+	int ret;
+
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len + 16, "%s.%ld.tmp", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = report_plot(f, &run->report, run->first_path);
+	if (ret == -EINVAL) {
+		fclose(f);
+		unlink(tmp);
+		free(tmp);
+		fputs("compsize: --plot: no estimate with a speed to plot\n",
+		      stderr);
+		return -1;
+	}
+	if (fflush(f) || ferror(f))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (!ret) {
+		free(tmp);
+		return 0;
+	}
+	unlink(tmp);
+	if (ret == -ENOMEM) {
+		free(tmp);
+		return ret;
+	}
+fail:
+	free(tmp);
+	fprintf(stderr, "compsize: %s: %s\n", path, strerror(-ret));
+	return -1;
+}
+

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report rendered from the field tables: compsize 1.5's table byte for
+ * byte, and the JSON and CSV of a hand-built report with rows, estimates
+ * and errors.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "fields.h"
+#include "report.h"
+
+/* Render the table into a string. */
+static char *table(const struct cs_stats *st, int raw, int *ret, char **err)
+{
+	char *out = NULL;
+	size_t olen = 0, elen = 0;
+	FILE *fo = open_memstream(&out, &olen);
+	FILE *fe = open_memstream(err, &elen);
+
+	*ret = report_table(fo, fe, st, raw);
+	fclose(fo);
+	fclose(fe);
+	return out;
+}
+
+static void test_table(void)
+{
+	struct cs_stats st = { 0 };
+	char *out, *err;
+	int ret;
+
+	out = table(&st, 0, &ret, &err);
+	CU_ASSERT_EQUAL(ret, 1);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	CU_ASSERT_STRING_EQUAL(err, "No files.\n");
+	free(out);
+	free(err);
+
+	st.nfiles = 2;
+	out = table(&st, 0, &ret, &err);
+	CU_ASSERT_EQUAL(ret, 1);
+	CU_ASSERT_STRING_EQUAL(err, "All empty or still-delalloced files.\n");
+	free(out);
+	free(err);
+
+	st.nfiles = 1;
+	st.nextents = 1;
+	st.nrefs = 2;
+	st.ninline = 0;
+	st.disk[3] = 4096;
+	st.uncomp[3] = 131072;
+	st.refd[3] = 262144;
+	st.disk[CS_TYPE_PREALLOC] = st.uncomp[CS_TYPE_PREALLOC] = 1 << 20;
+	st.disk[7] = st.uncomp[7] = st.refd[7] = 5;
+	out = table(&st, 0, &ret, &err);
+	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	CU_ASSERT_STRING_EQUAL(out,
+		"Processed 1 file, 1 regular extents (2 refs), 0 inline.\n"
+		"Type       Perc     Disk Usage   Uncompressed Referenced  \n"
+		"TOTAL       89%      1.0M         1.1M         256K       \n"
+		"zstd         3%      4.0K         128K         256K       \n"
+		"?7         100%        5B           5B           5B       \n"
+		"prealloc   100%      1.0M         1.0M           0B       \n");
+	free(out);
+	free(err);
+
+	out = table(&st, 1, &ret, &err);
+	CU_ASSERT_STRING_EQUAL(strchr(strchr(out, '\n') + 1, '\n') + 1,
+		"TOTAL       89%     1052677      1179653      262149      \n"
+		"zstd         3%     4096         131072       262144      \n"
+		"?7         100%     5            5            5           \n"
+		"prealloc   100%     1048576      1048576      0           \n");
+	free(out);
+	free(err);
+}
+
+/* A run's report: one zstd file in one row, one estimate, one error. */
+static char *render(enum report_format format, int raw)
+{
+	static struct row_type types[] = {
+		{ 3, { 4096, 131072, 131072, 0 } },
+	};
+	/* same layout (disk, uncompressed, input), then fresh copy */
+	static uint64_t est[6] = { 8192, 131072, 131072, 8192, 131072, 131072 };
+	static struct report_row rows[] = {
+		{ .path = "d/f\"1", .files = 1, .extents = 1, .refs = 1,
+		  .nfrag = 1, .size = { 4096, 131072, 131072, 0 },
+		  .types = types, .ntypes = 1, .est = est },
+	};
+	static const struct report_est e[] = {
+		{ .setting = "compress=zstd:1", .input = 131072, .disk = 8192,
+		  .uncompressed = 131072, .compress_mbps = 512.25,
+		  .decompress_mbps = 1024, .sampled = 1, .disk_ci95 = 99.6 },
+	};
+	static const struct report_error errs[] = {
+		{ "d/x", "Permission denied" },
+	};
+	struct cs_stats st = { 0 };
+	struct report r = {
+		.format = format, .bytes = raw, .total = &st, .have_usage = 1,
+		.rows = rows, .nrows = 1, .est = e, .nest = 1,
+		.errors = errs, .nerrors = 1,
+	};
+	char *out = NULL, *err = NULL;
+	size_t olen = 0, elen = 0;
+	FILE *fo = open_memstream(&out, &olen);
+	FILE *fe = open_memstream(&err, &elen);
+
+	st.nfiles = st.nextents = st.nrefs = st.nfrag = 1;
+	st.disk[3] = 4096;
+	st.uncomp[3] = st.refd[3] = 131072;
+	CU_ASSERT_EQUAL(report_print(fo, fe, &r), 0);
+	fclose(fo);
+	fclose(fe);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	free(err);
+	return out;
+}
+
+static void test_json(void)
+{
+	char *out = render(REPORT_JSON, 0);
+
+	CU_ASSERT_STRING_EQUAL(out,
+		"{\"files\":1,\"extents\":1,\"refs\":1,\"inline\":0,\"fragments\":1,"
+		"\"total\":{\"disk\":4096,\"uncompressed\":131072,"
+		"\"referenced\":131072},\"types\":[{\"type\":\"zstd\",\"disk\":4096,"
+		"\"uncompressed\":131072,\"referenced\":131072}],"
+		"\"estimates\":[{\"setting\":\"compress=zstd:1\",\"input\":131072,"
+		"\"disk\":8192,\"uncompressed\":131072,\"disk_fresh\":0,"
+		"\"uncompressed_fresh\":0,\"model\":\"fresh-copy\","
+		"\"compress_mbps\":512.2,\"decompress_mbps\":1024.0,"
+		"\"current\":false,\"cpus\":0,\"compress_mbps_all\":0.0,"
+		"\"decompress_mbps_all\":0.0,\"cpu_s_per_gb_write\":0.0000,"
+		"\"cpu_s_per_gb_read\":0.0000,\"disk_ci95\":100}],"
+		"\"paths\":[{\"path\":\"d/f\\\"1\",\"files\":1,\"extents\":1,\"refs\":1,"
+		"\"inline\":0,\"fragments\":1,\"total\":{\"disk\":4096,"
+		"\"uncompressed\":131072,\"referenced\":131072},"
+		"\"types\":[{\"type\":\"zstd\",\"disk\":4096,\"uncompressed\":131072,"
+		"\"referenced\":131072}],"
+		"\"estimates\":[{\"setting\":\"compress=zstd:1\",\"input\":131072,"
+		"\"disk\":8192,\"uncompressed\":131072,\"disk_fresh\":8192}]}],"
+		"\"errors\":[{\"path\":\"d/x\",\"error\":\"Permission denied\"}]}\n");
+	free(out);
+}
+
+static void test_csv(void)
+{
+	char *out = render(REPORT_CSV, 0);
+
+	CU_ASSERT_STRING_EQUAL(out,
+		"kind,path,type,setting,disk,uncompressed,referenced,files,extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95,disk_fresh,current,compress_mbps_all,decompress_mbps_all,cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps,rewrite_change\n"
+		"total,,TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,,\n"
+		"total,,zstd,,4096,131072,131072,,,,,,,,,,,,,,,,\n"
+		"path,\"d/f\"\"1\",TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,,\n"
+		"path,\"d/f\"\"1\",zstd,,4096,131072,131072,,,,,,,,,,,,,,,,\n"
+		"estimate,,,compress=zstd:1,8192,131072,,,,,,512.2,1024.0,100,0,0,0.0,0.0,0.0000,0.0000,,,\n"
+		"estimate,\"d/f\"\"1\",,compress=zstd:1,8192,131072,,,,,,,,,8192,,,,,,,,\n");
+	free(out);
+}
+
+static void test_table_rows(void)
+{
+	char *out = render(REPORT_TABLE, 1);
+
+	CU_ASSERT_STRING_EQUAL(out,
+		"Perc     Disk Usage   Uncompressed Referenced   zstd:1       Path\n"
+		"  3%     4096         131072       131072       8192         d/f\"1\n"
+		"\n"
+		"Processed 1 file, 1 regular extents (1 refs), 0 inline.\n"
+		"Type       Perc     Disk Usage   Uncompressed Referenced  \n"
+		"TOTAL        3%     4096         131072       131072      \n"
+		"zstd         3%     4096         131072       131072      \n"
+		"\n"
+		"Setting                  Perc     Disk Usage   Change       Compress   Decompress 95% CI\n"
+		"compress=zstd:1            6%     8192         +4096        512MB/s    1024MB/s   \xc2\xb1" "100\n"
+		"\n"
+		"Setting                  Compress x0    Decompress x0    CPU write   CPU read   \n"
+		"compress=zstd:1          -              -                -           -          \n");
+	free(out);
+}
+
+/* Every field has a key, unique in its table, and a value inside the
+ * structure it reads. */
+static void check_fields(const struct field *f, size_t n, size_t size)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f[i].key);
+		CU_ASSERT(f[i].offset + sizeof(uint64_t) <= size);
+		for (j = 0; j < i; j++)
+			CU_ASSERT(strcmp(f[i].key, f[j].key) != 0);
+	}
+}
+
+static void test_fields(void)
+{
+	check_fields(fields_size, fields_nsize, sizeof(struct report_sizes));
+	check_fields(fields_count, fields_ncount, sizeof(struct report_row));
+}
+
+static CU_TestInfo tests[] = {
+	{ "1.5 table", test_table },
+	{ "json", test_json },
+	{ "csv", test_csv },
+	{ "table with rows and estimates", test_table_rows },
+	{ "fields", test_fields },
+	CU_TEST_INFO_NULL,
+};
+UNIT_SUITE(report, tests)
