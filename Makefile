@@ -149,7 +149,8 @@ tests/unit/run-unit: $(UNIT_OBJS) $(LIB_OBJS)
 DEB_PKGS := build-essential pkg-config btrfs-progs libbtrfsutil-dev \
 	libzstd-dev liblzo2-dev zlib1g-dev libcunit1-dev btrfs-compsize \
 	jq util-linux e2fsprogs attr clang libclang-rt-14-dev valgrind \
-	librsvg2-bin libxml2-utils debhelper lintian fakeroot bash-completion
+	librsvg2-bin libxml2-utils debhelper lintian fakeroot bash-completion \
+	python3
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -278,8 +279,10 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=tests/fuzz/obj/%.o)
 # search-fuzz answers search.c's ioctl() calls itself (a simulated kernel).
 FUZZ_LDFLAGS_search := -Wl,--wrap=ioctl
-# tree-fuzz also stands in for libbtrfsutil's subvolume id lookup.
-FUZZ_LDFLAGS_tree := -Wl,--wrap=ioctl -Wl,--wrap=btrfs_util_subvolume_id_fd
+# tree-fuzz also stands in for libbtrfsutil's subvolume id lookup and for
+# opening a subvolume by file handle.
+FUZZ_LDFLAGS_tree := -Wl,--wrap=ioctl -Wl,--wrap=btrfs_util_subvolume_id_fd \
+	-Wl,--wrap=open_by_handle_at
 
 -include $(FUZZ_LIB_OBJS:.o=.d)
 .SECONDARY: $(FUZZ_LIB_OBJS)

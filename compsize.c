@@ -21,6 +21,7 @@
 #include "est-plugin.h"
 #include "estimate.h"
 #include "exitcode.h"
+#include "format.h"
 #include "optval.h"
 #include "run.h"
 
@@ -48,8 +49,8 @@ static void usage(FILE *f)
 	      "    -e, --estimate=LIST     also predict usage under other settings, e.g.\n"
 	      "                            zstd:1,zstd:3,compress-force=lzo,zlib:1..9,all\n"
 	      "    -j, --jobs=N            estimate on N threads (default: one per CPU)\n"
-	      "        --sample=PERCENT|SIZE  estimate a random part of the files, e.g.\n"
-	      "                            5% or 2G, and extrapolate with a 95% interval\n"
+	      "        --sample=PERCENT|SIZE  estimate from a random part of the data,\n"
+	      "                            e.g. 5% or 2G, with a 95% interval\n"
 	      "        --seed=N            choose another sample (default 0)\n"
 	      "        --device-speed=WRITE[,READ]  with --estimate: the file data\n"
 	      "                            each setting moves through a device of\n"
@@ -119,7 +120,9 @@ enum {
 
 static int bad_value(const char *opt, const char *value, const char *want)
 {
-	fprintf(stderr, "compsize: invalid %s '%s': %s\n", opt, value, want);
+	fprintf(stderr, "compsize: invalid %s '", opt);
+	fmt_table_path(stderr, value);
+	fprintf(stderr, "': %s\n", want);
 	return CS_EXIT_USAGE;
 }
 

@@ -118,6 +118,18 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
 	return ret ? ret : err;
 }
 
+int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
+	     uint64_t len, uint64_t *delta, bool *nocomp)
+{
+	return plugin->part(ctx, fd, st, off, len, delta, nocomp);
+}
+
+int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
+		      const uint64_t *limit, uint64_t *at)
+{
+	return plugin->nocompress_at(ctx, fd, st, limit, at);
+}
+
 int est_merge(struct est_ctx *dst, struct est_ctx *src)
 {
 	return plugin->merge(dst, src);

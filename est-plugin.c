@@ -10,6 +10,8 @@ const struct est_plugin compsize_est_plugin = {
 	.create = est_create,
 	.free = est_free,
 	.files = est_files,
+	.part = est_part,
+	.nocompress_at = est_nocompress_at,
 	.merge = est_merge,
 	.get_result = est_get_result,
 };

@@ -16,7 +16,7 @@
 #include "estimate.h"
 
 /* Bump when struct est_plugin or the meaning of a function changes. */
-#define EST_PLUGIN_ABI		3
+#define EST_PLUGIN_ABI		4
 #define EST_PLUGIN_FILE		"compsize-estimate.so"
 #define EST_PLUGIN_SYMBOL	"compsize_est_plugin"
 
@@ -29,6 +29,11 @@ struct est_plugin {
 	void (*free)(struct est_ctx *ctx);
 	int (*files)(struct est_ctx *ctx, size_t nf, const int *fd,
 		     const struct stat *st, int *err, uint64_t *const *delta);
+	int (*part)(struct est_ctx *ctx, int fd, const struct stat *st,
+		    uint64_t off, uint64_t len, uint64_t *delta, bool *nocomp);
+	int (*nocompress_at)(struct est_ctx *ctx, int fd,
+			     const struct stat *st, const uint64_t *limit,
+			     uint64_t *at);
 	int (*merge)(struct est_ctx *dst, struct est_ctx *src);
 	void (*get_result)(struct est_ctx *ctx, size_t i,
 			   struct est_result *out);

@@ -225,3 +225,10 @@ void est_setting_name(const struct est_setting *s, char *buf, size_t len)
 		break;
 	}
 }
+
+bool est_follow_nocompress(const struct est_setting *s)
+{
+	/* lzo has no entropy stage: data the heuristic lets through (a
+	 * small byte set, no repeats) can still fail to shrink */
+	return !s->force && s->alg == EST_LZO;
+}

@@ -125,6 +125,10 @@ struct est_ctx {
 	struct est_fstate *bfst;
 	struct est_acct *bacct;
 	bool *braw;
+	/* est_part(): the compress= decisions of the last range started */
+	bool *part_raw;
+	bool part_valid;
+	uint64_t part_dev, part_ino, part_rs;
 };
 
 /* Compressed pieces kept to decompress and check (EST_VERIFY_EVERY). */
@@ -685,7 +689,9 @@ struct est_ctx *est_create(const struct est_setting *s, size_t n,
 	ctx->fst = calloc(n ? n : 1, sizeof(*ctx->fst));
 	ctx->facct = calloc(n ? n : 1, sizeof(*ctx->facct));
 	ctx->raw = calloc(n ? n : 1, sizeof(*ctx->raw));
-	if (!ctx->s || !ctx->acct || !ctx->fst || !ctx->facct || !ctx->raw)
+	ctx->part_raw = calloc(n ? n : 1, sizeof(*ctx->part_raw));
+	if (!ctx->s || !ctx->acct || !ctx->fst || !ctx->facct || !ctx->raw ||
+	    !ctx->part_raw)
 		goto nomem;
 	if (n)
 		memcpy(ctx->s, s, n * sizeof(*s));
@@ -719,6 +725,7 @@ void est_free(struct est_ctx *ctx)
 	free(ctx->fst);
 	free(ctx->facct);
 	free(ctx->raw);
+	free(ctx->part_raw);
 	free(ctx->arena);
 	free(ctx->pend);
 	free(ctx->bfst);
@@ -1078,6 +1085,192 @@ int est_file(struct est_ctx *ctx, int fd, const struct stat *st,
 
 	ret = est_files(ctx, 1, &fd, st, &err, &delta);
 	return ret ? ret : err;
+}
+
+/*
+ * The compress= decision that starts the dirty range [rs, re): from the
+ * range's first 128 KiB (all btrfs_compress_heuristic() samples), into
+ * fst[i].raw, remembered for the next part of the same range.
+ */
+static int est_part_range(struct est_ctx *ctx, int fd, const struct stat *st,
+			  uint64_t rs, uint64_t re, struct est_fstate *fst)
+{
+	struct est_worker *w = ctx->w;
+	uint64_t le = rs + EST_PIECE_MAX < re ? rs + EST_PIECE_MAX : re;
+	size_t i;
+	int ret;
+
+	if (ctx->part_dev == st->st_dev && ctx->part_ino == st->st_ino &&
+	    ctx->part_rs == rs && ctx->part_valid) {
+		for (i = 0; i < ctx->n; i++)
+			fst[i].raw = ctx->part_raw[i];
+		return 0;
+	}
+	ret = est_load(w, NULL, fd, rs, le, st->st_size);
+	if (ret)
+		return ret;
+	for (i = 0; i < ctx->n; i++) {
+		est_range_begin(w, i, &fst[i], rs, re);
+		ctx->part_raw[i] = fst[i].raw;
+	}
+	ctx->part_dev = st->st_dev;
+	ctx->part_ino = st->st_ino;
+	ctx->part_rs = rs;
+	ctx->part_valid = true;
+	return 0;
+}
+
+int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
+	     uint64_t len, uint64_t *delta, bool *nocomp)
+{
+	struct est_worker *w = ctx->w;
+	struct est_acct *acct = ctx->facct;
+	const uint64_t isize = st->st_size;
+	const uint32_t ss = ctx->sectorsize;
+	uint64_t end, aend, rs, re, pos, data, hole;
+	size_t i;
+	int ret = 0;
+
+	if (!S_ISREG(st->st_mode) || off % EST_CHUNK_SIZE || off >= isize ||
+	    !len || len > EST_CHUNK_SIZE)
+		return -EINVAL;
+	end = off + len < isize ? off + len : isize;
+	aend = est_round_up(end, ss);
+	memset(ctx->fst, 0, ctx->n * sizeof(*ctx->fst));
+	memset(acct, 0, ctx->n * sizeof(*acct));
+	est_raw_flags(ctx, fd, ctx->raw);
+	w->keep_cache = est_all_cached(w, fd, isize);
+	w->drop_from = off;
+	if ((uint64_t)st->st_blocks * 512 >= isize) {
+		/* no hole: one data run from 0, cut every 128 MiB */
+		rs = off - off % EST_RANGE_MAX;
+		re = rs + EST_RANGE_MAX < est_round_up(isize, ss) ?
+		     rs + EST_RANGE_MAX : est_round_up(isize, ss);
+		if (rs != off) {
+			ret = est_part_range(ctx, fd, st, rs, re, ctx->fst);
+			if (ret)
+				goto out;
+		}
+		ret = est_load(w, NULL, fd, off, aend, isize);
+		for (i = 0; !ret && i < ctx->n; i++) {
+			if (ctx->raw[i]) {
+				est_raw(w, off, aend, isize, &acct[i]);
+				continue;
+			}
+			if (rs == off)
+				est_range_begin(w, i, &ctx->fst[i], rs, re);
+			ret = est_chunk(w, i, &ctx->fst[i], off, aend, isize,
+					&acct[i]);
+		}
+		est_time_end(w, acct);
+		goto out;
+	}
+	/* Holes: each run of data in the part as a range of its own. */
+	for (pos = off; pos < end; pos = est_round_up(hole, ss)) {
+		off_t d = lseek(fd, pos, SEEK_DATA), h;
+
+		if (d < 0 && errno == ENXIO)
+			break;
+		if (d < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if ((uint64_t)d >= end)
+			break;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0) {
+			ret = -errno;
+			goto out;
+		}
+		data = d - d % ss;
+		hole = (uint64_t)h < end ? (uint64_t)h : end;
+		ret = est_run(w, NULL, fd, data, hole, isize, ctx->fst,
+			      ctx->raw, acct);
+		if (ret)
+			goto out;
+	}
+out:
+	if (!w->keep_cache)
+		posix_fadvise(fd, off, len, POSIX_FADV_DONTNEED);
+	if (ret)
+		return ret;
+	for (i = 0; i < ctx->n; i++) {
+		est_acct_add(&ctx->acct[i], &acct[i]);
+		if (delta) {
+			delta[3 * i] = acct[i].disk;
+			delta[3 * i + 1] = acct[i].ram;
+			delta[3 * i + 2] = end - off;
+		}
+		if (nocomp)
+			nocomp[i] = ctx->fst[i].nocompress;
+	}
+	ctx->input += end - off;
+	return 0;
+}
+
+int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
+		      const uint64_t *limit, uint64_t *at)
+{
+	struct est_worker *w = ctx->w;
+	struct est_acct *acct = ctx->facct;
+	const uint64_t isize = st->st_size;
+	const uint64_t aend = est_round_up(isize, ctx->sectorsize);
+	uint64_t rs = 0, re = 0, cs, ce, end = 0;
+	size_t i, left = 0;
+	int ret = 0;
+
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	est_raw_flags(ctx, fd, ctx->raw);
+	memset(ctx->fst, 0, ctx->n * sizeof(*ctx->fst));
+	for (i = 0; i < ctx->n; i++) {
+		at[i] = UINT64_MAX;
+		/* compress-force= ignores the flag; raw files never set it */
+		ctx->part_raw[i] = ctx->s[i].force || ctx->raw[i] ||
+				   !limit[i];
+		left += !ctx->part_raw[i];
+		if (!ctx->part_raw[i] && limit[i] > end)
+			end = limit[i];
+	}
+	/* part_raw is borrowed: est_part()'s memory of it is gone */
+	ctx->part_valid = false;
+	/* a sparse file's ranges start at its runs of data: not followed */
+	if ((uint64_t)st->st_blocks * 512 < isize)
+		return 0;
+	w->keep_cache = est_all_cached(w, fd, isize);
+	w->drop_from = 0;
+	if (end > aend)
+		end = aend;
+	for (cs = 0; cs < end && left && !ret; cs = ce) {
+		if (cs == re) {
+			rs = cs;
+			re = rs + EST_RANGE_MAX < aend ? rs + EST_RANGE_MAX : aend;
+		}
+		ce = cs + EST_CHUNK_SIZE < re ? cs + EST_CHUNK_SIZE : re;
+		ret = est_load(w, NULL, fd, cs, ce, isize);
+		for (i = 0; !ret && i < ctx->n; i++) {
+			if (ctx->part_raw[i] || at[i] != UINT64_MAX)
+				continue;
+			if (cs >= limit[i]) {
+				ctx->part_raw[i] = true;
+				left--;
+				continue;
+			}
+			if (cs == rs)
+				est_range_begin(w, i, &ctx->fst[i], rs, re);
+			memset(&acct[i], 0, sizeof(acct[i]));
+			ret = est_chunk(w, i, &ctx->fst[i], cs, ce, isize,
+					&acct[i]);
+			if (ctx->fst[i].nocompress) {
+				at[i] = cs;
+				left--;
+			}
+		}
+		est_time_end(w, ctx->acct);
+	}
+	if (!w->keep_cache)
+		posix_fadvise(fd, 0, cs, POSIX_FADV_DONTNEED);
+	return ret;
 }
 
 /* Decompress what is kept (est_dbatch_add()) into the totals. */

@@ -96,6 +96,47 @@ int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
 	      const struct stat *st, int *err, uint64_t *const *delta);
 
 /*
+ * Estimate one part of a large file alone, as the kernel writes it as
+ * part of the whole file: [off, off + len) with off a multiple of 512 KiB
+ * (an async chunk of the dirty range that starts at the 128 MiB boundary
+ * below off; compress= decides that range from its first 128 KiB, which
+ * is read too when off is not that boundary) and len at most 512 KiB.
+ * Assumes no earlier part of the file set the inode's NOCOMPRESS flag
+ * (compress= only; est_nocompress_at() finds where one does).  Holes:
+ * each run of data in the part starts a range of its own.  delta as for
+ * est_file(), input being the part's length; added to the totals (the
+ * speeds), not counted as a file.  nocomp: NULL or n flags, set for the
+ * settings under which this part sets NOCOMPRESS.  Returns 0, -EINVAL
+ * (not a regular file, a bad part), or as est_file().
+ */
+int est_part(struct est_ctx *ctx, int fd, const struct stat *st, uint64_t off,
+	     uint64_t len, uint64_t *delta, bool *nocomp);
+
+/*
+ * Where the file's NOCOMPRESS flag gets set: for each compress= setting
+ * i, at[i] is the offset of the first 512 KiB chunk of the file, written
+ * from its start, in which a piece passes the heuristic and fails to
+ * compress (the rest of the file is then raw), searched in [0, limit[i])
+ * (0: setting i not searched); UINT64_MAX when none there, and always for
+ * compress-force= settings, files flagged nodatacow or nocompress, and
+ * sparse files (not followed).  Reads and compresses only under the
+ * settings searched and not yet decided, and stops when all are.  Nothing
+ * is added to the totals but codec time.  Returns 0, -EINVAL (not a
+ * regular file) or as est_file().
+ */
+int est_nocompress_at(struct est_ctx *ctx, int fd, const struct stat *st,
+		      const uint64_t *limit, uint64_t *at);
+
+/*
+ * Whether a sample must follow each big file drawn from its start under
+ * setting s to know where NOCOMPRESS gets set (est_nocompress_at()), not
+ * only from a drawn part that sets it: compress= with a codec without an
+ * entropy stage (lzo), where the pieces that fail are few and scattered
+ * (docs/sampling.md).
+ */
+bool est_follow_nocompress(const struct est_setting *s);
+
+/*
  * Add the totals of src to dst, after decompressing what src kept. Returns
  * 0, -EINVAL if the two were not created with the same settings and sector
  * size, or -EIO if a piece src kept did not decompress to its input.

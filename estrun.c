@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * estrun: worker threads, the bounded file queue, sampling and the
- * progress line for --estimate.
+ * estrun: worker threads, the bounded file queue, reading the units of a
+ * sample (sample.h) and the progress line for --estimate.
  *
  * Parallelism is per file.  Under compress= the heuristic and the sticky
  * NOCOMPRESS flag make a file one sequential computation; under
@@ -29,7 +29,9 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "estrun.h"
+#include "array.h"
 #include "format.h"
+#include "seen.h"
 
 /*
  * Files queued, running or not yet delivered, per worker: enough to keep
@@ -65,6 +67,8 @@ struct estrun_slot {
 	size_t token;
 	int err;
 	uint64_t *delta;	/* 3 values a setting, unscaled */
+	unsigned h;		/* sampling: the file's stratum */
+	uint64_t bytes;		/* bytes to read: st_size, or its units' */
 };
 
 struct estrun_worker {
@@ -75,6 +79,17 @@ struct estrun_worker {
 	int fd[ESTRUN_BATCH_FILES], err[ESTRUN_BATCH_FILES];
 	struct stat st[ESTRUN_BATCH_FILES];
 	uint64_t *delta[ESTRUN_BATCH_FILES];
+	/* sampling: 2n sums (disk, uncompressed of each setting) of the
+	 * units read, merged by estrun_finish(); a unit's results */
+	struct sample_acc *acc;
+	uint64_t *part;		/* 3n */
+	bool *nocomp;		/* n: est_part()'s */
+	uint64_t *at;		/* n: where NOCOMPRESS is set, or max */
+	uint64_t *limit;	/* n: est_nocompress_at()'s */
+	/* a big file's units read so far: offset, x, length, then disk,
+	 * uncompressed and NOCOMPRESS set, for each setting */
+	uint64_t *units;
+	size_t cap_units;
 	pthread_t th;
 	int started;
 };
@@ -84,9 +99,8 @@ struct estrun {
 	struct est_setting *s;
 	uint32_t sectorsize;
 	int sampling;
-	double f;
-	double pps;			/* > 0: read with probability c * x */
-	uint64_t seed;
+	struct sample_design design;
+	const struct sample_bands *bands;
 	estrun_done_fn done;
 	int (*idle)(void *arg);
 	void *arg;
@@ -108,11 +122,12 @@ struct estrun {
 	struct estrun_worker *w;
 	unsigned jobs;
 
-	/* Totals; the ratio sums and input_all belong to the main thread. */
+	/* Totals; pop, links and input_all belong to the main thread. */
 	struct est_ctx *total;		/* merged by estrun_finish() */
-	struct estrun_ratio *rdisk, *runc;
+	struct sample_acc *acc;		/* 2n, merged by estrun_finish() */
+	struct sample_pop pop;		/* every file's units */
+	struct seen_set *links;		/* files with more than one link */
 	uint64_t input_all;		/* st_size of every file submitted */
-	uint64_t data_all;		/* their estrun_data_bytes() */
 	uint64_t files_read;
 	uint64_t *scratch;		/* 3n: answers for files not sampled */
 
@@ -138,20 +153,6 @@ static uint64_t estrun_round(double v)
 	return v <= 0 ? 0 : (uint64_t)(v + 0.5);
 }
 
-static uint64_t estrun_mix(uint64_t z)
-{
-	/* splitmix64's finalizer */
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-uint64_t estrun_hash(uint64_t dev, uint64_t ino, uint64_t seed)
-{
-	return estrun_mix(estrun_mix(estrun_mix(seed) ^ dev) ^ ino);
-}
-
 /*
  * What the ratio estimator scales by: the bytes of data in the file.  Not
  * st_size: a sparse file's holes cost nothing, and one 40 MB sparse file
@@ -168,145 +169,149 @@ uint64_t estrun_data_bytes(const struct stat *st)
 	return alloc;
 }
 
-/*
- * With --sample, a file of x data bytes is read with probability
- * min(1, c * max(x, ESTRUN_PPS_FLOOR)): proportional to its size, so that
- * one big file in or out does not swing the estimate, but no less than a
- * file of one 128 KiB piece, so that the tiny files, whose ratio varies
- * most (inline or a whole sector), don't get enormous weights.
- */
-#define ESTRUN_PPS_FLOOR (128u * 1024)
-
-static double estrun_pps_pi(double c, uint64_t x)
+/* The current ratio band of file st (0: not known). */
+static unsigned estrun_band(const struct estrun *r, const struct stat *st)
 {
-	double p = c * (x > ESTRUN_PPS_FLOOR ? x : ESTRUN_PPS_FLOOR);
-
-	return p < 1 ? p : 1;
+	return sample_bands_get(r->bands, sample_key(st->st_dev, st->st_ino));
 }
 
-/* The probability that file st is in the sample. */
-static double estrun_pi(const struct estrun *r, const struct stat *st)
+/* The stratum of file st's units. */
+static unsigned estrun_stratum(const struct estrun *r, const struct stat *st)
 {
-	uint64_t x;
+	return sample_stratum(st->st_size, estrun_data_bytes(st),
+			      estrun_band(r, st));
+}
 
-	if (!r->sampling)
-		return 1;
-	if (!r->pps)
-		return r->f;
-	x = estrun_data_bytes(st);
-	/* empty files cost nothing to read */
-	return !x ? 1 : estrun_pps_pi(r->pps, x);
+/* The bytes of file st's units in the sample (0: none). */
+static uint64_t estrun_sample_bytes(const struct estrun *r,
+				    const struct stat *st)
+{
+	uint64_t x = estrun_data_bytes(st), n = sample_units(st->st_size, x);
+	uint64_t k, off, len, bytes = 0;
+	unsigned h = estrun_stratum(r, st);
+
+	for (k = 0; k < n; k++)
+		if (sample_in(&r->design, h, st->st_dev, st->st_ino, k)) {
+			sample_unit(st->st_size, x, k, &off, &len);
+			bytes += len;
+		}
+	return bytes;
 }
 
 int estrun_sampled(const struct estrun *r, const struct stat *st)
 {
-	uint64_t h;
-
-	if (!r->sampling)
-		return 1;
-	h = estrun_hash(st->st_dev, st->st_ino, r->seed);
-	return (double)(h >> 11) * 0x1p-53 < estrun_pi(r, st);
+	return !r->sampling || estrun_sample_bytes(r, st) > 0;
 }
 
-/* Expected data bytes read with that c. */
-static double estrun_expected(const uint64_t *x, size_t n, double c)
+/*
+ * Read the units of big file sl drawn by the sample, each 512 KiB part
+ * alone (est_part()): their sum into sl->delta, each unit into the
+ * worker's sums once all of them are read.
+ *
+ * Under compress= a part that fails to compress sets the inode's
+ * NOCOMPRESS flag and every later part of the file is raw, whatever it
+ * holds.  So where a drawn part sets it, the file is followed from its
+ * start up to that part (est_nocompress_at(): it stops at the first part
+ * that sets it), and the drawn parts after the one that set it are raw.
+ * Under lzo (est_follow_nocompress()) every file is followed up to its
+ * last drawn part: the parts that set the flag are few there, and one
+ * makes the rest raw.  Otherwise a file none of whose drawn parts sets
+ * it is taken as never setting it (docs/sampling.md).  Returns 0 or
+ * -errno.
+ */
+static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 {
-	double sum = 0;
-	size_t i;
+	const struct estrun *r = w->r;
+	const size_t n = r->n, per = 3 + 3 * n;
+	const uint32_t ss = r->sectorsize ? r->sectorsize : 4096;
+	uint64_t x = estrun_data_bytes(&sl->st);
+	uint64_t nu = sample_units(sl->st.st_size, x), k, off, len, *u;
+	size_t m = 0, i, j;
+	int ret, follow = 0;
 
 	for (i = 0; i < n; i++)
-		sum += x[i] ? estrun_pps_pi(c, x[i]) * x[i] : 0;
-	return sum;
-}
-
-double estrun_plan(const uint64_t *x, size_t n, uint64_t budget)
-{
-	double lo = 0, hi = 0, c, total = 0;
-	uint64_t min = 0;
-	size_t i;
-	int k;
-
+		w->at[i] = UINT64_MAX;
+	for (k = 0; k < nu; k++) {
+		if (!sample_in(&r->design, sl->h, sl->st.st_dev,
+			       sl->st.st_ino, k))
+			continue;
+		u = array_grow(w->units, &w->cap_units, (m + 1) * per,
+			       sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		w->units = u;
+		u += m * per;
+		u[1] = sample_unit(sl->st.st_size, x, k, &off, &len);
+		u[0] = off;
+		u[2] = len;
+		ret = est_part(w->ctx, sl->fd, &sl->st, off, len, w->part,
+			       w->nocomp);
+		if (ret)
+			return ret;
+		for (i = 0; i < n; i++) {
+			u[3 + 3 * i] = w->part[3 * i];
+			u[4 + 3 * i] = w->part[3 * i + 1];
+			u[5 + 3 * i] = w->nocomp[i];
+			/* the first drawn part that sets the flag */
+			if (w->nocomp[i] && w->at[i] > off)
+				w->at[i] = off;
+		}
+		m++;
+	}
+	/* follow the file from its start: up to the first drawn part that
+	 * sets the flag, or under est_follow_nocompress() settings up to
+	 * the last drawn part */
 	for (i = 0; i < n; i++) {
-		total += x[i];
-		if (x[i] && (!min || x[i] < min))
-			min = x[i];
+		w->limit[i] = w->at[i] != UINT64_MAX ? w->at[i] : 0;
+		if (!w->limit[i] && m &&
+		    est_follow_nocompress(&r->s[i]))
+			w->limit[i] = w->units[(m - 1) * per];
+		follow |= w->limit[i] > 0;
 	}
-	if (!min || budget >= total)
-		return 0;
-	/* c = 1 / min reads everything: bisect below it */
-	hi = 1.0 / (min > ESTRUN_PPS_FLOOR ? min : ESTRUN_PPS_FLOOR);
-	for (k = 0; k < 100; k++) {
-		c = (lo + hi) / 2;
-		if (estrun_expected(x, n, c) < budget)
-			lo = c;
-		else
-			hi = c;
+	if (follow) {
+		uint64_t *seen = w->part;
+
+		ret = est_nocompress_at(w->ctx, sl->fd, &sl->st, w->limit,
+					seen);
+		if (ret)
+			return ret;
+		for (i = 0; i < n; i++)
+			if (seen[i] < w->at[i])
+				w->at[i] = seen[i];
 	}
-	return hi;
+	for (i = 0; i < n; i++) {
+		sl->delta[3 * i] = sl->delta[3 * i + 1] = 0;
+		sl->delta[3 * i + 2] = sl->st.st_size;
+	}
+	for (j = 0; j < m; j++) {
+		u = w->units + j * per;
+		for (i = 0; i < n; i++) {
+			if (u[0] > w->at[i]) {
+				/* after NOCOMPRESS: raw (cow_file_range()) */
+				u[3 + 3 * i] = (u[2] + ss - 1) / ss * ss;
+				u[4 + 3 * i] = u[3 + 3 * i];
+			}
+			sl->delta[3 * i] += u[3 + 3 * i];
+			sl->delta[3 * i + 1] += u[4 + 3 * i];
+			sample_acc_add(&w->acc[2 * i], sl->h, u[1], u[3 + 3 * i]);
+			sample_acc_add(&w->acc[2 * i + 1], sl->h, u[1],
+				       u[4 + 3 * i]);
+		}
+	}
+	return 0;
 }
 
-/* A non-negative term, rounded to a whole number so that the sums are
- * exact and independent of the order the threads deliver in. */
-static unsigned __int128 estrun_term(long double v)
+/* A whole file sampled, estimated with sl->err 0: into the sums. */
+static void estrun_whole(struct estrun_worker *w, const struct estrun_slot *sl)
 {
-	return v <= 0 ? 0 : (unsigned __int128)(v + 0.5L);
-}
+	uint64_t x = estrun_data_bytes(&sl->st);
+	size_t i;
 
-void estrun_ratio_add(struct estrun_ratio *a, uint64_t x, uint64_t y,
-		      double pi)
-{
-	long double w = 1.0L / pi, w2 = (1.0L - pi) / ((long double)pi * pi);
-
-	a->n++;
-	a->sx += estrun_term(w * x);
-	a->sy += estrun_term(w * y);
-	a->sxx += estrun_term(w2 * x * x);
-	a->syy += estrun_term(w2 * y * y);
-	a->sxy += estrun_term(w2 * x * y);
-}
-
-/* Square root by Newton's method from above: no libm for one call (the
- * fuzzing and sanitizer builds don't let sqrtl() inline). */
-static long double estrun_sqrt(long double v)
-{
-	long double x, nx;
-	int k;
-
-	if (!(v > 0))
-		return 0;
-	x = v > 1 ? v : 1;
-	for (k = 0; k < 400; k++) {
-		nx = (x + v / x) / 2;
-		if (nx >= x)
-			break;
-		x = nx;
+	for (i = 0; i < w->r->n; i++) {
+		sample_acc_add(&w->acc[2 * i], sl->h, x, sl->delta[3 * i]);
+		sample_acc_add(&w->acc[2 * i + 1], sl->h, x,
+			       sl->delta[3 * i + 1]);
 	}
-	return x;
-}
-
-double estrun_ratio_estimate(const struct estrun_ratio *a, double X,
-			     double *ci95)
-{
-	long double R, see, var;
-
-	if (a->n < 2 || !a->sx) {
-		/* One unit says nothing of the spread. */
-		*ci95 = X;
-		return a->sx ? X * ((long double)a->sy / a->sx) : 0;
-	}
-	R = (long double)a->sy / a->sx;
-	/* sum of (y - R x)^2 from exact sums; cancellation can leave a
-	 * tiny negative */
-	see = (long double)a->syy - 2 * R * (long double)a->sxy +
-	      R * R * (long double)a->sxx;
-	if (see < 0)
-		see = 0;
-	see *= (long double)a->n / (a->n - 1);
-	var = (X / (long double)a->sx) * (X / (long double)a->sx) * see;
-	if (var < 0)
-		var = 0;
-	*ci95 = 1.96 * estrun_sqrt(var);
-	return X * R;
 }
 
 /* ---- workers ---- */
@@ -352,19 +357,19 @@ static size_t estrun_take_batch(struct estrun *r, struct estrun_worker *w)
 	if (r->walk_done && r->bytes_waiting / (2 * r->jobs) < budget)
 		budget = r->bytes_waiting / (2 * r->jobs);
 	w->batch[k] = estrun_take(r);
-	bytes = w->batch[k]->st.st_size;
+	bytes = w->batch[k]->bytes;
 	r->bytes_waiting -= bytes;
 	k++;
-	if (bytes > ESTRUN_SMALL)
+	if ((uint64_t)w->batch[0]->st.st_size > ESTRUN_SMALL)
 		return k;
 	while (k < ESTRUN_BATCH_FILES && r->queued) {
 		next = &r->slots[r->queue[r->qhead]];
 		if ((uint64_t)next->st.st_size > ESTRUN_SMALL ||
-		    bytes + next->st.st_size > budget)
+		    bytes + next->bytes > budget)
 			break;
 		w->batch[k] = estrun_take(r);
-		bytes += next->st.st_size;
-		r->bytes_waiting -= next->st.st_size;
+		bytes += next->bytes;
+		r->bytes_waiting -= next->bytes;
 		k++;
 	}
 	return k;
@@ -373,9 +378,16 @@ static size_t estrun_take_batch(struct estrun *r, struct estrun_worker *w)
 /* Estimate the k files of w->batch, outside the lock. */
 static void estrun_batch(struct estrun_worker *w, size_t k)
 {
-	struct estrun_slot *sl;
+	struct estrun_slot *sl = w->batch[0];
 	size_t i;
 
+	if (w->r->sampling && (uint64_t)sl->st.st_size > SAMPLE_CHUNK) {
+		/* a big file, alone in its batch: its units drawn */
+		sl->err = estrun_parts(w, sl);
+		close(sl->fd);
+		sl->fd = -1;
+		return;
+	}
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		w->fd[i] = sl->fd;
@@ -386,6 +398,8 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];
+		if (w->r->sampling && !sl->err)
+			estrun_whole(w, sl);
 		close(sl->fd);
 		sl->fd = -1;
 	}
@@ -410,7 +424,7 @@ static void *estrun_worker_main(void *arg)
 		pthread_mutex_lock(&r->lock);
 		for (i = 0; i < k; i++) {
 			estrun_put_done(r, w->batch[i]);
-			r->bytes_done += w->batch[i]->st.st_size;
+			r->bytes_done += w->batch[i]->bytes;
 		}
 		/* Wake the main thread for a batch, not for every file: a
 		 * context switch a file cost more than the small ones. */
@@ -572,8 +586,15 @@ void estrun_free(struct estrun *r)
 		return;
 	if (r->w) {
 		estrun_stop(r);
-		for (i = 0; i < r->jobs; i++)
+		for (i = 0; i < r->jobs; i++) {
 			est_free(r->w[i].ctx);
+			free(r->w[i].acc);
+			free(r->w[i].part);
+			free(r->w[i].nocomp);
+			free(r->w[i].at);
+			free(r->w[i].limit);
+			free(r->w[i].units);
+		}
 	}
 	for (i = 0; r->slots && i < r->nslots; i++) {
 		if (r->slots[i].fd >= 0)
@@ -592,14 +613,23 @@ void estrun_free(struct estrun *r)
 	free(r->done_q);
 	free(r->free_list);
 	free(r->w);
-	free(r->rdisk);
-	free(r->runc);
+	free(r->acc);
+	seen_free(r->links);
 	free(r->scratch);
 	free(r->s);
 	free(r);
 }
 
 /* How many files may be in the queue: see ESTRUN_SLOTS_PER_JOB. */
+/* pthread_create(), whose EAGAIN is mostly no memory for the stack (a
+ * small RLIMIT_AS) and is reported as such. */
+static int estrun_thread(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	int ret = pthread_create(th, NULL, fn, arg);
+
+	return ret == EAGAIN ? -ENOMEM : -ret;
+}
+
 static size_t estrun_nslots(unsigned jobs)
 {
 	size_t n = (size_t)jobs * ESTRUN_SLOTS_PER_JOB, max = ESTRUN_MAX_SLOTS;
@@ -621,8 +651,8 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	size_t i, n3 = 3 * (o->n ? o->n : 1);
 
 	r->s = calloc(o->n ? o->n : 1, sizeof(*r->s));
-	r->rdisk = calloc(o->n ? o->n : 1, sizeof(*r->rdisk));
-	r->runc = calloc(o->n ? o->n : 1, sizeof(*r->runc));
+	r->acc = calloc(2 * (o->n ? o->n : 1), sizeof(*r->acc));
+	r->links = seen_create();
 	r->scratch = calloc(n3, sizeof(*r->scratch));
 	r->nslots = estrun_nslots(o->jobs);
 	r->wake_done = r->nslots / 2;
@@ -632,9 +662,20 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->done_q = calloc(r->nslots, sizeof(*r->done_q));
 	r->free_list = calloc(r->nslots, sizeof(*r->free_list));
 	r->w = calloc(o->jobs, sizeof(*r->w));
-	if (!r->s || !r->rdisk || !r->runc || !r->scratch || !r->slots ||
+	if (!r->s || !r->acc || !r->links || !r->scratch || !r->slots ||
 	    !r->deltas || !r->queue || !r->done_q || !r->free_list || !r->w)
 		return -ENOMEM;
+	for (i = 0; i < o->jobs; i++) {
+		r->w[i].acc = calloc(2 * (o->n ? o->n : 1), sizeof(*r->w[i].acc));
+		r->w[i].part = calloc(n3, sizeof(*r->w[i].part));
+		r->w[i].nocomp = calloc(n3, sizeof(*r->w[i].nocomp));
+		r->w[i].at = malloc(n3 * sizeof(*r->w[i].at));
+		r->w[i].limit = calloc(n3, sizeof(*r->w[i].limit));
+		if (!r->w[i].acc || !r->w[i].part || !r->w[i].nocomp ||
+		    !r->w[i].at || !r->w[i].limit)
+			return -ENOMEM;
+		memset(r->w[i].at, 0xff, n3 * sizeof(*r->w[i].at));
+	}
 	if (o->n)
 		memcpy(r->s, o->s, o->n * sizeof(*o->s));
 	for (i = 0; i < r->nslots; i++) {
@@ -655,8 +696,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	unsigned i;
 	int ret;
 
-	if (!o->jobs || (o->n && !o->s) || !done || o->sample < 0 ||
-	    o->sample > 1) {
+	if (!o->jobs || (o->n && !o->s) || !done) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -675,10 +715,10 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	pthread_condattr_destroy(&ca);
 	r->n = o->n;
 	r->sectorsize = o->sectorsize;
-	r->sampling = o->pps > 0 || (o->sample > 0 && o->sample < 1);
-	r->f = o->sample > 0 && o->sample < 1 ? o->sample : 1;
-	r->pps = o->pps;
-	r->seed = o->seed;
+	r->sampling = o->design != NULL;
+	if (o->design)
+		r->design = *o->design;
+	r->bands = o->bands;
 	r->done = done;
 	r->idle = o->idle;
 	r->arg = arg;
@@ -701,8 +741,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 		}
 	}
 	for (i = 0; i < r->jobs; i++) {
-		ret = -pthread_create(&r->w[i].th, NULL, estrun_worker_main,
-				      &r->w[i]);
+		ret = estrun_thread(&r->w[i].th, estrun_worker_main, &r->w[i]);
 		if (ret)
 			goto fail;
 		r->w[i].started = 1;
@@ -710,7 +749,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->t0_ns = estrun_now_ns();
 	if (r->progress_fd >= 0) {
 		r->rchar0 = estrun_rchar();
-		ret = -pthread_create(&r->prog, NULL, estrun_progress_main, r);
+		ret = estrun_thread(&r->prog, estrun_progress_main, r);
 		if (ret)
 			goto fail;
 		r->prog_started = 1;
@@ -728,22 +767,22 @@ fail:
 static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 {
 	uint64_t *d = sl->delta;
+	double pi;
 	size_t i;
 
 	if (sl->err) {
-		/* Left out of the extrapolation as of the exact totals. */
+		/* Left out of the totals, and of the population sampled */
 		r->input_all -= sl->st.st_size;
-		r->data_all -= estrun_data_bytes(&sl->st);
+		if (r->sampling)
+			sample_pop_remove(&r->pop, sl->st.st_size,
+					  estrun_data_bytes(&sl->st),
+					  estrun_band(r, &sl->st));
 		return r->done(r->arg, sl->path, sl->err, sl->token, NULL);
 	}
 	r->files_read++;
 	if (r->sampling) {
-		double pi = estrun_pi(r, &sl->st);
-		uint64_t x = estrun_data_bytes(&sl->st);
-
+		pi = r->design.pi[sl->h];
 		for (i = 0; i < r->n; i++) {
-			estrun_ratio_add(&r->rdisk[i], x, d[3 * i], pi);
-			estrun_ratio_add(&r->runc[i], x, d[3 * i + 1], pi);
 			d[3 * i] = estrun_round(d[3 * i] / pi);
 			d[3 * i + 1] = estrun_round(d[3 * i + 1] / pi);
 		}
@@ -785,14 +824,31 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token)
 {
 	struct estrun_slot *sl = NULL;
+	uint64_t bytes = st->st_size;
 	size_t i;
 	int ret;
 
+	if (st->st_nlink > 1) {
+		/* A file's data is estimated once, at its first path. */
+		ret = seen_insert(r->links, sample_key(st->st_dev, st->st_ino));
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			memset(r->scratch, 0, 3 * r->n * sizeof(*r->scratch));
+			return r->done(r->arg, path, 0, token, r->scratch);
+		}
+	}
 	r->input_all += st->st_size;
-	r->data_all += estrun_data_bytes(st);
-	if (!estrun_sampled(r, st)) {
-		for (i = 0; i < r->n; i++)
+	if (r->sampling) {
+		sample_pop_add(&r->pop, st->st_size, estrun_data_bytes(st),
+			       estrun_band(r, st));
+		bytes = estrun_sample_bytes(r, st);
+	}
+	if (!bytes && r->sampling) {
+		for (i = 0; i < r->n; i++) {
+			r->scratch[3 * i] = r->scratch[3 * i + 1] = 0;
 			r->scratch[3 * i + 2] = st->st_size;
+		}
 		return r->done(r->arg, path, 0, token, r->scratch);
 	}
 	pthread_mutex_lock(&r->lock);
@@ -828,13 +884,15 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 	sl->st = *st;
 	sl->token = token;
 	sl->err = 0;
+	sl->h = estrun_stratum(r, st);
+	sl->bytes = bytes;
 	r->nfree--;
 	pthread_mutex_lock(&r->lock);
 	r->queue[(r->qhead + r->queued) % r->nslots] = sl - r->slots;
 	r->queued++;
 	r->busy++;
-	r->bytes_queued += st->st_size;
-	r->bytes_waiting += st->st_size;
+	r->bytes_queued += bytes;
+	r->bytes_waiting += bytes;
 	pthread_cond_signal(&r->work);
 	pthread_mutex_unlock(&r->lock);
 	return 0;
@@ -853,6 +911,7 @@ int estrun_drain(struct estrun *r)
 int estrun_finish(struct estrun *r)
 {
 	unsigned i;
+	size_t k;
 	int ret;
 
 	pthread_mutex_lock(&r->lock);
@@ -866,6 +925,8 @@ int estrun_finish(struct estrun *r)
 		ret = est_merge(r->total, r->w[i].ctx);
 		if (ret)
 			return ret;
+		for (k = 0; k < 2 * r->n; k++)
+			sample_acc_merge(&r->acc[k], &r->w[i].acc[k]);
 	}
 	return 0;
 }
@@ -873,7 +934,8 @@ int estrun_finish(struct estrun *r)
 void estrun_get_result(const struct estrun *r, size_t i,
 		       struct estrun_result *out)
 {
-	double ci;
+	struct sample_result res;
+	unsigned h;
 
 	memset(out, 0, sizeof(*out));
 	if (i >= r->n)
@@ -884,8 +946,14 @@ void estrun_get_result(const struct estrun *r, size_t i,
 		return;
 	out->sampled = 1;
 	out->est.input = r->input_all;
-	out->est.disk = estrun_round(estrun_ratio_estimate(&r->rdisk[i],
-				r->data_all, &out->disk_ci95));
-	out->est.uncompressed = estrun_round(estrun_ratio_estimate(&r->runc[i],
-				r->data_all, &ci));
+	sample_estimate(&r->pop, &r->design, &r->acc[2 * i], &res);
+	out->est.disk = estrun_round(res.total);
+	out->disk_ci95 = res.half;
+	out->units_read = res.units;
+	out->units = sample_pop_units(&r->pop);
+	out->data = sample_pop_bytes(&r->pop);
+	for (h = 0; h < SAMPLE_STRATA; h++)
+		out->data_read += (uint64_t)r->acc[2 * i].sx[h];
+	sample_estimate(&r->pop, &r->design, &r->acc[2 * i + 1], &res);
+	out->est.uncompressed = estrun_round(res.total);
 }

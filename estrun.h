@@ -4,9 +4,10 @@
  * worker threads (-j N), each with its own est_ctx, through a bounded
  * queue; per-file results come back on the calling thread through a
  * callback, so report rows are only ever touched by that thread.  With
- * --sample, a reproducible random subset of whole files is read and the
- * totals are extrapolated with a 95% confidence interval.  An optional
- * progress line is drawn on a terminal.  See docs/estimate.md.
+ * --sample, the units of a sample_design (sample.h: small files whole,
+ * 512 KiB parts of big ones) are read and the totals are its estimates
+ * with a 95% interval.  An optional progress line is drawn on a terminal.
+ * See docs/estimate.md and docs/sampling.md.
  */
 #ifndef COMPSIZE_ESTRUN_H
 #define COMPSIZE_ESTRUN_H
@@ -15,18 +16,20 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include "estimate.h"
+#include "sample.h"
 
 struct estrun_opts {
 	const struct est_setting *s;	/* copied */
 	size_t n;
 	uint32_t sectorsize;	/* as for est_create() */
 	unsigned jobs;		/* worker threads, 1 or more */
-	double sample;		/* every file read with this probability,
-				 * (0, 1]; 0 or 1 reads every file */
-	double pps;		/* instead, if > 0: a file of x data bytes
-				 * (estrun_data_bytes()) is read with
-				 * probability min(1, pps * max(x, 128 KiB)) */
-	uint64_t seed;		/* picks the sample */
+	/* NULL to read every file; else the sample (copied): the units of
+	 * each file (sample.h) drawn by the design are read, and the
+	 * totals are the design's estimates. */
+	const struct sample_design *design;
+	/* NULL, or each file's current ratio band (the caller's, kept
+	 * until estrun_free()): its units' stratum */
+	const struct sample_bands *bands;
 	int progress_fd;	/* a terminal to draw progress on, or -1 */
 	/* NULL, or work for the submitting thread while the queue is full,
 	 * called with estrun_create()'s arg instead of waiting: returns 1
@@ -38,10 +41,12 @@ struct estrun_opts {
 /*
  * One submitted file is done: err is 0 or the -errno est_file() returned
  * (then delta is NULL); delta holds 3 values a setting (disk,
- * uncompressed, input) as in report_row.est.  With sampling, a file not
- * sampled has disk and uncompressed 0 and its real input; a sampled one
- * has disk and uncompressed divided by the sampling fraction
- * (Horvitz-Thompson), rounded.  token is what was passed to
+ * uncompressed, input) as in report_row.est.  With sampling, a file none
+ * of whose units is drawn has disk and uncompressed 0 and its real input;
+ * a sampled one has what its units drawn predict divided by their
+ * probability (Horvitz-Thompson), rounded.  A second path to a file with
+ * more than one link (the same st_dev and st_ino) is answered at once
+ * with zeros: its data is estimated once, at the first path.  token is what was passed to
  * estrun_submit().  Runs on the thread calling estrun_submit(),
  * estrun_drain() or estrun_finish(); a non-zero return (a negative errno)
  * is returned by that call.
@@ -62,9 +67,9 @@ struct estrun *estrun_create(const struct estrun_opts *opts,
 void estrun_free(struct estrun *r);
 
 /*
- * Whether the file st would be read under the sampling options: a hash of
- * (st_dev, st_ino, seed) against its probability.  The same file and seed
- * always give the same answer.
+ * Whether any unit of the file st is in the sample (always, without
+ * one): a hash of (st_dev, st_ino, seed, unit) against its stratum's
+ * probability.  The same file and seed always give the same answer.
  */
 int estrun_sampled(const struct estrun *r, const struct stat *st);
 
@@ -72,15 +77,6 @@ int estrun_sampled(const struct estrun *r, const struct stat *st);
  * st_blocks * 512 (holes cost nothing), at most st_size; st_size when the
  * filesystem reports no blocks. */
 uint64_t estrun_data_bytes(const struct stat *st);
-
-/*
- * Plan a sample of about budget data bytes from files of x[0..n) data
- * bytes, each read with probability proportional to its size (files under
- * 128 KiB as if they had 128 KiB): returns the c for estrun_opts.pps such
- * that the sum of min(1, c max(x, 128 KiB)) x is the budget, or 0 when the
- * budget covers everything.
- */
-double estrun_plan(const uint64_t *x, size_t n, uint64_t budget);
 
 /*
  * Queue the regular file open on *fd under path.  When it is queued
@@ -110,41 +106,18 @@ int estrun_finish(struct estrun *r);
 
 struct estrun_result {
 	struct est_result est;	/* input is every file's; disk and
-				 * uncompressed extrapolated when sampled */
-	int sampled;		/* 1 when only part of the files was read */
+				 * uncompressed estimated when sampled */
+	int sampled;		/* 1 when only part of the data was read */
 	double disk_ci95;	/* half-width of the 95% interval of disk */
-	uint64_t files_read;	/* files actually estimated */
+	uint64_t files_read;	/* files actually estimated (in part) */
+	uint64_t units_read;	/* with sampling: units read, */
+	uint64_t units;		/* ... of so many */
+	uint64_t data_read;	/* data bytes of the units read, */
+	uint64_t data;		/* ... of so many */
 };
 
 /* Setting i's totals after estrun_finish(); zeros if i is out of range. */
 void estrun_get_result(const struct estrun *r, size_t i,
 		       struct estrun_result *out);
-
-/*
- * The sample estimator, on its own for tests: a ratio estimator of a
- * population total of y with known total X of x, from a Poisson sample
- * (unit i taken independently with probability pi_i).  The sums are of
- * terms rounded to whole numbers, exact, so independent of the order.
- */
-struct estrun_ratio {
-	uint64_t n;			/* units sampled */
-	/* exact, so the result does not depend on the order of the units */
-	unsigned __int128 sx, sy, sxx, syy, sxy;
-};
-
-void estrun_ratio_add(struct estrun_ratio *a, uint64_t x, uint64_t y,
-		      double pi);
-
-/*
- * Estimate of the total of y: X * R, R = sum(y / pi) / sum(x / pi) over the
- * sample; *ci95 is the half-width of its 95% interval, 1.96 * sqrt(V),
- * V = (X / sum(x / pi))^2 * n / (n - 1) * sum((1 - pi) / pi^2 * e^2) with
- * e = y - R x.  With fewer than two units sampled the interval is X.
- */
-double estrun_ratio_estimate(const struct estrun_ratio *a, double X,
-			     double *ci95);
-
-/* splitmix64-based hash used for sampling, for tests. */
-uint64_t estrun_hash(uint64_t dev, uint64_t ino, uint64_t seed);
 
 #endif

@@ -6,6 +6,7 @@
 #include "array.h"
 #include "ioctl.h"
 #include "fastscan.h"
+#include "pending.h"
 
 /* Inodes this close together are fetched in one search, their neighbours'
  * items discarded: cheaper than another ioctl.  Not across a directory of
@@ -33,6 +34,9 @@ struct fastscan {
 
 	/* Streaming a whole subvolume: nlink is the multiplicity. */
 	int whole;
+	/* pending_committed(), read when a subvolume is first streamed. */
+	uint64_t committed;
+	int have_committed;
 	/* Otherwise the files found, sorted, an inode once per path to it
 	 * within the subtree, and a cursor into them. */
 	const uint64_t *want;
@@ -167,15 +171,50 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 	return 0;
 }
 
+/*
+ * Call fn for each name of a DIR_ITEM item: names whose hashes collide
+ * share one item (btrfs_insert_dir_item() appends to it).  An entry is
+ * read when its header is whole; a length past the item ends the list.
+ */
+static int each_dir_entry(const struct search_item *it,
+			  int (*fn)(void *arg, uint64_t dir, const uint8_t *e),
+			  void *arg)
+{
+	uint32_t pos = 0, len;
+	int ret;
+
+	while (it->len - pos >= DIR_ITEM_SIZE) {
+		const uint8_t *e = it->data + pos;
+
+		ret = fn(arg, it->objectid, e);
+		if (ret)
+			return ret;
+		len = DIR_ITEM_SIZE + (uint32_t)get_le16(e + DIR_NAME_LEN) +
+		      get_le16(e + DIR_DATA_LEN);
+		if (len > it->len - pos)
+			break;
+		pos += len;
+	}
+	return 0;
+}
+
 /* A directory entry that is a subvolume: a candidate to check later, as the
  * search buffer is in use. */
-static int on_subvol_entry(struct fastscan *ts, const struct search_item *it)
+static int on_subvol_entry(struct fastscan *ts, uint64_t dir,
+			   const uint8_t *e)
 {
 	if (ts->one_fs)
 		return 0;
-	if (vec_push(&ts->nested, it->objectid))
+	if (vec_push(&ts->nested, dir))
 		return -ENOMEM;
-	return vec_push(&ts->nested, get_le64(it->data + DIR_LOCATION_OBJECTID));
+	return vec_push(&ts->nested, get_le64(e + DIR_LOCATION_OBJECTID));
+}
+
+static int stream_entry(void *arg, uint64_t dir, const uint8_t *e)
+{
+	if (e[DIR_LOCATION_TYPE] != BTRFS_ROOT_ITEM_KEY)
+		return 0;
+	return on_subvol_entry(arg, dir, e);
 }
 
 static int stream_item(const struct search_item *it, void *arg)
@@ -187,11 +226,8 @@ static int stream_item(const struct search_item *it, void *arg)
 		return on_inode(ts, it);
 	case BTRFS_EXTENT_DATA_KEY:
 		return on_extent(ts, it);
-	case BTRFS_DIR_INDEX_KEY:
-		if (ts->whole && it->len >= DIR_ITEM_SIZE &&
-		    it->data[DIR_LOCATION_TYPE] == BTRFS_ROOT_ITEM_KEY)
-			return on_subvol_entry(ts, it);
-		return 0;
+	case BTRFS_DIR_ITEM_KEY:
+		return ts->whole ? each_dir_entry(it, stream_entry, ts) : 0;
 	default:
 		return 0;
 	}
@@ -226,22 +262,18 @@ struct dir_list {
 	struct seen_set *listed;
 };
 
-static int list_item(const struct search_item *it, void *arg)
+static int list_entry(void *arg, uint64_t dir, const uint8_t *e)
 {
 	struct dir_list *dl = arg;
 	uint64_t ino;
-	uint8_t type;
 	int ret;
 
-	if (it->type != BTRFS_DIR_INDEX_KEY || it->len < DIR_ITEM_SIZE)
-		return 0;
-	type = it->data[DIR_TYPE];
-	switch (it->data[DIR_LOCATION_TYPE]) {
+	switch (e[DIR_LOCATION_TYPE]) {
 	case BTRFS_INODE_ITEM_KEY:
-		if (type == BTRFS_FT_REG_FILE)
-			return vec_push(dl->files, get_le64(it->data));
-		if (type == BTRFS_FT_DIR) {
-			ino = get_le64(it->data);
+		if (e[DIR_TYPE] == BTRFS_FT_REG_FILE)
+			return vec_push(dl->files, get_le64(e));
+		if (e[DIR_TYPE] == BTRFS_FT_DIR) {
+			ino = get_le64(e);
 			ret = seen_insert(dl->listed, ino);
 			if (ret <= 0)
 				return ret;
@@ -249,10 +281,17 @@ static int list_item(const struct search_item *it, void *arg)
 		}
 		return 0;
 	case BTRFS_ROOT_ITEM_KEY:
-		return on_subvol_entry(dl->ts, it);
+		return on_subvol_entry(dl->ts, dir, e);
 	default:
 		return 0;
 	}
+}
+
+static int list_item(const struct search_item *it, void *arg)
+{
+	if (it->type != BTRFS_DIR_ITEM_KEY)
+		return 0;
+	return each_dir_entry(it, list_entry, arg);
 }
 
 /* In-place heapsort: glibc's qsort() copies the array to a malloc()ed
@@ -348,14 +387,18 @@ static int fetch_sorted(struct fastscan *ts, struct u64_vec *files,
 	return fetch_files(ts, files, sorted);
 }
 
-/* List the subtree of dir through DIR_INDEX items, fetching its files'
- * extents as the list grows. */
+/* List the subtree of dir through DIR_ITEM items, fetching its files'
+ * extents as the list grows.  Not DIR_INDEX: btrfs_insert_dir_item()
+ * inserts the DIR_ITEM at once but delays the DIR_INDEX, and unlink
+ * deletes them the same way (__btrfs_unlink_inode()), so only DIR_ITEM
+ * items hold a directory's current names before the next commit.  Their
+ * order (by name hash) doesn't matter here. */
 static int scan_subtree(struct fastscan *ts, uint64_t dir)
 {
 	struct u64_vec dirs = { 0 }, files = { 0 }, sorted = { 0 };
 	struct dir_list dl = { .ts = ts, .dirs = &dirs, .files = &files };
 	struct btrfs_ioctl_search_key key;
-	size_t i;
+	size_t i, found;
 	int ret;
 
 	dl.listed = seen_create();
@@ -365,11 +408,16 @@ static int scan_subtree(struct fastscan *ts, uint64_t dir)
 	if (ret == 1)
 		ret = vec_push(&dirs, dir);
 	for (i = 0; !ret && i < dirs.n; i++) {
+		found = dirs.n;
 		search_key_range(&key, ts->tree_id, dirs.v[i],
-				 BTRFS_DIR_INDEX_KEY, dirs.v[i],
-				 BTRFS_DIR_INDEX_KEY);
+				 BTRFS_DIR_ITEM_KEY, dirs.v[i],
+				 BTRFS_DIR_ITEM_KEY);
 		ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
 				 list_item, &dl);
+		/* The subdirectories in inode order, as their index items
+		 * would list them, not in name hash order: the files of a
+		 * batch then lie in few runs of nearby inodes. */
+		sort_u64(dirs.v + found, dirs.n - found);
 		/* Memory stays bounded however many files the subtree has. */
 		if (!ret && files.n >= TREE_FILE_BATCH)
 			ret = fetch_sorted(ts, &files, &dirs, &sorted);
@@ -450,6 +498,56 @@ int fastscan_probe(int fd, uint64_t *id)
 	return 0;
 }
 
+/*
+ * May the subvolume tree_id have changes its tree doesn't show yet
+ * (pending.h)?  Its nlink counts would then be stale.  fd_in: a descriptor
+ * in that subvolume, or -1.  Returns 0, 1, or -errno.
+ */
+static int subvol_pending(struct fastscan *ts, int fd_in, uint64_t tree_id)
+{
+	int ret;
+
+	if (!ts->have_committed) {
+		ret = pending_committed(ts->ctx->search, ts->fd, ts->nodesize,
+					&ts->committed);
+		if (ret)
+			return ret;
+		ts->have_committed = 1;
+	}
+	if (fd_in >= 0)
+		return pending_subvol(fd_in, ts->committed);
+	return pending_subvol_id(ts->ctx->search, ts->fd, ts->nodesize,
+				 tree_id, ts->committed);
+}
+
+/* Account the whole subvolume tree_id: streamed when its tree is
+ * complete, else listed from its root directory through its current
+ * names (scan_subtree()), which counts each file once per name as nlink
+ * would. */
+static int scan_subvol(struct fastscan *ts, int fd_in, uint64_t tree_id)
+{
+	int ret;
+
+	ts->tree_id = tree_id;
+	if (ts->ctx->sharing) {
+		ret = sharing_whole_root(ts->ctx->sharing, ts->fs_idx, tree_id);
+		if (ret)
+			return ret;
+	}
+	ret = subvol_pending(ts, fd_in, tree_id);
+	if (ret < 0)
+		return ret;
+	ts->whole = !ret;
+	if (ts->whole)
+		ret = stream(ts, BTRFS_FIRST_FREE_OBJECTID,
+			     BTRFS_LAST_FREE_OBJECTID);
+	else
+		ret = scan_subtree(ts, BTRFS_FIRST_FREE_OBJECTID);
+	if (!ret)
+		ret = queue_nested(ts, tree_id);
+	return ret;
+}
+
 int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg)
 {
@@ -479,26 +577,14 @@ int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
 	if (ret < 0)
 		goto out;
 	if (st->st_ino == BTRFS_FIRST_FREE_OBJECTID) {
-		ret = vec_push(&ts.subvols, id);
+		ret = scan_subvol(&ts, fd, id);
 	} else {
 		ret = scan_subtree(&ts, st->st_ino);
 		if (!ret)
 			ret = queue_nested(&ts, id);
 	}
-	ts.whole = 1;
-	while (!ret && ts.subvols.n) {
-		ts.tree_id = ts.subvols.v[--ts.subvols.n];
-		if (ctx->sharing) {
-			ret = sharing_whole_root(ctx->sharing, ts.fs_idx,
-						 ts.tree_id);
-			if (ret)
-				break;
-		}
-		ret = stream(&ts, BTRFS_FIRST_FREE_OBJECTID,
-			     BTRFS_LAST_FREE_OBJECTID);
-		if (!ret)
-			ret = queue_nested(&ts, ts.tree_id);
-	}
+	while (!ret && ts.subvols.n)
+		ret = scan_subvol(&ts, -1, ts.subvols.v[--ts.subvols.n]);
 out:
 	seen_free(ts.queued);
 	free(ts.pending);

@@ -5,13 +5,16 @@
  * to them, nested subvolumes crossed unless one_fs) but no open, fstat or
  * readdir per file.
  *
- * A subvolume root streams every INODE_ITEM, DIR_INDEX and EXTENT_DATA
+ * A subvolume root streams every INODE_ITEM, DIR_ITEM and EXTENT_DATA
  * item of its tree in large TREE_SEARCH_V2 batches; a file counts once per
  * link (nlink), since every link of an inode is inside its subvolume.  Any
- * other directory is listed through its DIR_INDEX items, then the extents
- * of the regular files found are fetched for runs of nearby inode numbers
- * in one search each; a file counts once per name found.  Nested
- * subvolumes are streamed whole.
+ * other directory is listed through its DIR_ITEM items (its current names:
+ * the DIR_INDEX items may lag until the next commit), then the extents of
+ * the regular files found are fetched for runs of nearby inode numbers in
+ * one search each; a file counts once per name found.  Nested subvolumes
+ * are streamed whole.  A subvolume that may have changes not yet committed
+ * (pending.h), whose nlink counts may then be stale, is listed from its
+ * root directory instead of streamed.
  *
  * The caller must make sure no mount point lies beneath the directory
  * (mounts.h): metadata can't see mounts.

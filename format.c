@@ -78,6 +78,28 @@ size_t fmt_utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* A C1 control character, U+0080 to U+009F (UTF-8 0xc2 0x80..0x9f): a
+ * terminal may take 0x9b as CSI, as it takes ESC [. */
+static int is_c1(const unsigned char *s, size_t len)
+{
+	return len == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+}
+
+int fmt_utf8_valid(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), len;
+
+	while (n) {
+		len = fmt_utf8_len(s, n);
+		if (!len)
+			return 0;
+		s += len;
+		n -= len;
+	}
+	return 1;
+}
+
 void fmt_json_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -87,7 +109,9 @@ void fmt_json_string(FILE *f, const char *str)
 	while (n) {
 		len = fmt_utf8_len(s, n);
 		if (!len) {
-			fprintf(f, "\\udc%02x", *s);
+			/* U+FFFD, as strict parsers accept no lone
+			 * surrogate: the bytes go to a _bytes field. */
+			fputs("\\ufffd", f);
 			len = 1;
 		} else if (*s == '"' || *s == '\\') {
 			fprintf(f, "\\%c", *s);
@@ -99,6 +123,8 @@ void fmt_json_string(FILE *f, const char *str)
 			fputs("\\r", f);
 		} else if (*s < 0x20 || *s == 0x7f) {
 			fprintf(f, "\\u%04x", *s);
+		} else if (is_c1(s, len)) {
+			fprintf(f, "\\u%04x", s[1]);
 		} else {
 			fwrite(s, 1, len, f);
 		}
@@ -108,28 +134,48 @@ void fmt_json_string(FILE *f, const char *str)
 	fputc('"', f);
 }
 
-void fmt_csv_field(FILE *f, const char *s)
+void fmt_base64(FILE *f, const char *str)
 {
-	size_t n = strlen(s), i;
-	int quote = n && (s[0] == ' ' || s[n - 1] == ' ');
+	static const char digits[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i;
+	uint32_t v;
 
-	for (i = 0; i < n && !quote; i++)
-		quote = s[i] == ',' || s[i] == '"' ||
-			(unsigned char)s[i] < 0x20 || s[i] == 0x7f;
-	if (!quote) {
-		fputs(s, f);
+	for (i = 0; i + 2 < n; i += 3) {
+		v = (uint32_t)s[i] << 16 | (uint32_t)s[i + 1] << 8 | s[i + 2];
+		fputc(digits[v >> 18], f);
+		fputc(digits[(v >> 12) & 63], f);
+		fputc(digits[(v >> 6) & 63], f);
+		fputc(digits[v & 63], f);
+	}
+	if (i < n) {
+		v = (uint32_t)s[i] << 16 | (i + 1 < n ? (uint32_t)s[i + 1] << 8 : 0);
+		fputc(digits[v >> 18], f);
+		fputc(digits[(v >> 12) & 63], f);
+		fputc(i + 1 < n ? digits[(v >> 6) & 63] : '=', f);
+		fputc('=', f);
+	}
+}
+
+void fmt_json_path(FILE *f, const char *key, const char *path)
+{
+	fprintf(f, "\"%s\":", key);
+	fmt_json_string(f, path);
+	if (fmt_utf8_valid(path))
 		return;
-	}
-	fputc('"', f);
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"')
-			fputc('"', f);
-		fputc(s[i], f);
-	}
+	fprintf(f, ",\"%s_bytes\":\"", key);
+	fmt_base64(f, path);
 	fputc('"', f);
 }
 
-void fmt_table_path(FILE *f, const char *str)
+/*
+ * Write s escaped as in the table: backslash, C0 and C1 control characters,
+ * DEL and bytes that are not valid UTF-8 become C escapes, so that nothing
+ * in a name reaches a terminal as a control sequence and one row stays one
+ * line.  csv: double quotes are doubled (the field is being quoted).
+ */
+static void put_escaped(FILE *f, const char *str, int csv)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), len;
@@ -147,10 +193,34 @@ void fmt_table_path(FILE *f, const char *str)
 			fputs("\\t", f);
 		} else if (*s < 0x20 || *s == 0x7f) {
 			fprintf(f, "\\x%02x", *s);
+		} else if (is_c1(s, len)) {
+			fprintf(f, "\\x%02x\\x%02x", s[0], s[1]);
+		} else if (csv && *s == '"') {
+			fputs("\"\"", f);
 		} else {
 			fwrite(s, 1, len, f);
 		}
 		s += len;
 		n -= len;
 	}
+}
+
+void fmt_table_path(FILE *f, const char *s)
+{
+	put_escaped(f, s, 0);
+}
+
+void fmt_csv_field(FILE *f, const char *s)
+{
+	size_t n = strlen(s);
+	int quote = n && (s[0] == ' ' || s[n - 1] == ' ');
+
+	/* Escaped, no control character is left: only a comma, a quote or
+	 * edge spaces call for RFC 4180 quotes. */
+	quote = quote || strpbrk(s, ",\"") != NULL;
+	if (quote)
+		fputc('"', f);
+	put_escaped(f, s, quote);
+	if (quote)
+		fputc('"', f);
 }

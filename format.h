@@ -35,22 +35,34 @@ const char *fmt_type_name(unsigned row, char buf[FMT_BUF]);
  */
 size_t fmt_utf8_len(const unsigned char *s, size_t n);
 
+/* Whether the whole of s is valid UTF-8 (fmt_utf8_len()). */
+int fmt_utf8_valid(const char *s);
+
 /*
- * Write s as a JSON string, quotes included.  Control characters are
- * escaped; each byte that is not part of valid UTF-8 becomes \udcXX (XX its
- * value), the "surrogateescape" convention of PEP 383, so the exact bytes of
- * any file name can be recovered (Python: os.fsencode(name)).
+ * Write s as a JSON string, quotes included, that strict parsers accept:
+ * control characters (C0, DEL, C1) are escaped, and each byte that is not
+ * part of valid UTF-8 becomes U+FFFD (fmt_json_path() keeps the bytes).
  */
 void fmt_json_string(FILE *f, const char *s);
 
-/* Write s as one RFC 4180 CSV field: quoted (quotes doubled) when it holds
- * a comma, a quote, a control character or leading/trailing space; bytes
- * are kept as they are. */
+/* Write s in standard base64 (RFC 4648, padded). */
+void fmt_base64(FILE *f, const char *s);
+
+/*
+ * Write the member "key":"path" (fmt_json_string()), and when path is not
+ * valid UTF-8 also "key_bytes":"BASE64" with its exact bytes.
+ */
+void fmt_json_path(FILE *f, const char *key, const char *path);
+
+/* Write s as one RFC 4180 CSV field, escaped as fmt_table_path() does (so
+ * no control character is written raw), then quoted (quotes doubled) when
+ * it holds a comma, a quote or leading/trailing space. */
 void fmt_csv_field(FILE *f, const char *s);
 
-/* Write a path for the table: backslash, control characters, DEL and bytes
- * that are not valid UTF-8 as C escapes (\\, \n, \t, \xHH), so one row stays
- * one line. */
+/* Write a path for the table or a message: backslash, control characters
+ * (C0, DEL, C1) and bytes that are not valid UTF-8 as C escapes (\\, \n,
+ * \t, \xHH), so one row stays one line and no name reaches a terminal as
+ * a control sequence. */
 void fmt_table_path(FILE *f, const char *s);
 
 #endif

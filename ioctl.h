@@ -37,6 +37,7 @@
 #define FE_INLINE_HEADER_SIZE		FE_DISK_BYTENR
 
 /* struct btrfs_inode_item */
+#define INODE_GENERATION		0
 #define INODE_NLINK			40
 #define INODE_MODE			52
 #define INODE_ITEM_SIZE			160
@@ -44,12 +45,17 @@
 /* struct btrfs_dir_item, followed by the name */
 #define DIR_LOCATION_OBJECTID		0
 #define DIR_LOCATION_TYPE		8
+#define DIR_DATA_LEN			25
 #define DIR_NAME_LEN			27
 #define DIR_TYPE			29
 #define DIR_ITEM_SIZE			30
 
+/* struct btrfs_root_item: an inode item, then the root node's generation */
+#define ROOT_ITEM_GENERATION		160
+
 /* struct btrfs_root_ref, followed by the name */
 #define ROOT_REF_DIRID			0
+#define ROOT_ITEM_BYTES_USED		192	/* in struct btrfs_root_item */
 #define ROOT_REF_NAME_LEN		16
 #define ROOT_REF_SIZE			18
 

@@ -330,6 +330,20 @@ static void table_estimates(FILE *out, const struct report *r)
 			      out);
 			break;
 		}
+	if (r->est[0].sampled) {
+		const struct report_est *e = &r->est[0];
+		char a[FMT_BUF], b[FMT_BUF];
+		const char *sa = fmt_size(e->data_read, r->bytes, a);
+		const char *sb = fmt_size(e->data, r->bytes, b);
+
+		while (*sa == ' ')
+			sa++;
+		while (*sb == ' ')
+			sb++;
+		fprintf(out, "Sample: %" PRIu64 " of %" PRIu64
+			" units read, %s of %s of data.\n", e->units_read,
+			e->units, sa, sb);
+	}
 }
 
 /* MB/s as the table prints it; "-" when unknown. */
@@ -528,7 +542,11 @@ static void json_est(FILE *out, const struct report *r,
 			fprintf(out, ",\"rewrite_change\":%" PRId64,
 				e->rewrite_change);
 		if (e->sampled)
-			fprintf(out, ",\"disk_ci95\":%.0f", e->disk_ci95);
+			fprintf(out, ",\"disk_ci95\":%.0f,\"sample_units_read\":%"
+				PRIu64 ",\"sample_units\":%" PRIu64
+				",\"sample_data_read\":%" PRIu64
+				",\"sample_data\":%" PRIu64, e->disk_ci95,
+				e->units_read, e->units, e->data_read, e->data);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -552,8 +570,8 @@ static int print_json(FILE *out, const struct report *r)
 	if (r->rows) {
 		fputs(",\"paths\":[", out);
 		for (i = 0; i < r->nrows; i++) {
-			fprintf(out, "%s{\"path\":", i ? "," : "");
-			fmt_json_string(out, r->rows[i].path);
+			fputs(i ? ",{" : "{", out);
+			fmt_json_path(out, "path", r->rows[i].path);
 			fputc(',', out);
 			json_row_body(out, r, &r->rows[i], AT_ROW_TYPE);
 			if (r->nest)
@@ -564,8 +582,8 @@ static int print_json(FILE *out, const struct report *r)
 	}
 	fputs(",\"errors\":[", out);
 	for (i = 0; i < r->nerrors; i++) {
-		fprintf(out, "%s{\"path\":", i ? "," : "");
-		fmt_json_string(out, r->errors[i].path);
+		fputs(i ? ",{" : "{", out);
+		fmt_json_path(out, "path", r->errors[i].path);
 		fputs(",\"error\":", out);
 		fmt_json_string(out, r->errors[i].error);
 		fputc('}', out);

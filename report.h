@@ -80,6 +80,10 @@ struct report_est {
 	struct decide_out dec;	/* all-core speeds, CPU cost, on a device */
 	int sampled;		/* disk is extrapolated from a sample */
 	double disk_ci95;	/* half-width of the 95% interval, bytes */
+	uint64_t units_read;	/* sampled: units read (sample.h), */
+	uint64_t units;		/* ... of so many, */
+	uint64_t data_read;	/* their data bytes, */
+	uint64_t data;		/* ... of so many */
 };
 
 struct report_error {

@@ -7,6 +7,7 @@
  * overlap; the --sample pre-pass; and the report of it all.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,13 @@
 #include "estrun.h"
 #include "fastscan.h"
 #include "fields.h"
+#include "format.h"
 #include "layout.h"
 #include "mounts.h"
 #include "rewrite.h"
 #include "rows.h"
+#include "sample.h"
+#include "sampleplan.h"
 #include "run.h"
 #include "sharing.h"
 #include "usage.h"
@@ -76,7 +80,9 @@ struct run {
 	size_t nall;
 	size_t *twin;
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
-	double pps;		/* --sample: estrun_opts.pps, 0 for all */
+	struct sample_design design;	/* --sample */
+	int sampling;		/* ... drawn from (0: read everything) */
+	struct sample_bands *bands;	/* ... and the files' ratio bands */
 	struct deferred deferred;
 	int have_usage;		/* usage was read, and every file was on
 				 * btrfs */
@@ -158,6 +164,13 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		if (!run->sharing)
 			goto fail;
 		usage_set_sharing(run->usage, run->sharing);
+		/* For the tests (046): each exact method alone must agree. */
+		if (getenv("COMPSIZE_SHARING") &&
+		    !strcmp(getenv("COMPSIZE_SHARING"), "read"))
+			sharing_set_method(run->sharing, SHARING_READ);
+		if (getenv("COMPSIZE_SHARING") &&
+		    !strcmp(getenv("COMPSIZE_SHARING"), "backref"))
+			sharing_set_method(run->sharing, SHARING_BACKREF);
 	}
 	if (opt->depth >= 0 || opt->per_file) {
 		/* with estimates, each row holds both models (layout.h) */
@@ -187,6 +200,7 @@ void run_free(struct run *run)
 	free(run->deferred.path);
 	free(run->est_report);
 	estrun_free(run->est);
+	sample_bands_free(run->bands);
 	layout_free(run->layout);
 	rewrite_free(run->rewrite);
 	if (run->est_all != run->opt->est)
@@ -211,6 +225,15 @@ unsigned long run_failed(const struct run *run)
 	return run->failed;
 }
 
+/* "compsize: PATH: what" on stderr, the path escaped as in the table: a
+ * name must not reach a terminal as a control sequence. */
+static void say_path(const char *path, const char *what)
+{
+	fputs("compsize: ", stderr);
+	fmt_table_path(stderr, path);
+	fprintf(stderr, ": %s\n", what);
+}
+
 /* path could not be read: say so, count it and keep it for the report. */
 static void report_failure(struct run *run, const char *path,
 			   const char *cause)
@@ -218,7 +241,7 @@ static void report_failure(struct run *run, const char *path,
 	struct report_error *e;
 
 	estrun_clear_progress(run->est);
-	fprintf(stderr, "compsize: %s: %s\n", path, cause);
+	say_path(path, cause);
 	run->failed++;
 	e = array_grow(run->errors, &run->cap_errors, run->nerrors,
 		       sizeof(*e));
@@ -286,8 +309,7 @@ static int scan_result(struct run *run, const char *path, int ret)
 		return ret;
 	case -EPERM:
 		/* Every other file would fail the same way. */
-		fprintf(stderr, "compsize: %s: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
-			path);
+		say_path(path, "reading btrfs metadata needs root (CAP_SYS_ADMIN)");
 		run->needs_root = 1;
 		return ret;
 	case -EUCLEAN:
@@ -339,8 +361,7 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	} else {
 		/* 1.5 dies here; a tmpfs or ext4 mount inside the tree is
 		 * simply not part of what compsize measures. */
-		fprintf(stderr, "compsize: %s: skipped: not a btrfs filesystem\n",
-			path);
+		say_path(path, "skipped: not a btrfs filesystem");
 	}
 	return WALK_SKIP;
 }
@@ -550,14 +571,15 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 }
 
 /* Queue the file on *fd; estrun takes the descriptor (*fd = -1) when it
- * reads the file. */
-static int estimate_file(struct run *run, int *fd, const char *path,
+ * reads the file.  Its extents are searched on sfd (*fd, or with --sample
+ * its directory when it was not opened). */
+static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			 const struct stat *st)
 {
 	size_t ticket;
 	int ret, skip;
 
-	ret = plan_file(run, *fd, st, &ticket, &skip);
+	ret = plan_file(run, sfd, st, &ticket, &skip);
 	if (ret)
 		return ret;
 	if (skip) {
@@ -572,8 +594,8 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 			.s = run->est_all,
 			.n = run->nall,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
-			.pps = run->pps,
-			.seed = run->opt->seed,
+			.design = run->sampling ? &run->design : NULL,
+			.bands = run->bands,
 			/* only for a person watching, never for scripts */
 			.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
 			/* The first filesystem read decides the sector size. */
@@ -595,17 +617,59 @@ static int estimate_file(struct run *run, int *fd, const char *path,
 	return estrun_submit(run->est, fd, path, st, ticket);
 }
 
-static int on_file(void *arg, int *fd, const char *path,
-		   const struct stat *st, int depth)
+/*
+ * With --sample on the fast scan, the walk lists files without opening
+ * them (walk_opts.stat_files): a file is opened only when its usage is
+ * read file by file (not under a directory the fast scan counts) or the
+ * sample draws a unit of it.  Returns its descriptor, -1 when it need not
+ * be opened, or -2 when it could not be (gone: left out, as the walk
+ * does; any other cause reported).
+ */
+static int open_late(struct run *run, int dirfd, const char *name,
+		     const char *path, const struct stat *st)
 {
-	struct run *run = arg;
-	int row = run->rows && (run->opt->per_file || depth == 0);
-	int ret = 0;
+	struct stat now;
+	int fd;
 
+	if (run->deferred.depth >= 0 &&
+	    !sample_file_in(&run->design, st->st_dev, st->st_ino,
+			    st->st_size, estrun_data_bytes(st),
+			    sample_bands_get(run->bands,
+					     sample_key(st->st_dev, st->st_ino))))
+		return -1;
+	fd = openat(dirfd, name, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && !fstat(fd, &now) && now.st_ino == st->st_ino &&
+	    now.st_dev == st->st_dev)
+		return fd;
+	if (fd >= 0) {
+		close(fd);	/* replaced since it was listed */
+		errno = ENOENT;
+	}
+	if (errno != ENOENT)
+		report_failure(run, path, strerror(errno));
+	return -2;
+}
+
+/* A regular file open on *fd, or (-1) not opened in directory dirfd. */
+static int one_file(struct run *run, int *fd, int dirfd, const char *name,
+		    const char *path, const struct stat *st, int depth)
+{
+	int row = run->rows && (run->opt->per_file || depth == 0);
+	int ret = 0, own = -1;
+
+	if (*fd < 0) {
+		/* listed, not opened (stat_files): open it if needed */
+		own = open_late(run, dirfd, name, path, st);
+		if (own == -2)
+			return 0;
+		*fd = own;
+	}
 	if (row) {
 		ret = row_open(run, path);
 		if (ret)
-			return ret;
+			goto out;
 	}
 	if (run->deferred.depth >= 0) {
 		/* its usage came with its directory's fast scan */
@@ -620,10 +684,28 @@ static int on_file(void *arg, int *fd, const char *path,
 	}
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
 	if (!ret && run->opt->nest)
-		ret = estimate_file(run, fd, path, st);
+		ret = estimate_file(run, fd, *fd >= 0 ? *fd : dirfd, path, st);
 	if (row && !ret)
 		ret = row_close(run);
+out:
+	if (own >= 0 && *fd >= 0)
+		close(*fd);	/* opened here and not taken by estrun */
 	return ret;
+}
+
+static int on_file(void *arg, int *fd, const char *path,
+		   const struct stat *st, int depth)
+{
+	return one_file(arg, fd, -1, NULL, path, st, depth);
+}
+
+/* --sample: a file listed in dirfd, not opened (walk_opts.stat_files). */
+static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
+		      const struct stat *st, int depth)
+{
+	int fd = -1;
+
+	return one_file(arg, &fd, dirfd, name, path, st, depth);
 }
 
 /* Whether dir gets a row, and whether it must be walked entry by entry. */
@@ -684,94 +766,39 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	return ret;
 }
 
-/* The --sample pre-pass: the files' data sizes, no data read. */
-struct sizes {
-	uint64_t *x;
-	size_t n, cap;
-};
-
-static int size_file(void *arg, int *fd, const char *path,
-		     const struct stat *st, int depth)
-{
-	struct sizes *sz = arg;
-	uint64_t *x;
-
-	(void)fd;
-	(void)path;
-	(void)depth;
-	x = array_grow(sz->x, &sz->cap, sz->n, sizeof(*x));
-	if (!x)
-		return -ENOMEM;
-	sz->x = x;
-	sz->x[sz->n++] = estrun_data_bytes(st);
-	return 0;
-}
-
-static int size_enter_fs(void *arg, int fd, const char *path,
-			 const struct stat *st, int top)
-{
-	(void)arg;
-	(void)fd;
-	(void)path;
-	(void)st;
-	(void)top;
-	return WALK_ENTER;
-}
-
-static int size_tick(void *arg)
-{
-	(void)arg;
-	return 0;
-}
-
-static void size_error(void *arg, const char *path, int err)
-{
-	/* the real walk reports it */
-	(void)arg;
-	(void)path;
-	(void)err;
-}
-
 int run_sample(struct run *run, char *const *paths, int n)
 {
-	const struct walk_ops ops = {
-		.file = size_file,
-		.enter_fs = size_enter_fs,
-		.tick = size_tick,
-		.error = size_error,
-	};
 	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
-	uint64_t bytes = run->opt->sample_bytes;
-	struct sizes sz = { 0 };
-	uint64_t total = 0;
-	size_t k;
-	int i, ret = 0;
+	struct sampleplan_opts so = {
+		.bytes = run->opt->sample_bytes,
+		.frac = run->opt->sample,
+		.seed = run->opt->seed,
+		/* the files' current ratio, where it can be read */
+		.bands = run->env->usage,
+	};
 
-	for (i = 0; i < n && !ret; i++)
-		ret = walk_path(paths[i], &wo, &ops, &sz);
-	if (ret)
-		goto out;
-	for (k = 0; k < sz.n; k++)
-		total += sz.x[k];
-	if (!bytes)
-		bytes = (uint64_t)(run->opt->sample * total);
-	run->pps = estrun_plan(sz.x, sz.n, bytes);
-out:
-	free(sz.x);
-	return ret;
+	return sampleplan_run(paths, n, &wo, &so, &run->design,
+			      &run->sampling, &run->bands);
 }
 
 int run_paths(struct run *run, char *const *paths, int n)
 {
 	const struct walk_ops ops = {
 		.file = on_file,
+		.file_at = on_file_at,
 		.enter_fs = on_enter_fs,
 		.dir = on_dir,
 		.leave_dir = on_leave_dir,
 		.tick = on_tick,
 		.error = on_error,
 	};
-	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
+	/* A sample reads few files: list them without opening them all
+	 * where the fast scan counts the usage. */
+	const struct walk_opts wo = {
+		.one_fs = run->opt->one_fs,
+		.stat_files = run->sampling && run->env->usage &&
+			      run->env->fast && !run->opt->walk,
+	};
 	int i, ret = 0;
 
 	run->first_path = n ? paths[0] : NULL;
@@ -845,6 +872,10 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 	re->compress_mbps = res.est.compress_mbps;
 	re->decompress_mbps = res.est.decompress_mbps;
 	re->sampled = res.sampled;
+	re->units_read = res.units_read;
+	re->units = res.units;
+	re->data_read = res.data_read;
+	re->data = res.data;
 	re->same_layout = run->have_usage;
 	if (!res.sampled) {
 		re->disk_fresh = t.fresh_disk;
@@ -948,6 +979,15 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		r.est_stride = run->nall;
 		r.dev_write_mbps = run->opt->dev_write;
 		r.dev_read_mbps = run->opt->dev_read;
+		if (r.est[0].sampled && r.est[0].units &&
+		    !r.est[0].units_read) {
+			/* Nothing to extrapolate from: say so, print
+			 * nothing made up. */
+			fprintf(err, "compsize: --sample: none of the %" PRIu64
+				" units was drawn; use a larger sample\n",
+				r.est[0].units);
+			return 1;
+		}
 	}
 	run->report = r;
 	return report_print(out, err, &run->report);
@@ -994,7 +1034,7 @@ int run_plot(struct run *run, const char *path)
 	}
 fail:
 	free(tmp);
-	fprintf(stderr, "compsize: %s: %s\n", path, strerror(-ret));
+	say_path(path, strerror(-ret));
 	return -1;
 }
 

@@ -91,7 +91,8 @@ unsigned long run_failed(const struct run *run);
 /*
  * Print the report of what run_paths() gathered to out (and compsize
  * 1.5's "nothing to report" lines to err), as report_print() does:
- * returns 0, 1 when there was nothing to report, or -ENOMEM.
+ * returns 0, 1 when there was nothing to report (or a --sample drew no
+ * unit at all: said on err, nothing printed), or -ENOMEM.
  */
 int run_report(struct run *run, FILE *out, FILE *err);
 

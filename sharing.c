@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -15,6 +16,14 @@
 
 #define SHARING_SEARCH_BUF	(256u << 10)
 #define TABLE_MIN_BITS		6
+/* LOGICAL_INO_V2 result buffer: grown up to the kernel's limit. */
+#define LOGICAL_BUF_MIN		(64u << 10)
+#define LOGICAL_BUF_MAX		(16u << 20)
+/* Extents walked between two choices of method. */
+#define LOGICAL_CHUNK		64
+/* Reading a subvolume: the cost per byte of its tree assumed until one is
+ * timed (a warm cache on a small machine). */
+#define STREAM_NS_PER_BYTE	3
 /* Items read from other subvolumes between two ticks. */
 #define TICK_ITEMS		8192
 
@@ -35,6 +44,7 @@ struct ext_entry {
 	uint32_t row;		/* innermost row holding every reference */
 	uint16_t type;		/* row of struct cs_stats, first seen */
 	uint8_t shared;		/* referenced from outside S */
+	uint8_t decided;	/* its references were all listed */
 };
 
 struct ino_entry {
@@ -81,7 +91,10 @@ struct sharing {
 	int nomem;
 	uint64_t inline_type[CS_NTYPES];
 	struct search_ctx *search;
+	void *lbuf;		/* LOGICAL_INO_V2 results */
+	size_t lbuf_size;
 	int resolved;
+	enum sharing_method method;
 };
 
 static size_t slot_of(uint64_t key, unsigned bits)
@@ -184,6 +197,11 @@ static size_t table_memory(const struct table *t)
 	return t->slots ? t->esize << t->bits : 0;
 }
 
+void sharing_set_method(struct sharing *sh, enum sharing_method m)
+{
+	sh->method = m;
+}
+
 struct sharing *sharing_create(void)
 {
 	struct sharing *sh = calloc(1, sizeof(*sh));
@@ -226,6 +244,7 @@ void sharing_free(struct sharing *sh)
 	free(sh->row_excl);
 	free(sh->stack);
 	search_free(sh->search);
+	free(sh->lbuf);
 	free(sh);
 }
 
@@ -506,7 +525,7 @@ static int outside_item(const struct search_item *it, void *arg)
 	    ei.type == BTRFS_FILE_EXTENT_INLINE || !ei.disk_bytenr)
 		return 0;
 	e = table_find(&o->fs->extents, ei.disk_bytenr);
-	if (!e || e->shared)
+	if (!e || e->shared || e->decided)
 		return 0;
 	e->shared = 1;
 	/* Every extent of S is shared: the rest can't change anything. */
@@ -579,59 +598,317 @@ static int errno_of(enum btrfs_util_error err)
 	return errno ? -errno : -EIO;
 }
 
-static int resolve_fs(struct sharing *sh, struct share_fs *fs,
-		      int (*tick)(void *), void *arg)
-{
-	struct outside o = { .sh = sh, .fs = fs, .tick = tick,
-			     .tick_arg = arg };
-	struct btrfs_util_subvolume_iterator *iter = NULL;
-	enum btrfs_util_error err;
-	struct seen_set *done;
+/* A subvolume that may hold files outside S, and how close it is to S. */
+struct cand {
 	uint64_t id;
-	size_t i;
+	uint64_t when;		/* see subvol_when() */
+	uint8_t uuid[16], family[16];
+	uint64_t dist;		/* to the nearest subvolume of S, or ~0 */
+	uint64_t tree_bytes;	/* its tree's size (ROOT_ITEM bytes_used) */
+	int partial;		/* S holds part of it */
+	int whole;		/* S holds all of it: nothing to read */
+};
+
+/*
+ * When a subvolume's files were as they are: a read-only snapshot's at its
+ * creation, any other's now (its last change).  Two relatives close in
+ * this sense share the most extents.
+ */
+static uint64_t subvol_when(const struct btrfs_util_subvolume_info *info)
+{
+	return (info->flags & BTRFS_ROOT_SUBVOL_RDONLY) ? info->otransid
+							: info->generation;
+}
+
+static void cand_fill(struct cand *c, uint64_t id,
+		      const struct btrfs_util_subvolume_info *info)
+{
+	static const uint8_t zero[16];
+
+	c->id = id;
+	c->when = subvol_when(info);
+	memcpy(c->uuid, info->uuid, 16);
+	/* the subvolume it was snapshotted from, or itself */
+	memcpy(c->family, memcmp(info->parent_uuid, zero, 16) ?
+	       info->parent_uuid : info->uuid, 16);
+	c->dist = UINT64_MAX;
+	c->tree_bytes = 0;
+	c->partial = 0;
+	c->whole = 0;
+}
+
+static int related(const struct cand *a, const struct cand *b)
+{
+	return !memcmp(a->family, b->family, 16) ||
+	       !memcmp(a->uuid, b->family, 16) ||
+	       !memcmp(a->family, b->uuid, 16);
+}
+
+/* Partly in S first, then S's relatives nearest in time, then the rest
+ * in listing order (by id). */
+static int cmp_cand(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+
+	if (a->partial != b->partial)
+		return b->partial - a->partial;
+	if (a->dist != b->dist)
+		return a->dist < b->dist ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Every subvolume of fs into *out (*n of them): the top level and those
+ * libbtrfsutil lists, ordered to read the likeliest sharers first. */
+static int list_cands(struct share_fs *fs, struct cand **out, size_t *n)
+{
+	struct btrfs_util_subvolume_iterator *iter = NULL;
+	struct btrfs_util_subvolume_info info;
+	enum btrfs_util_error err;
+	struct cand *c = NULL, *p;
+	size_t cap = 0, i, k, r;
 	int ret = 0;
 
-	if (!fs->undecided || fs->fd < 0)
-		return 0;
-	done = seen_create();
-	if (!done)
-		return -ENOMEM;
-	/* First the subvolumes S is part of: the rest of their files are
-	 * the likeliest to share its extents.  Then the top level and
-	 * every other subvolume. */
-	for (i = 0; !ret && fs->undecided && i < fs->nroots; i++) {
-		if (fs->roots[i].whole)
-			continue;
-		ret = seen_insert(done, fs->roots[i].id);
-		if (ret > 0)
-			ret = read_outside(sh, fs, fs->roots[i].id, &o);
-	}
-	if (!ret && fs->undecided && seen_insert(done, BTRFS_FS_TREE_OBJECTID) > 0)
-		ret = read_outside(sh, fs, BTRFS_FS_TREE_OBJECTID, &o);
-	if (ret || !fs->undecided)
-		goto out;
-	err = btrfs_util_create_subvolume_iterator_fd(fs->fd,
-						      BTRFS_FS_TREE_OBJECTID,
-						      0, &iter);
-	if (err) {
-		ret = errno_of(err);
-		goto out;
-	}
-	while (!ret && fs->undecided) {
-		err = btrfs_util_subvolume_iterator_next(iter, NULL, &id);
+	*n = 0;
+	err = btrfs_util_subvolume_info_fd(fs->fd, BTRFS_FS_TREE_OBJECTID,
+					   &info);
+	if (!err)
+		err = btrfs_util_create_subvolume_iterator_fd(fs->fd,
+				BTRFS_FS_TREE_OBJECTID, 0, &iter);
+	if (err)
+		return errno_of(err);
+	for (;;) {
+		p = array_grow(c, &cap, *n, sizeof(*c));
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		c = p;
+		cand_fill(&c[*n], *n ? info.id : BTRFS_FS_TREE_OBJECTID,
+			  &info);
+		++*n;
+		err = btrfs_util_subvolume_iterator_next_info(iter, NULL,
+							      &info);
 		if (err == BTRFS_UTIL_ERROR_STOP_ITERATION)
 			break;
 		if (err) {
 			ret = errno_of(err);
 			break;
 		}
-		ret = seen_insert(done, id);
-		if (ret > 0)
-			ret = read_outside(sh, fs, id, &o);
 	}
-out:
 	btrfs_util_destroy_subvolume_iterator(iter);
-	seen_free(done);
+	for (r = 0; !ret && r < fs->nroots; r++) {
+		for (k = 0; k < *n && c[k].id != fs->roots[r].id; k++)
+			;
+		if (k == *n)
+			continue;
+		c[k].partial = !fs->roots[r].whole;
+		c[k].whole = fs->roots[r].whole;
+		for (i = 0; i < *n; i++) {
+			uint64_t d = c[i].when > c[k].when ?
+				c[i].when - c[k].when : c[k].when - c[i].when;
+
+			if (related(&c[i], &c[k]) && d < c[i].dist)
+				c[i].dist = d;
+		}
+	}
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	qsort(c, *n, sizeof(*c), cmp_cand);
+	*out = c;
+	return 0;
+}
+
+struct tree_sizes {
+	struct cand *c;
+	size_t n;
+};
+
+static int size_item(const struct search_item *it, void *arg)
+{
+	struct tree_sizes *ts = arg;
+	size_t i;
+
+	if (it->type != BTRFS_ROOT_ITEM_KEY || it->len < ROOT_ITEM_BYTES_USED + 8)
+		return 0;
+	for (i = 0; i < ts->n; i++)
+		if (ts->c[i].id == it->objectid)
+			ts->c[i].tree_bytes =
+				get_le64(it->data + ROOT_ITEM_BYTES_USED);
+	return 0;
+}
+
+/* Each candidate's tree size, from the root tree's ROOT_ITEMs. */
+static int tree_sizes(struct sharing *sh, struct share_fs *fs, struct cand *c,
+		      size_t n)
+{
+	struct btrfs_ioctl_search_key key;
+	struct tree_sizes ts = { c, n };
+
+	search_key_range(&key, BTRFS_ROOT_TREE_OBJECTID,
+			 BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY,
+			 BTRFS_LAST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY);
+	return search_run(sh->search, fs->fd, &key, fs->nodesize, size_item,
+			  &ts);
+}
+
+/* One extent through LOGICAL_INO_V2: every (inode, offset, root) that
+ * references it, the kernel's own backref walk (backref.c). */
+static int logical_one(struct sharing *sh, struct share_fs *fs,
+		       struct ext_entry *e, const struct seen_set *live)
+{
+	struct btrfs_ioctl_logical_ino_args args;
+	struct btrfs_data_container *dc;
+	struct outside o = { .sh = sh, .fs = fs };
+	uint64_t i, ino, root;
+
+	for (;;) {
+		memset(&args, 0, sizeof(args));
+		args.logical = e->bytenr;
+		args.size = sh->lbuf_size;
+		args.flags = BTRFS_LOGICAL_INO_ARGS_IGNORE_OFFSET;
+		args.inodes = (uintptr_t)sh->lbuf;
+		if (ioctl(fs->fd, BTRFS_IOC_LOGICAL_INO_V2, &args)) {
+			/* freed since S was read: nothing else holds it */
+			if (errno == ENOENT)
+				goto decided;
+			return -errno;
+		}
+		dc = sh->lbuf;
+		if (!dc->bytes_missing || sh->lbuf_size >= LOGICAL_BUF_MAX)
+			break;
+		free(sh->lbuf);
+		sh->lbuf_size *= 4;
+		sh->lbuf = malloc(sh->lbuf_size);
+		if (!sh->lbuf)
+			return -ENOMEM;
+	}
+	/* more references than the largest buffer holds: shared, surely */
+	if (dc->elem_missed)
+		goto shared;
+	for (i = 0; i + 2 < dc->elem_cnt; i += 3) {
+		ino = dc->val[i];
+		root = dc->val[i + 2];
+		/* a subvolume deleted, not yet cleaned: no path reaches it */
+		if (!seen_contains(live, root))
+			continue;
+		if (!outside_begin(&o, root))
+			continue;	/* wholly in S */
+		if (o.root) {
+			const struct ino_entry *ie =
+				table_find(&o.root->inodes, ino);
+
+			if (ie && ie->names >= ie->nlink)
+				continue;
+		}
+		goto shared;
+	}
+	goto decided;
+shared:
+	e->shared = 1;
+decided:
+	e->decided = 1;
+	fs->undecided--;
+	return 0;
+}
+
+/* LOGICAL_INO_V2 for up to max of the undecided extents (all: SIZE_MAX),
+ * from slot *pos of the extent table on. */
+static int logical_some(struct sharing *sh, struct share_fs *fs,
+			const struct seen_set *live, size_t *pos, size_t max)
+{
+	struct table *t = &fs->extents;
+	size_t done = 0;
+	int ret = 0;
+
+	if (!sh->lbuf) {
+		sh->lbuf_size = LOGICAL_BUF_MIN;
+		sh->lbuf = malloc(sh->lbuf_size);
+		if (!sh->lbuf)
+			return -ENOMEM;
+	}
+	for (; !ret && done < max && *pos < (size_t)1 << t->bits; ++*pos) {
+		struct ext_entry *e = (void *)(t->slots + *pos * t->esize);
+
+		if (!e->bytenr || e->shared || e->decided)
+			continue;
+		ret = logical_one(sh, fs, e, live);
+		done++;
+	}
+	return ret;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Which extents of S a file outside S references, by the cheaper of two
+ * exact ways, chosen by measuring as it goes: read the next subvolume
+ * (nearest relatives first; one read may decide every extent), or ask
+ * the kernel's backref walk for each extent still undecided.
+ */
+static int resolve_fs(struct sharing *sh, struct share_fs *fs,
+		      int (*tick)(void *), void *arg)
+{
+	struct outside o = { .sh = sh, .fs = fs, .tick = tick,
+			     .tick_arg = arg };
+	struct seen_set *live = NULL;
+	struct cand *c = NULL;
+	uint64_t t0, logical_ns = 0, nlogical = 0, stream_ns = 0;
+	uint64_t streamed_bytes = 0, per_logical = 0, next_cost = 0;
+	size_t i, n = 0, pos = 0, before;
+	int ret;
+
+	if (!fs->undecided || fs->fd < 0)
+		return 0;
+	ret = list_cands(fs, &c, &n);
+	if (!ret)
+		ret = tree_sizes(sh, fs, c, n);
+	live = seen_create();
+	if (!live)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < n; i++)
+		ret = seen_insert(live, c[i].id) < 0 ? -ENOMEM : 0;
+	i = 0;
+	while (!ret && fs->undecided) {
+		while (i < n && c[i].whole)
+			i++;
+		if (i < n) {
+			per_logical = nlogical ? logical_ns / nlogical : 0;
+			next_cost = c[i].tree_bytes * (streamed_bytes ?
+				stream_ns / streamed_bytes : STREAM_NS_PER_BYTE);
+		}
+		if (sh->method == SHARING_BACKREF)
+			i = n;
+		/* everything read: what is left is exclusive */
+		if (i == n && sh->method == SHARING_READ)
+			break;
+		if (i == n || (sh->method == SHARING_AUTO && (!nlogical ||
+		    (uint64_t)fs->undecided * per_logical < next_cost))) {
+			/* a few more walks, timed */
+			before = fs->undecided;
+			t0 = now_ns();
+			ret = logical_some(sh, fs, live, &pos,
+					   i == n ? SIZE_MAX : LOGICAL_CHUNK);
+			logical_ns += now_ns() - t0;
+			nlogical += LOGICAL_CHUNK < before ? LOGICAL_CHUNK
+							   : before;
+			continue;
+		}
+		t0 = now_ns();
+		ret = read_outside(sh, fs, c[i].id, &o);
+		stream_ns += now_ns() - t0;
+		streamed_bytes += c[i].tree_bytes ? c[i].tree_bytes : 1;
+		i++;
+	}
+	seen_free(live);
+	free(c);
 	/* 1: stopped early, everything shared */
 	return ret > 0 ? 0 : ret;
 }

@@ -93,10 +93,23 @@ int sharing_extent(struct sharing *sh, size_t fs_idx,
 uint32_t sharing_row_push(struct sharing *sh);
 void sharing_row_pop(struct sharing *sh);
 
+/* How sharing_resolve() decides (both exact; tests compare them). */
+enum sharing_method {
+	SHARING_AUTO,		/* the cheaper, measured as it goes */
+	SHARING_READ,		/* read the other subvolumes only */
+	SHARING_BACKREF,	/* LOGICAL_INO_V2 for every extent only */
+};
+
+void sharing_set_method(struct sharing *sh, enum sharing_method m);
+
 /*
- * Decide which extents of S a file outside S references: every subvolume
- * of each filesystem that is not wholly in S is read once (its file extent
- * items), stopping as soon as every extent of S is known to be shared.
+ * Decide which extents of S a file outside S references, by two exact
+ * means: reading the file extent items of the other subvolumes (nearest
+ * relatives of S's subvolumes first: snapshots taken close in time share
+ * the most; one read may decide every extent), and the kernel's backref
+ * walk (BTRFS_IOC_LOGICAL_INO_V2, every inode and subvolume referencing
+ * an extent) for each extent still undecided.  Which is cheaper for the
+ * next step is measured as it goes.
  * tick (may be NULL) is called between searches; its non-zero return
  * aborts with that value.  Needs CAP_SYS_ADMIN.  Returns 0, -ENOMEM,
  * -EPERM, or -errno of a failed search or subvolume listing.

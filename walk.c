@@ -3,9 +3,13 @@
  * Path recursion: openat/fdopendir with an explicit stack.
  *
  * Only the WALK_MAX_OPEN deepest directories stay open: deeper trees would
- * otherwise run out of descriptors (1.5 dies with EMFILE).  A directory
- * pushed out of that window remembers its readdir position and identity, and
- * is reopened through ".." of its child when the walk climbs back to it.
+ * otherwise run out of descriptors (1.5 dies with EMFILE).  Fewer when the
+ * process runs out of descriptors (a low RLIMIT_NOFILE, or descriptors the
+ * caller keeps): an open() failing with EMFILE closes the open directory
+ * nearest the root, never the current one, and is tried again.  A
+ * directory pushed out of that window remembers its readdir position and
+ * identity, and is reopened through ".." of its child when the walk climbs
+ * back to it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -83,6 +87,36 @@ static int set_path(struct walker *w, size_t at, const char *name)
 	return 0;
 }
 
+/* Close the open frame nearest the root, keeping its readdir position;
+ * returns 0, or -1 when only the current directory is open. */
+static int shed(struct walker *w)
+{
+	struct frame *f;
+
+	if (w->nopen < 2)
+		return -1;
+	/* On Linux telldir() is the kernel's directory offset (the d_off
+	 * cookie), which stays valid for a new descriptor of the same
+	 * directory: seekdir() on it resumes there. */
+	f = &w->stack[w->depth - w->nopen];
+	f->pos = telldir(f->dir);
+	closedir(f->dir);
+	f->dir = NULL;
+	w->nopen--;
+	return 0;
+}
+
+/* open_entry(), closing open directories while descriptors run out. */
+static int open_entry_shed(struct walker *w, int dirfd, const char *name)
+{
+	int fd;
+
+	while ((fd = open_entry(dirfd, name)) < 0 && errno == EMFILE &&
+	       !shed(w))
+		;
+	return fd;
+}
+
 static int push(struct walker *w, DIR *dir, const struct stat *st)
 {
 	struct frame *f;
@@ -91,16 +125,8 @@ static int push(struct walker *w, DIR *dir, const struct stat *st)
 	if (!f)
 		return -ENOMEM;
 	w->stack = f;
-	if (w->nopen == WALK_MAX_OPEN) {
-		/* On Linux telldir() is the kernel's directory offset (the
-		 * d_off cookie), which stays valid for a new descriptor of
-		 * the same directory: seekdir() on it resumes there. */
-		f = &w->stack[w->depth - w->nopen];
-		f->pos = telldir(f->dir);
-		closedir(f->dir);
-		f->dir = NULL;
-		w->nopen--;
-	}
+	if (w->nopen == WALK_MAX_OPEN)
+		shed(w);
 	f = &w->stack[w->depth];
 	f->dir = dir;
 	f->dev = st->st_dev;
@@ -237,7 +263,20 @@ static int visit(struct walker *w, int dirfd, const char *name,
 	DIR *dir;
 	int fd, ret;
 
-	fd = open_entry(dirfd, name);
+	/* Files without opening them: one fstatat() (no atime, no open
+	 * and close).  A file on another device (a bind mount) is opened,
+	 * for enter_fs(). */
+	if (w->opts->stat_files && !top &&
+	    !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISREG(st.st_mode) && st.st_dev == parent->dev) {
+		fd = -1;
+		ret = w->ops->file_at ?
+		      w->ops->file_at(w->arg, dirfd, name, w->path, &st,
+				      (int)w->depth) :
+		      w->ops->file(w->arg, &fd, w->path, &st, (int)w->depth);
+		return ret < 0 ? ret : 0;
+	}
+	fd = open_entry_shed(w, dirfd, name);
 	if (fd < 0) {
 		ret = errno;
 		/* A missing argument is the user's mistake, not a race. */

@@ -18,13 +18,19 @@ enum walk_enter {
 };
 
 struct walk_ops {
-	/* A regular file open read-only on *fd, at depth levels below its
+	/* A regular file open read-only on *fd (-1 with stat_files), at depth levels below its
 	 * argument (0: the argument itself).  The callback may take the
 	 * descriptor by setting *fd to -1 (it closes it then); otherwise the
 	 * walker closes it.  Return 0 to go on or a negative errno to abort
 	 * the whole walk. */
 	int (*file)(void *arg, int *fd, const char *path,
 		    const struct stat *st, int depth);
+	/* With stat_files, instead of file() when not NULL: the regular
+	 * file name in the directory open on dirfd (the walker's: neither
+	 * closed nor kept), listed with fstatat() and not opened.  Returns
+	 * 0 or a negative errno, as file(). */
+	int (*file_at)(void *arg, int dirfd, const char *name,
+		       const char *path, const struct stat *st, int depth);
 	/* Called for each argument and whenever the walk reaches a different
 	 * st_dev (a mount or a subvolume), before anything under it is read;
 	 * top is 1 for an argument.  Returns a walk_enter, or a negative
@@ -48,6 +54,9 @@ struct walk_ops {
 
 struct walk_opts {
 	int one_fs;		/* -x: don't cross st_dev boundaries */
+	int stat_files;		/* file() gets fd -1 and an fstatat() of the
+				 * file, not opened (but for an argument or a
+				 * file on another device than its directory) */
 };
 
 /*

@@ -138,6 +138,8 @@ cleanup()
 
 	cd /
 	umount_image || true
+	mountpoint -q "$XMNT" && umount "$XMNT"
+	rm -f "$XIMG"
 	rm -rf "$WORK"
 	exit "$rc"
 }
@@ -478,6 +480,124 @@ section_seen()
 
 # ---------------------------------------------------------------- main
 
+# ---------------------------------------------------------------- exclusive
+
+# Its own image: /usr/share (tens of thousands of files) in subvolume tree/
+# with one read-only snapshot, kept as $XBASE; each run works on a copy,
+# adding snapshots with changes between them.
+XBASE=$BENCH_DIR/exclusive-base.img
+XIMG=$BENCH_DIR/exclusive-work.img
+XMNT=$BENCH_DIR/xmnt
+XLAYOUT=1
+
+x_build()
+{
+	[ -f "$XBASE" ] && [ "$(cat "$XBASE.layout" 2>/dev/null)" = "$XLAYOUT" ] && return 0
+	note "exclusive: building $XBASE from /usr/share (one time)"
+	rm -f "$XBASE"
+	truncate -s 4G "$XBASE"
+	mkfs.btrfs -q -f "$XBASE" >/dev/null
+	mkdir -p "$XMNT"
+	mount -o loop,compress=zstd "$XBASE" "$XMNT"
+	btrfs -q subvolume create "$XMNT/tree"
+	cp -a /usr/share "$XMNT/tree/share"
+	sync
+	btrfs -q subvolume snapshot -r "$XMNT/tree" "$XMNT/snap01"
+	umount "$XMNT"
+	echo "$XLAYOUT" >"$XBASE.layout"
+}
+
+# x_snapshots FROM TO: snapshots snapFROM..snapTO of tree/, each after
+# appending random data to 10 files of tree/share/doc (the same files for
+# the same snapshot number on every run).
+x_snapshots()
+{
+	local i f
+	for ((i = $1; i <= $2; i++)); do
+		find "$XMNT/tree/share/doc" -type f -name '*.gz' | sort |
+			shuf -n 10 --random-source=<(yes "$i") | while read -r f; do
+				head -c 8K /dev/urandom >>"$f"
+			done
+		btrfs -q subvolume snapshot -r "$XMNT/tree" "$XMNT/$(printf 'snap%02d' "$i")"
+	done
+	sync
+}
+
+# x_time LABEL N CMD...: median wall time of N warm runs into $WORK/LABEL.t
+# (and peak RSS into $WORK/LABEL.rss); one untimed run first.
+x_time()
+{
+	local label=$1 n=$2 i t0 t1
+	shift 2
+	"$@" >/dev/null 2>&1 || true
+	: >"$WORK/$label.t"
+	: >"$WORK/$label.rss"
+	for ((i = 0; i < n; i++)); do
+		t0=$(now_us)
+		"$BENCH_DIR/bin/peak-rss" -o "$WORK/hwm" "$@" >/dev/null 2>"$WORK/err" ||
+			{ note "$label failed: $(cat "$WORK/err")"; FAILED=1; }
+		t1=$(now_us)
+		echo $((t1 - t0)) >>"$WORK/$label.t"
+		cat "$WORK/hwm" >>"$WORK/$label.rss"
+	done
+}
+
+# x_pair LABEL: ours --exclusive tree against btrfs filesystem du -s tree,
+# alternating, $WARM runs each; appends a table row.
+x_pair()
+{
+	local label=$1 i to tb ext ro rp
+	: >"$WORK/xo.t"; : >"$WORK/xb.t"
+	for ((i = 0; i < WARM; i++)); do
+		x_time xo1 1 "$OURS" --exclusive "$XMNT/tree"
+		x_time xb1 1 btrfs filesystem du -s "$XMNT/tree"
+		cat "$WORK/xo1.t" >>"$WORK/xo.t"
+		cat "$WORK/xb1.t" >>"$WORK/xb.t"
+	done
+	to=$(median <"$WORK/xo.t")
+	tb=$(median <"$WORK/xb.t")
+	# memory per extent of the set: --exclusive against the same scan without
+	x_time xr 3 "$OURS" --exclusive "$XMNT/tree"
+	x_time xp 3 "$OURS" "$XMNT/tree"
+	ro=$(median <"$WORK/xr.rss")
+	rp=$(median <"$WORK/xp.rss")
+	ext=$("$OURS" -b "$XMNT/tree" | sed -n 's/.*files, \([0-9]*\) regular extents.*/\1/p')
+	XROWS+=("$(awk -v l="$label" -v to="$to" -v tb="$tb" -v ro="$ro" -v rp="$rp" -v e="$ext" -v ld="$(loadavg | cut -d' ' -f1)" 'BEGIN {
+		s = tb / to
+		printf "| %s | %.3f | %.3f | %.1fx | >= 3x %s | %d | %d / %d | %.0f | %s |",
+			l, to / 1e6, tb / 1e6, s, (s >= 3 ? "ok" : "MISSED"), e, ro, rp,
+			(ro - rp) * 1024 / e, ld }')")
+}
+
+section_exclusive()
+{
+	XROWS=()
+	x_build
+	note "exclusive: copying the base image"
+	cp --sparse=always "$XBASE" "$XIMG"
+	mkdir -p "$XMNT"
+	mount -o loop,compress=zstd "$XIMG" "$XMNT"
+	x_pair "tree/ + 1 snapshot"
+	x_snapshots 2 10
+	x_pair "tree/ + 10 snapshots"
+	umount "$XMNT"
+	rm -f "$XIMG"
+
+	echo "## --exclusive ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, kernel $(uname -r))"
+	echo
+	echo "/usr/share ($(find /usr/share -type f | wc -l) files) in subvolume tree/ of a loop btrfs"
+	echo "(compress=zstd); snapshots taken with 10 files changed between each two."
+	echo "Medians of $WARM warm runs each, alternating.  Memory: peak RSS of"
+	echo "\`--exclusive\` minus the same scan without it, per distinct extent of the set."
+	echo
+	echo "| case | ours --exclusive (s) | btrfs fi du -s (s) | speed-up | target | extents | RSS KiB with / without | bytes/extent | load |"
+	echo "|---|---:|---:|---:|---|---:|---|---:|---|"
+	for r in "${XROWS[@]}"; do
+		echo "$r"
+	done
+	echo
+}
+
 need_pkgs time
 build_helper peak-rss
 echo "# compsize benchmark"
@@ -497,6 +617,7 @@ for s in $SECTIONS; do
 		section_estimate
 		;;
 	seen) section_seen ;;
+	exclusive) section_exclusive ;;
 	setup) setup_tree ;;
 	*) die "unknown section $s" ;;
 	esac

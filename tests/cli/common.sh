@@ -180,7 +180,7 @@ _quote_args()
 compare_once()
 {
 	CHECKS=$((CHECKS + 1))
-	sync
+	[ "${NO_SYNC:-0}" = 1 ] || sync
 	run_prog oracle "$ORACLE" "$@"
 	run_prog ours "$COMPSIZE" "$@"
 	if [ "${VERBOSE:-0}" = 1 ]; then
@@ -199,6 +199,54 @@ compare()
 {
 	compare_once "$@"
 	compare_once -b "$@"
+}
+
+# compare_nosync ARGS...: compare without the sync first, to see a state
+# with changes not yet committed (mount with a long commit=).
+compare_nosync()
+{
+	NO_SYNC=1 compare "$@"
+}
+
+# super_generation [N]: the generation in the superblock of the image of
+# the Nth setup_fs (default 0): the last transaction committed.
+super_generation()
+{
+	btrfs inspect-internal dump-super "$TESTDIR/img${1:-0}" |
+		awk '$1 == "generation" { print $2 }'
+}
+
+# Debian's python3: a wrapper elsewhere on PATH may start slower than the
+# window a test has (110: between two commits on a busy machine).
+PYTHON=$(command -v /usr/bin/python3 || command -v python3 || true)
+
+# escape_name STRING: STRING as compsize escapes a name in the table, in
+# messages and in CSV (man page: --depth), written here from the man page
+# alone: backslash, newline, tab as \\ \n \t; other C0, DEL and C1
+# control characters and bytes that are not valid UTF-8 as \xHH.
+escape_name()
+{
+	"$PYTHON" -c '
+import os, sys
+out = []
+for ch in os.fsencode(sys.argv[1]).decode("utf-8", "surrogateescape"):
+    o = ord(ch)
+    if 0xdc80 <= o <= 0xdcff:
+        out.append("\\x%02x" % (o - 0xdc00))
+    elif ch == "\\":
+        out.append("\\\\")
+    elif ch == "\n":
+        out.append("\\n")
+    elif ch == "\t":
+        out.append("\\t")
+    elif o < 0x20 or o == 0x7f:
+        out.append("\\x%02x" % o)
+    elif 0x80 <= o <= 0x9f:
+        out.append("\\xc2\\x%02x" % o)
+    else:
+        out.append(ch)
+sys.stdout.buffer.write("".join(out).encode("utf-8"))
+' "$1"
 }
 
 # compare_x ARGS...: compare with and without -x (and -b).

@@ -3,15 +3,20 @@
  * libFuzzer target: the fast scan (fastscan_dir()) over a simulated btrfs:
  * a subvolume tree, two nested subvolume trees and the root tree's
  * ROOT_REF items, all built from the input, served by a simulated
- * TREE_SEARCH_V2 (search.o's and tree.o's ioctl() calls are wrapped, as is
- * btrfs_util_subvolume_id_fd()).  A corrupt or hostile image can hold any
+ * TREE_SEARCH_V2 (search.o's, tree.o's and pending.o's ioctl() calls are
+ * wrapped, as are btrfs_util_subvolume_id_fd() and open_by_handle_at()).
+ * Subvolumes have uncommitted changes or not as the input says, so both
+ * streaming and listing them are fuzzed.  A corrupt or hostile image can hold any
  * of this: directory cycles, absurd link counts, dangling entries, short
  * items.  The scan must end, within bounded work, without a memory error.
  *
- * Input: byte 0: the directory scanned (0: the subvolume root 256) and
- * -x; then 8 bytes per item: tree, objectid, type, u16 offset, 3 params.
+ * Input: byte 0: the directory scanned (bits 0-4, 0: the subvolume root
+ * 256), its subvolume has uncommitted changes (0x20), nested subvolumes
+ * can't be opened by handle (0x40), -x (0x80); then 8 bytes per item:
+ * tree, objectid, type, u16 offset, 3 params.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +37,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int __wrap_ioctl(int fd, unsigned long req, ...);
+int __wrap_open_by_handle_at(int mount_fd, struct file_handle *fh, int flags);
 enum btrfs_util_error __wrap_btrfs_util_subvolume_id_fd(int fd,
 							 uint64_t *id);
 
@@ -45,6 +51,8 @@ struct sim {
 	struct sim_item *items;
 	size_t n;
 	unsigned long calls;
+	int dirty;		/* GET_SUBVOL_INFO: changes not committed */
+	int no_handles;		/* open_by_handle_at() fails */
 };
 
 /* The wrapped functions have no other way to reach the simulation. */
@@ -79,21 +87,44 @@ enum btrfs_util_error __wrap_btrfs_util_subvolume_id_fd(int fd, uint64_t *id)
 	return BTRFS_UTIL_OK;
 }
 
+/* A real descriptor for the caller to close, or none. */
+int __wrap_open_by_handle_at(int mount_fd, struct file_handle *fh, int flags)
+{
+	(void)mount_fd;
+	(void)fh;
+	if (sim->no_handles) {
+		errno = EPERM;
+		return -1;
+	}
+	return open("/dev/null", flags & O_CLOEXEC);
+}
+
 /* btrfs_ioctl_tree_search_v2() and copy_to_sk(): items of one tree with
- * keys in the compound range [min, max], as many as fit. */
+ * keys in the compound range [min, max], as many as fit.  The extent
+ * tree's root item is never there: the last commit is 0, and a subvolume
+ * has uncommitted changes when its ctransid is 1. */
 int __wrap_ioctl(int fd, unsigned long req, ...)
 {
+	struct btrfs_ioctl_get_subvol_info_args *info;
 	struct btrfs_ioctl_search_args_v2 *args;
 	struct btrfs_ioctl_search_key *key;
 	struct btrfs_ioctl_search_header sh;
 	uint64_t tree, count = 0;
 	size_t i, pos = 0;
 	va_list ap;
+	void *p;
 
 	(void)fd;
 	va_start(ap, req);
-	args = va_arg(ap, struct btrfs_ioctl_search_args_v2 *);
+	p = va_arg(ap, void *);
 	va_end(ap);
+	if (req == BTRFS_IOC_GET_SUBVOL_INFO) {
+		info = p;
+		memset(info, 0, sizeof(*info));
+		info->ctransid = sim->dirty;
+		return 0;
+	}
+	args = p;
 	if (req != BTRFS_IOC_TREE_SEARCH_V2) {
 		errno = ENOTTY;
 		return -1;
@@ -136,7 +167,7 @@ static const uint64_t trees[] = { FS_TREE, 256, 257, BTRFS_ROOT_TREE_OBJECTID };
 static void build_item(struct sim_item *it, const uint8_t *p)
 {
 	static const uint32_t types[] = {
-		BTRFS_INODE_ITEM_KEY, BTRFS_DIR_INDEX_KEY,
+		BTRFS_INODE_ITEM_KEY, BTRFS_DIR_ITEM_KEY,
 		BTRFS_EXTENT_DATA_KEY, BTRFS_ROOT_REF_KEY,
 	};
 	uint8_t p1 = p[5], p2 = p[6], p3 = p[7];
@@ -162,7 +193,7 @@ static void build_item(struct sim_item *it, const uint8_t *p)
 		if (p1 & 4)
 			memset(it->data + INODE_NLINK, 0xff, 4);
 		break;
-	case BTRFS_DIR_INDEX_KEY:
+	case BTRFS_DIR_ITEM_KEY:
 		it->len = p2 & 0x80 ? p3 % DIR_ITEM_SIZE : DIR_ITEM_SIZE + 1;
 		if (p2 & 1) {
 			put_le64(it->data + DIR_LOCATION_OBJECTID,
@@ -178,6 +209,18 @@ static void build_item(struct sim_item *it, const uint8_t *p)
 		}
 		it->data[DIR_NAME_LEN] = 1;
 		it->data[DIR_ITEM_SIZE] = 'n';
+		/* Names whose hashes collide share the item: a second one,
+		 * whole or cut short. */
+		if (!(p2 & 0x80) && (p2 & 0x40)) {
+			uint8_t *e = it->data + DIR_ITEM_SIZE + 1;
+
+			put_le64(e + DIR_LOCATION_OBJECTID, 256 + p3 % 32);
+			e[DIR_LOCATION_TYPE] = BTRFS_INODE_ITEM_KEY;
+			e[DIR_TYPE] = p2 & 4 ? BTRFS_FT_DIR : BTRFS_FT_REG_FILE;
+			e[DIR_NAME_LEN] = p2 & 8 ? 200 : 1;
+			e[DIR_ITEM_SIZE] = 'm';
+			it->len += DIR_ITEM_SIZE + (p2 & 0x10 ? 0 : 1);
+		}
 		break;
 	case BTRFS_EXTENT_DATA_KEY:
 		it->len = p1 & 1 ? FE_REG_SIZE : FE_INLINE_HEADER_SIZE + p3;
@@ -236,6 +279,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0, s.n = 0; i < n; i++)
 		if (!s.n || item_cmp(&s.items[s.n - 1], &s.items[i]))
 			s.items[s.n++] = s.items[i];
+	s.dirty = !!(data[0] & 0x20);
+	s.no_handles = !!(data[0] & 0x40);
 	sim = &s;
 
 	ctx = usage_create();

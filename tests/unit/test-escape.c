@@ -52,10 +52,34 @@ static void test_json(void)
 	check(fmt_json_string, "a\nb\tc\rd", "\"a\\nb\\tc\\rd\"");
 	check(fmt_json_string, "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
 	check(fmt_json_string, "caf\xc3\xa9 \xe2\x82\xac", "\"caf\xc3\xa9 \xe2\x82\xac\"");
-	/* invalid UTF-8: one \udcXX per byte, recoverable */
-	check(fmt_json_string, "bad\xff\xfe", "\"bad\\udcff\\udcfe\"");
-	check(fmt_json_string, "\xc3(", "\"\\udcc3(\"");
-	check(fmt_json_string, "\xed\xa0\x80", "\"\\udced\\udca0\\udc80\"");
+	/* C1 controls escaped: U+009B is CSI to some terminals */
+	check(fmt_json_string, "\xc2\x9b" "2J\xc2\x80\xc2\xa0",
+	      "\"\\u009b2J\\u0080\xc2\xa0\"");
+	/* invalid UTF-8: U+FFFD per byte, never a lone surrogate */
+	check(fmt_json_string, "bad\xff\xfe", "\"bad\\ufffd\\ufffd\"");
+	check(fmt_json_string, "\xc3(", "\"\\ufffd(\"");
+	check(fmt_json_string, "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+}
+
+static void path_member(FILE *f, const char *s)
+{
+	fmt_json_path(f, "path", s);
+}
+
+static void test_json_path(void)
+{
+	CU_ASSERT_TRUE(fmt_utf8_valid("caf\xc3\xa9"));
+	CU_ASSERT_FALSE(fmt_utf8_valid("caf\xe9"));
+	check(path_member, "ok\n", "\"path\":\"ok\\n\"");
+	/* the exact bytes beside, in base64 (RFC 4648 padding) */
+	check(path_member, "a\xff", "\"path\":\"a\\ufffd\",\"path_bytes\":\"Yf8=\"");
+	check(path_member, "\xff\xfe", "\"path\":\"\\ufffd\\ufffd\",\"path_bytes\":\"//4=\"");
+	check(path_member, "ab\xff", "\"path\":\"ab\\ufffd\",\"path_bytes\":\"YWL/\"");
+	check(fmt_base64, "", "");
+	check(fmt_base64, "f", "Zg==");
+	check(fmt_base64, "fo", "Zm8=");
+	check(fmt_base64, "foo", "Zm9v");
+	check(fmt_base64, "foobar", "Zm9vYmFy");
 }
 
 static void test_json_long(void)
@@ -81,13 +105,16 @@ static void test_csv(void)
 	check(fmt_csv_field, "plain", "plain");
 	check(fmt_csv_field, "a,b", "\"a,b\"");
 	check(fmt_csv_field, "say \"hi\"", "\"say \"\"hi\"\"\"");
-	check(fmt_csv_field, "line\nbreak", "\"line\nbreak\"");
-	check(fmt_csv_field, "cr\r", "\"cr\r\"");
 	check(fmt_csv_field, " lead", "\" lead\"");
 	check(fmt_csv_field, "trail ", "\"trail \"");
 	check(fmt_csv_field, "in side", "in side");
-	/* bytes kept as they are */
-	check(fmt_csv_field, "bad\xff", "bad\xff");
+	/* escaped as in the table: no control byte is written raw */
+	check(fmt_csv_field, "line\nbreak", "line\\nbreak");
+	check(fmt_csv_field, "cr\r", "cr\\x0d");
+	check(fmt_csv_field, "\x1b]0;t\x07,\"", "\"\\x1b]0;t\\x07,\"\"\"");
+	check(fmt_csv_field, "c1\xc2\x9b", "c1\\xc2\\x9b");
+	check(fmt_csv_field, "bad\xff", "bad\\xff");
+	check(fmt_csv_field, "back\\slash", "back\\\\slash");
 }
 
 static void test_table_path(void)
@@ -99,12 +126,15 @@ static void test_table_path(void)
 	check(fmt_table_path, "\x1b[31m", "\\x1b[31m");
 	check(fmt_table_path, "bad\xff", "bad\\xff");
 	check(fmt_table_path, "caf\xc3\xa9", "caf\xc3\xa9");
+	check(fmt_table_path, "\xc2\x9b" "2J", "\\xc2\\x9b2J");
+	check(fmt_table_path, "nbsp\xc2\xa0", "nbsp\xc2\xa0");
 }
 
 static CU_TestInfo tests[] = {
 	{ "utf-8 validation", test_utf8 },
 	{ "json strings", test_json },
 	{ "json long name", test_json_long },
+	{ "json path and path_bytes", test_json_path },
 	{ "csv fields", test_csv },
 	{ "table paths", test_table_path },
 	CU_TEST_INFO_NULL,

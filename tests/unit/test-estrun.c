@@ -2,8 +2,9 @@
 /*
  * estrun: worker threads give the totals of one thread, per-file results
  * come back once each with the right token, sampling is reproducible and
- * reads nothing it leaves out, and the 95% interval covers the truth about
- * 95% of the time.
+ * reads nothing it leaves out, a sample of everything is the full
+ * estimate, and a second link to a file is estimated once.  The design's
+ * statistics are tested in test-sample.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -127,8 +128,9 @@ static int run_files(struct tfiles *t, unsigned jobs, double sample,
 		     struct estrun_result *res, size_t *n)
 {
 	struct est_setting *s = NULL;
-	struct estrun_opts o = { .jobs = jobs, .sample = sample,
-				 .seed = seed, .progress_fd = -1 };
+	struct estrun_opts o = { .jobs = jobs, .progress_fd = -1 };
+	struct sample_pop pop = { 0 };
+	struct sample_design d;
 	struct estrun *r;
 	char err[128];
 	size_t i;
@@ -138,6 +140,14 @@ static int run_files(struct tfiles *t, unsigned jobs, double sample,
 		return -EINVAL;
 	o.s = s;
 	o.n = *n;
+	if (sample > 0) {
+		for (i = 0; i < NFILES; i++)
+			sample_pop_add(&pop, t->st[i].st_size,
+				       estrun_data_bytes(&t->st[i]), 0);
+		sample_plan(&d, &pop, (uint64_t)(sample *
+						 sample_pop_bytes(&pop)), seed);
+		o.design = &d;
+	}
 	memset(c, 0, sizeof(*c));
 	c->n = *n;
 	c->token_ok = 1;
@@ -265,23 +275,36 @@ static void test_sample_reproducible(void)
 	tfiles_free(&t);
 }
 
+/* Membership by seed: the same seed, the same files; another, others. */
 static void test_sample_picks(void)
 {
 	struct est_setting s = { EST_ZSTD, 1, false };
-	struct estrun_opts o = { .s = &s, .n = 1, .jobs = 1, .sample = 0.25,
-				 .seed = 1, .progress_fd = -1 };
+	struct estrun_opts o = { .s = &s, .n = 1, .jobs = 1,
+				 .progress_fd = -1 };
+	struct sample_pop pop = { 0 };
+	struct sample_design d1, d2;
 	struct estrun *r1, *r2, *r3;
 	struct tcollect c;
 	struct stat st;
 	unsigned same = 0, in1 = 0, k;
 
+	/* 20000 files of 16 KiB, a quarter of their bytes */
+	sample_pop_add(&pop, 16384, 16384, 0);
+	pop.N[sample_stratum(16384, 16384, 0)] = 20000;
+	pop.X[sample_stratum(16384, 16384, 0)] = 20000 * 16384ull;
+	sample_plan(&d1, &pop, 5000 * 16384ull, 1);
+	sample_plan(&d2, &pop, 5000 * 16384ull, 2);
+	o.design = &d1;
 	r1 = estrun_create(&o, collect, &c);
 	r2 = estrun_create(&o, collect, &c);
-	o.seed = 2;
+	o.design = &d2;
 	r3 = estrun_create(&o, collect, &c);
 	CU_ASSERT_FATAL(r1 && r2 && r3);
 	memset(&st, 0, sizeof(st));
 	st.st_dev = 42;
+	st.st_size = 16384;
+	st.st_blocks = 32;
+	st.st_mode = S_IFREG | 0644;
 	for (k = 0; k < 20000; k++) {
 		st.st_ino = k + 256;
 		CU_ASSERT_EQUAL(estrun_sampled(r1, &st),
@@ -297,100 +320,64 @@ static void test_sample_picks(void)
 	estrun_free(r3);
 }
 
-/*
- * Coverage of the interval on a synthetic population shaped like a file
- * tree: sizes spread over four orders of magnitude, and ratios that depend
- * on the kind of file (text ~0.3, binaries ~0.55, media ~1.0).
- */
-static void coverage(double f, unsigned units, unsigned seeds, int pps,
-		     double *rate)
+/* A sample of everything (every stratum certain) reads the big file in
+ * parts and gives the full estimate: exactly under compress-force=, and
+ * under compress= where no part sets NOCOMPRESS for the next. */
+static void test_sample_all(void)
 {
-	uint64_t *x = malloc(units * sizeof(*x)), *y = malloc(units *
-							     sizeof(*y));
-	double X = 0, Y = 0, est, ci, c = 0;
-	unsigned i, seed, hit = 0;
+	struct estrun_result full[8], all[8];
+	struct tcollect cf, ca;
+	struct tfiles t;
+	size_t n, i;
 
-	CU_ASSERT_FATAL(x && y);
-	xs = 12345;
-	for (i = 0; i < units; i++) {
-		unsigned kind = rnd() % 10;
-		double r;
-
-		x[i] = 1000 + ((uint64_t)rnd() << 8 | rnd()) %
-			      (kind < 2 ? 2000000 : 60000);
-		r = kind < 5 ? 0.3 : kind < 8 ? 0.55 : 1.0;
-		r += (rnd() % 100 - 50) / 1000.0;
-		y[i] = (uint64_t)(x[i] * r);
-		X += x[i];
-		Y += y[i];
+	CU_ASSERT_FATAL(tfiles_make(&t) == 0);
+	CU_ASSERT_EQUAL_FATAL(run_files(&t, 2, 0, 0, &cf, full, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(run_files(&t, 2, 1.0, 3, &ca, all, &n), 0);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT(all[i].sampled);
+		CU_ASSERT_EQUAL(all[i].disk_ci95, 0);
+		CU_ASSERT_EQUAL(all[i].units_read, all[i].units);
+		CU_ASSERT_EQUAL(all[i].data_read, all[i].data);
+		CU_ASSERT_EQUAL(all[i].est.disk, full[i].est.disk);
+		CU_ASSERT_EQUAL(all[i].est.uncompressed,
+				full[i].est.uncompressed);
+		CU_ASSERT_EQUAL(ca.sum[3 * i], full[i].est.disk);
 	}
-	if (pps) {
-		/* the same expected bytes, by size: what the CLI does */
-		c = estrun_plan(x, units, (uint64_t)(f * X));
-		CU_ASSERT(c > 0);
-	}
-	for (seed = 0; seed < seeds; seed++) {
-		struct estrun_ratio a = { 0 };
-
-		for (i = 0; i < units; i++) {
-			double xf = x[i] > 131072 ? x[i] : 131072;
-			double pi = pps ? (c * xf < 1 ? c * xf : 1) : f;
-
-			if ((double)(estrun_hash(1, i, seed) >> 11) * 0x1p-53 < pi)
-				estrun_ratio_add(&a, x[i], y[i], pi);
-		}
-		est = estrun_ratio_estimate(&a, X, &ci);
-		hit += est - ci <= Y && Y <= est + ci;
-	}
-	*rate = (double)hit / seeds;
-	free(x);
-	free(y);
+	tfiles_free(&t);
 }
 
-static void test_ci_coverage(void)
+/* A second path to a file is answered with zeros and not read again. */
+static void test_hard_links(void)
 {
-	double rate;
+	struct est_setting s = { EST_ZSTD, 3, true };
+	struct estrun_opts o = { .s = &s, .n = 1, .jobs = 1,
+				 .progress_fd = -1 };
+	struct tcollect c = { .n = 1, .token_ok = 1 };
+	struct estrun_result res;
+	struct tfiles t;
+	struct stat st;
+	struct estrun *r;
+	int fd, k;
 
-	coverage(0.05, 20000, 1000, 0, &rate);
-	printf("\n      CI coverage, equal probability, 5%% of 20000 units, 1000 seeds: %.1f%% ",
-	       rate * 100);
-	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
-	coverage(0.3, 3000, 1000, 0, &rate);
-	printf("\n      CI coverage, equal probability, 30%% of 3000 units, 1000 seeds: %.1f%% ",
-	       rate * 100);
-	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
-	coverage(0.05, 20000, 1000, 1, &rate);
-	printf("\n      CI coverage, by size, 5%% of the bytes of 20000 units, 1000 seeds: %.1f%% ",
-	       rate * 100);
-	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
-	coverage(0.3, 3000, 1000, 1, &rate);
-	printf("\n      CI coverage, by size, 30%% of the bytes of 3000 units, 1000 seeds: %.1f%% ",
-	       rate * 100);
-	CU_ASSERT(rate >= 0.925 && rate <= 0.975);
-}
-
-static void test_ratio_edges(void)
-{
-	struct estrun_ratio a = { 0 };
-	double ci, est;
-
-	est = estrun_ratio_estimate(&a, 1000, &ci);
-	CU_ASSERT_DOUBLE_EQUAL(est, 0, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(ci, 1000, 1e-9);
-	estrun_ratio_add(&a, 100, 50, 0.5);
-	estrun_ratio_add(&a, 200, 100, 0.5);
-	/* a constant ratio has no spread */
-	est = estrun_ratio_estimate(&a, 1000, &ci);
-	CU_ASSERT_DOUBLE_EQUAL(est, 500, 1e-6);
-	CU_ASSERT_DOUBLE_EQUAL(ci, 0, 1e-6);
-	/* everything sampled: no sampling error */
-	memset(&a, 0, sizeof(a));
-	estrun_ratio_add(&a, 100, 50, 1);
-	estrun_ratio_add(&a, 200, 100, 1);
-	estrun_ratio_add(&a, 100, 100, 1);
-	est = estrun_ratio_estimate(&a, 400, &ci);
-	CU_ASSERT_DOUBLE_EQUAL(est, 250, 1e-6);
-	CU_ASSERT_DOUBLE_EQUAL(ci, 0, 1e-6);
+	CU_ASSERT_FATAL(tfiles_make(&t) == 0);
+	r = estrun_create(&o, collect, &c);
+	CU_ASSERT_FATAL(r != NULL);
+	st = t.st[3];
+	st.st_nlink = 3;
+	for (k = 0; k < 3; k++) {
+		fd = dup(t.fd[3]);
+		CU_ASSERT_EQUAL(estrun_submit(r, &fd, t.path[3], &st, 1003), 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	CU_ASSERT_EQUAL(estrun_finish(r), 0);
+	estrun_get_result(r, 0, &res);
+	CU_ASSERT_EQUAL(c.calls[3], 3);
+	CU_ASSERT_EQUAL(res.est.files, 1);
+	CU_ASSERT_EQUAL(res.est.input, (uint64_t)st.st_size);
+	CU_ASSERT_EQUAL(c.sum[2], (uint64_t)st.st_size);
+	estrun_free(r);
+	tfiles_free(&t);
 }
 
 /* est_file()'s errors come back through the callback, once, with the
@@ -459,8 +446,8 @@ static CU_TestInfo estrun_tests[] = {
 	{ "more files than queue slots", test_full_queue },
 	{ "same seed, same sample; nothing else read", test_sample_reproducible },
 	{ "sample membership by seed", test_sample_picks },
-	{ "95% interval coverage", test_ci_coverage },
-	{ "ratio estimator edge cases", test_ratio_edges },
+	{ "a sample of everything is the full estimate", test_sample_all },
+	{ "a file with several links is estimated once", test_hard_links },
 	{ "errors through the callback", test_errors },
 	{ "bad options", test_bad_opts },
 	CU_TEST_INFO_NULL,

@@ -92,7 +92,9 @@ static char *render(enum report_format format, int raw)
 	static const struct report_est e[] = {
 		{ .setting = "compress=zstd:1", .input = 131072, .disk = 8192,
 		  .uncompressed = 131072, .compress_mbps = 512.25,
-		  .decompress_mbps = 1024, .sampled = 1, .disk_ci95 = 99.6 },
+		  .decompress_mbps = 1024, .sampled = 1, .disk_ci95 = 99.6,
+		  .units_read = 3, .units = 40, .data_read = 12288,
+		  .data = 131072 },
 	};
 	static const struct report_error errs[] = {
 		{ "d/x", "Permission denied" },
@@ -134,7 +136,9 @@ static void test_json(void)
 		"\"compress_mbps\":512.2,\"decompress_mbps\":1024.0,"
 		"\"current\":false,\"cpus\":0,\"compress_mbps_all\":0.0,"
 		"\"decompress_mbps_all\":0.0,\"cpu_s_per_gb_write\":0.0000,"
-		"\"cpu_s_per_gb_read\":0.0000,\"disk_ci95\":100}],"
+		"\"cpu_s_per_gb_read\":0.0000,\"disk_ci95\":100,"
+		"\"sample_units_read\":3,\"sample_units\":40,"
+		"\"sample_data_read\":12288,\"sample_data\":131072}],"
 		"\"paths\":[{\"path\":\"d/f\\\"1\",\"files\":1,\"extents\":1,\"refs\":1,"
 		"\"inline\":0,\"fragments\":1,\"total\":{\"disk\":4096,"
 		"\"uncompressed\":131072,\"referenced\":131072},"
@@ -176,6 +180,7 @@ static void test_table_rows(void)
 		"\n"
 		"Setting                  Perc     Disk Usage   Change       Compress   Decompress 95% CI\n"
 		"compress=zstd:1            6%     8192         +4096        512MB/s    1024MB/s   \xc2\xb1" "100\n"
+		"Sample: 3 of 40 units read, 12288 of 131072 of data.\n"
 		"\n"
 		"Setting                  Compress x0    Decompress x0    CPU write   CPU read   \n"
 		"compress=zstd:1          -              -                -           -          \n");

@@ -118,20 +118,49 @@ expect_ours 0 '' --per-file --top=3 --format=json data
      jq -r '[.paths[].path][:3] | join("|")' "$OUT/all.out")" ] ||
 	fail "--top=3 is not the first 3 by disk"
 
-# Hostile names: JSON escapes losslessly (surrogateescape), CSV quotes.
+# Hostile names.  JSON: only strings strict parsers accept (valid UTF-8,
+# no lone surrogate), the exact bytes in path_bytes (base64) beside a name
+# that isn't UTF-8; CSV: RFC 4180 records, no control byte written raw,
+# names escaped as the man page says.
 expect_ours 0 '' --per-file --format=json "data/odd dir"
-python3 - "$OUT/ours.out" <<'PY' || fail "odd names do not round-trip through JSON"
-import json, os, sys
-names = {os.fsencode(p["path"]) for p in json.load(open(sys.argv[1]))["paths"]}
+jq -e '.paths | length == 3' "$OUT/ours.out" >/dev/null || fail "jq does not read the JSON"
+"$PYTHON" - "$OUT/ours.out" <<'PY' || fail "odd names do not round-trip through JSON"
+import base64, json, sys
+raw = open(sys.argv[1], "rb").read()
+doc = json.loads(raw.decode("utf-8"))  # strict UTF-8
+def strings(x):
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from strings(v)
+for t in strings(doc):
+    t.encode("utf-8")  # a lone surrogate raises: strict parsers refuse it
+assert not any(0 < b < 0x20 and b != 0x0a for b in raw), "raw control byte"
+names = {base64.b64decode(p["path_bytes"], validate=True) if "path_bytes" in p
+         else p["path"].encode("utf-8") for p in doc["paths"]}
 want = {b"data/odd dir/new\nline", b"data/odd dir/bad-\xff\xfe-utf8",
         b'data/odd dir/quote"comma,'}
 assert names == want, names
+assert [p["path"] for p in doc["paths"] if "path_bytes" in p] == \
+    ["data/odd dir/bad-\ufffd\ufffd-utf8"], doc["paths"]
 PY
 expect_ours 0 '' --per-file --format=csv "data/odd dir"
-python3 - "$OUT/ours.out" <<'PY' || fail "odd names do not round-trip through CSV"
-import csv, os, sys
-rows = list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8", errors="surrogateescape")))
-names = {os.fsencode(r[1]) for r in rows[1:] if r[0] == "path" and r[2] == "TOTAL"}
+"$PYTHON" - "$OUT/ours.out" <<'PY' || fail "odd names do not round-trip through CSV"
+import csv, re, sys
+raw = open(sys.argv[1], "rb").read()
+assert not any(b < 0x20 and b not in (0x0a, 0x0d) or b == 0x7f for b in raw), "raw control byte"
+assert not re.search(rb"\xc2[\x80-\x9f]", raw), "raw C1 control"
+def unescape(f):
+    return re.sub(rb"\\(x[0-9a-f]{2}|n|t|\\)", lambda m: {b"n": b"\n", b"t": b"\t",
+                  b"\\": b"\\"}.get(m.group(1)) or bytes([int(m.group(1)[1:], 16)]),
+                  f.encode("utf-8"))
+rows = list(csv.reader(raw.decode("utf-8").splitlines(True)))
+names = {unescape(r[1]) for r in rows[1:] if r[0] == "path" and r[2] == "TOTAL"}
 assert names == {b"data/odd dir/new\nline", b"data/odd dir/bad-\xff\xfe-utf8",
                  b'data/odd dir/quote"comma,'}, names
 PY

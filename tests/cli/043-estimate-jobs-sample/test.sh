@@ -77,6 +77,8 @@ grep -Eq '^estimate,,,compress=zstd:1,[0-9]+,[0-9]+,,,,,,[0-9.]+,[0-9.]+,[0-9]+,
 	"$OUT/ours.out" || fail "CSV: no disk_ci95: $(grep ^estimate "$OUT/ours.out")"
 expect_ours 0 '' -e zstd:1 --sample=30% data
 grep -Eq '^Setting .* 95% CI$' "$OUT/ours.out" || fail "table: no CI column"
+grep -Eq '^Sample: [1-9][0-9]* of [1-9][0-9]* units read, .* of .* of data\.$' \
+	"$OUT/ours.out" || fail "table: no units read line: $(tail -2 "$OUT/ours.out")"
 # All of it: no sampling, no interval.
 expect_ours 0 '' -b -e zstd:1,compress-force=lzo,zlib:3 --sample=100% --format=json data
 jq -e '.estimates | all(has("disk_ci95") | not)' "$OUT/ours.out" >/dev/null ||

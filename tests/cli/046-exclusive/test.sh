@@ -46,12 +46,18 @@ mkdir plain
 random_data 96K >plain/file
 sync
 
-for s in sv sv/dir sv/other sv/nested sv/dir/h1 sv/dir/h2 snap1 snap2 other \
-	 plain . "sv snap1" "snap1 snap2" "sv snap1 snap2" "sv/dir other" \
-	 "sv/dir/file sv/dir/file-clone"; do
-	# shellcheck disable=SC2086
-	check_exclusive $s
+# each exact method alone (reading the other subvolumes, the kernel's
+# backref walk) and the measured mix of both
+for m in auto read backref; do
+	export COMPSIZE_SHARING=$m
+	for s in sv sv/dir sv/other sv/nested sv/dir/h1 sv/dir/h2 snap1 snap2 \
+		 other plain . "sv snap1" "snap1 snap2" "sv snap1 snap2" \
+		 "sv/dir other" "sv/dir/file sv/dir/file-clone"; do
+		# shellcheck disable=SC2086
+		check_exclusive $s
+	done
 done
+unset COMPSIZE_SHARING
 # the walk and the fast scan agree
 check_exclusive --walk -- sv
 check_exclusive --walk -- sv/dir

@@ -4,8 +4,9 @@
 # sequences, names that are only a newline or a carriage return, invalid
 # UTF-8 (overlong, lone continuation, surrogate), 255-byte names, a name
 # that is a backslash escape.  The table must stay byte for byte the
-# oracle's; error messages must carry the name's exact bytes, unescaped, as
-# 1.5 prints paths (a format string in a name must never be interpreted).
+# oracle's; error messages name the path escaped as the man page says (no
+# control sequence reaches the terminal, a format string in a name is never
+# interpreted).
 . "$(dirname "$0")/../common.sh"
 
 setup_fs compress-force=zstd:3
@@ -54,11 +55,17 @@ if "$COMPSIZE" --walk "h/dir1/${names[0]}" >/dev/null 2>&1; then
 	ours_stdout_matches_oracle -b h/dir2 "h/${names[1]}"
 fi
 
-# Errors name the path with its exact bytes.
+# Errors name the path escaped: no control byte (C0, DEL, C1) reaches the
+# terminal.
+names+=($'\xc2\x9b2J C1 CSI' $'\e[2J\e]0;owned\a')
 for n in "${names[@]}"; do
 	expect_ours 1 '*' "h/gone/$n" h
-	ours_stderr_is "compsize: h/gone/$n: No such file or directory"
+	ours_stderr_is "compsize: $(escape_name "h/gone/$n"): No such file or directory"
 	ours_stdout_matches_oracle h
+	CHECKS=$((CHECKS + 1))
+	if LC_ALL=C grep -aq $'[\x01-\x09\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]' "$OUT/ours.err"; then
+		fail "a control byte on stderr for $(escape_name "$n")"
+	fi
 done
 
 # A tmpfs mounted at a hostile name: as an argument, and inside the tree.
@@ -67,12 +74,12 @@ tm=$'tmp\tfs %s \e[0m\xff'
 tmpfs_at "$TESTDIR/$tm"
 echo data >"$TESTDIR/$tm/file"
 expect_ours 1 '*' "$TESTDIR/$tm/file" h/dir2
-ours_stderr_is "compsize: $TESTDIR/$tm/file: not on a btrfs filesystem"
+ours_stderr_is "compsize: $(escape_name "$TESTDIR/$tm/file"): not on a btrfs filesystem"
 ours_stdout_matches_oracle h/dir2
 tmpfs_at "h/dir3/$tm"
 echo data >"h/dir3/$tm/file"
 expect_ours 0 '*' -b h/dir3
-ours_stderr_is "compsize: h/dir3/$tm: skipped: not a btrfs filesystem"
+ours_stderr_is "compsize: $(escape_name "h/dir3/$tm"): skipped: not a btrfs filesystem"
 umount "h/dir3/$tm"
 rmdir "h/dir3/$tm"
 expect_ours 0 '' -b h/dir3

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sample-sim: the sampling design of --sample (sample.c) on real data,
+ * over many seeds, at the cost of one full estimate.
+ *
+ *   sample-sim units SETTINGS DIR > units    one full pass: every file's
+ *       estimate (the truth) and every unit's (each 512 KiB part of a big
+ *       file alone, est_part(), and whether it sets NOCOMPRESS), where each
+ *       big file really sets NOCOMPRESS (est_nocompress_at()), and each
+ *       file's current ratio band (root on btrfs; 0 elsewhere)
+ *   sample-sim sim SEEDS PCT[,PCT...] [bands] < units
+ *       for each percentage and seed, the sample sample.c would draw, its
+ *       estimate and 95% interval against the full estimate: one line per
+ *       setting and percentage (coverage, mean |error|, mean half-width,
+ *       mean data read, units read, samples with an empty stratum), and
+ *       the relative standard error, from which docs/sampling.md scales
+ *       the half-width to other tree sizes.
+ *
+ * The sample drawn is the one compsize would draw from these files (the
+ * same hash of dev, inode, unit, with the file's index as inode), and
+ * its parts are taken as compsize takes them (estrun_parts()): raw after
+ * the part where NOCOMPRESS is set, found from the file's start up to the
+ * first drawn part that sets it.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "estimate.h"
+#include "sample.h"
+#include "usage.h"
+#include "seen.h"
+
+#define MAXSET 32
+
+static struct est_ctx *g_ctx;
+static struct usage_ctx *g_scan;
+static struct seen_set *g_links;
+static size_t g_n, g_nset;
+
+/* The current disk and uncompressed bytes of the file, as compsize's
+ * per-file rows count them; 0 when not known (not btrfs, not root). */
+static int current_usage(int fd, const struct stat *st, uint64_t *disk,
+			 uint64_t *uncomp)
+{
+	struct cs_stats cs;
+	int ret, t;
+
+	*disk = *uncomp = 0;
+	if (!usage_fs_of(g_scan, st->st_dev) &&
+	    usage_probe_fs(g_scan, fd, st) != 1)
+		return 0;
+	if (usage_sink_push(g_scan))
+		return 0;
+	usage_begin_file(g_scan);
+	ret = usage_file(g_scan, fd, st);
+	usage_sink_pop(g_scan, &cs);
+	if (ret)
+		return 0;
+	for (t = 0; t < CS_NTYPES; t++) {
+		*disk += cs.disk[t];
+		*uncomp += cs.uncomp[t];
+	}
+	return 1;
+}
+
+static uint64_t data_bytes(const struct stat *st)
+{
+	uint64_t alloc = (uint64_t)st->st_blocks * 512;
+
+	return !alloc || alloc > (uint64_t)st->st_size ? (uint64_t)st->st_size
+						       : alloc;
+}
+
+static int one_file(const char *path, const struct stat *sb, int type,
+		    struct FTW *ftw)
+{
+	uint64_t full[3 * MAXSET], part[3 * MAXSET], at[MAXSET], lim[MAXSET],
+		 off, len, x, xk, disk, uncomp, k, nu;
+	bool nocomp[MAXSET];
+	unsigned band;
+	struct stat st;
+	size_t i;
+	int fd, known;
+
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(sb->st_mode))
+		return 0;
+	if (sb->st_nlink > 1 &&
+	    seen_insert(g_links, sb->st_ino ^ ((uint64_t)sb->st_dev << 40)) == 0)
+		return 0;	/* a hard link counts once */
+	fd = open(path, O_RDONLY | O_NOATIME | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "sample-sim: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	x = data_bytes(&st);
+	known = current_usage(fd, &st, &disk, &uncomp);
+	band = sample_band(known, uncomp, disk);
+	if (est_file(g_ctx, fd, &st, full)) {
+		fprintf(stderr, "sample-sim: %s: estimate failed\n", path);
+		close(fd);
+		return 0;
+	}
+	nu = sample_units(st.st_size, x);
+	memset(at, 0xff, sizeof(at));
+	for (i = 0; i < g_nset; i++)
+		lim[i] = st.st_size;
+	if (nu > 1 && est_nocompress_at(g_ctx, fd, &st, lim, at))
+		fprintf(stderr, "sample-sim: %s: NOCOMPRESS not followed\n",
+			path);
+	printf("F %zu %" PRIu64 " %" PRIu64 " %u %" PRIu64, g_n++,
+	       (uint64_t)st.st_size, x, band, nu);
+	for (i = 0; i < g_nset; i++)
+		printf(" %" PRIu64 " %" PRIu64, full[3 * i],
+		       at[i] == UINT64_MAX ? 0 : at[i] / SAMPLE_CHUNK + 1);
+	putchar('\n');
+	for (k = 0; k < nu; k++) {
+		xk = sample_unit(st.st_size, x, k, &off, &len);
+		memset(nocomp, 0, sizeof(nocomp));
+		if (nu == 1) {
+			memcpy(part, full, sizeof(part));
+		} else if (est_part(g_ctx, fd, &st, off, len, part, nocomp)) {
+			fprintf(stderr, "sample-sim: %s: part failed\n", path);
+			memset(part, 0, sizeof(part));
+		}
+		printf("U %" PRIu64 " %" PRIu64, k, xk);
+		for (i = 0; i < g_nset; i++)
+			printf(" %" PRIu64 " %d", part[3 * i], nocomp[i]);
+		putchar('\n');
+	}
+	close(fd);
+	return 0;
+}
+
+static int cmd_units(const char *list, const char *dir)
+{
+	struct est_setting *s;
+	char err[256], name[64];
+	size_t i;
+	int ret;
+
+	if (est_parse_list(list, &s, &g_nset, err, sizeof(err))) {
+		fprintf(stderr, "sample-sim: %s\n", err);
+		return 2;
+	}
+	if (g_nset > MAXSET) {
+		fprintf(stderr, "sample-sim: at most %d settings\n", MAXSET);
+		return 2;
+	}
+	g_ctx = est_create(s, g_nset, 4096);
+	g_scan = usage_create();
+	g_links = seen_create();
+	if (!g_ctx || !g_scan || !g_links)
+		return 3;
+	printf("S");
+	for (i = 0; i < g_nset; i++) {
+		est_setting_name(&s[i], name, sizeof(name));
+		printf(" %s", name);
+	}
+	putchar('\n');
+	ret = nftw(dir, one_file, 64, FTW_PHYS | FTW_MOUNT);
+	est_free(g_ctx);
+	usage_free(g_scan);
+	seen_free(g_links);
+	free(s);
+	return ret ? 1 : 0;
+}
+
+struct sim_file {
+	uint64_t size, x, nu, first;
+	unsigned band;
+	uint64_t full[MAXSET];
+	uint64_t at[MAXSET];	/* 1 + the part where NOCOMPRESS is set, 0 */
+};
+
+struct sim_unit {
+	uint64_t k, x;
+	uint64_t y[MAXSET];
+	int nocomp[MAXSET];	/* the part alone sets NOCOMPRESS */
+};
+
+static struct sim_file *files;
+static struct sim_unit *units;
+static size_t nfiles, nunits;
+static char names[MAXSET][64];
+static struct est_setting sets[MAXSET];
+
+static int read_units(void)
+{
+	size_t capf = 0, capu = 0, i;
+	char line[4096], *p, *e;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (line[0] == 'S') {
+			p = line + 1;
+			for (g_nset = 0; g_nset < MAXSET; g_nset++) {
+				while (*p == ' ')
+					p++;
+				if (!*p || *p == '\n')
+					break;
+				e = p;
+				while (*e && *e != ' ' && *e != '\n')
+					e++;
+				snprintf(names[g_nset], sizeof(names[0]), "%.*s",
+					 (int)(e - p), p);
+				p = e;
+			}
+		} else if (line[0] == 'F') {
+			struct sim_file *f;
+
+			if (nfiles == capf) {
+				capf = capf ? 2 * capf : 1024;
+				files = realloc(files, capf * sizeof(*files));
+				if (!files)
+					return -ENOMEM;
+			}
+			f = &files[nfiles++];
+			p = line + 2;
+			strtoull(p, &p, 10);	/* id: its index */
+			f->size = strtoull(p, &p, 10);
+			f->x = strtoull(p, &p, 10);
+			f->band = (unsigned)strtoul(p, &p, 10);
+			f->nu = strtoull(p, &p, 10);
+			f->first = nunits;
+			for (i = 0; i < g_nset; i++) {
+				f->full[i] = strtoull(p, &p, 10);
+				f->at[i] = strtoull(p, &p, 10);
+			}
+		} else if (line[0] == 'U') {
+			struct sim_unit *u;
+
+			if (nunits == capu) {
+				capu = capu ? 2 * capu : 4096;
+				units = realloc(units, capu * sizeof(*units));
+				if (!units)
+					return -ENOMEM;
+			}
+			u = &units[nunits++];
+			p = line + 2;
+			u->k = strtoull(p, &p, 10);
+			u->x = strtoull(p, &p, 10);
+			for (i = 0; i < g_nset; i++) {
+				u->y[i] = strtoull(p, &p, 10);
+				u->nocomp[i] = (int)strtol(p, &p, 10);
+			}
+		}
+	}
+	return 0;
+}
+
+static int cmd_sim(unsigned seeds, const char *pcts, int bands)
+{
+	static struct sample_acc acc[MAXSET];
+	double truth[MAXSET] = { 0 }, parts[MAXSET] = { 0 };
+	struct sample_pop pop = { 0 };
+	struct sample_design d;
+	struct sample_result r;
+	uint64_t X = 0, k;
+	size_t f, i;
+	const char *p = pcts;
+
+	if (read_units())
+		return 3;
+	for (i = 0; i < g_nset; i++) {
+		struct est_setting *one;
+		size_t n1;
+		char err[256];
+
+		if (est_parse_list(names[i], &one, &n1, err, sizeof(err)))
+			return 2;
+		sets[i] = one[0];
+		free(one);
+	}
+	for (f = 0; f < nfiles; f++) {
+		sample_pop_add(&pop, files[f].size, files[f].x,
+			       bands ? files[f].band : 0);
+		X += files[f].x;
+		for (i = 0; i < g_nset; i++) {
+			truth[i] += files[f].full[i];
+			/* every part, raw after the one setting NOCOMPRESS:
+			 * what a sample of everything gives */
+			for (k = 0; k < files[f].nu; k++) {
+				uint64_t off, len;
+
+				sample_unit(files[f].size, files[f].x, k, &off,
+					    &len);
+				parts[i] += files[f].at[i] &&
+					    k > files[f].at[i] - 1 ?
+					    (len + 4095) / 4096 * 4096 :
+					    units[files[f].first + k].y[i];
+			}
+		}
+	}
+	printf("# %zu files, %zu units, %.1f MB of data, strata by size%s\n",
+	       nfiles, nunits, X / 1e6, bands ? " and current ratio" : "");
+	printf("| setting | sample | seeds | coverage | mean error | mean half-width | rel. s.e. | data read | units read | empty strata | parts vs whole |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	while (*p) {
+		double pct = strtod(p, (char **)&p), read = 0, nread = 0;
+		double hit[MAXSET] = { 0 }, aerr[MAXSET] = { 0 };
+		double hw[MAXSET] = { 0 }, rse[MAXSET] = { 0 };
+		uint64_t empty = 0;
+		unsigned seed;
+
+		if (*p == ',')
+			p++;
+		for (seed = 0; seed < seeds; seed++) {
+			memset(acc, 0, sizeof(acc));
+			sample_plan(&d, &pop, (uint64_t)(pct / 100 * X), seed);
+			for (f = 0; f < nfiles; f++) {
+				const struct sim_file *sf = &files[f];
+				unsigned h = sample_stratum(sf->size, sf->x,
+							    bands ? sf->band : 0);
+
+				uint64_t J[MAXSET], lim, off, len, last = 0;
+				int any = 0;
+
+				/* where compsize finds NOCOMPRESS set
+				 * (estrun_parts()) */
+				for (i = 0; i < g_nset; i++)
+					J[i] = UINT64_MAX;
+				for (k = 0; k < sf->nu && sf->nu > 1; k++) {
+					const struct sim_unit *u =
+						&units[sf->first + k];
+
+					if (!sample_in(&d, h, 1, f, u->k))
+						continue;
+					any = 1;
+					last = k;
+					for (i = 0; i < g_nset; i++)
+						if (u->nocomp[i] && J[i] > k)
+							J[i] = k;
+				}
+				for (i = 0; i < g_nset && any; i++) {
+					lim = J[i] != UINT64_MAX ? J[i] :
+					      est_follow_nocompress(&sets[i]) ?
+					      last : 0;
+					if (sf->at[i] && sf->at[i] - 1 < lim)
+						J[i] = sf->at[i] - 1;
+				}
+				for (k = 0; k < sf->nu; k++) {
+					const struct sim_unit *u =
+						&units[sf->first + k];
+
+					if (!sample_in(&d, h, 1, f, u->k))
+						continue;
+					read += u->x;
+					nread++;
+					sample_unit(sf->size, sf->x, u->k, &off,
+						    &len);
+					for (i = 0; i < g_nset; i++)
+						sample_acc_add(&acc[i], h, u->x,
+							       u->k > J[i] ?
+							       (len + 4095) / 4096 * 4096 :
+							       u->y[i]);
+				}
+			}
+			for (i = 0; i < g_nset; i++) {
+				sample_estimate(&pop, &d, &acc[i], &r);
+				if (r.total - r.half <= truth[i] &&
+				    truth[i] <= r.total + r.half)
+					hit[i]++;
+				aerr[i] += (r.total > truth[i] ?
+					    r.total - truth[i] :
+					    truth[i] - r.total) / truth[i];
+				hw[i] += r.half / truth[i];
+				rse[i] += r.se / truth[i];
+				if (!i)
+					empty += r.empty;
+			}
+		}
+		for (i = 0; i < g_nset; i++)
+			printf("| %s | %g%% | %u | %.1f%% | %.2f%% | %.2f%% | %.3f%% | %.2f%% | %.0f | %" PRIu64 " | %+.2f%% |\n",
+			       names[i], pct, seeds, 100 * hit[i] / seeds,
+			       100 * aerr[i] / seeds, 100 * hw[i] / seeds,
+			       100 * rse[i] / seeds, 100 * read / seeds / X,
+			       nread / seeds, empty,
+			       100 * (parts[i] - truth[i]) / truth[i]);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "units"))
+		return cmd_units(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "sim"))
+		return cmd_sim((unsigned)strtoul(argv[2], NULL, 10), argv[3],
+			       argc == 5 && !strcmp(argv[4], "bands"));
+	fputs("usage: sample-sim units SETTINGS DIR > units\n"
+	      "       sample-sim sim SEEDS PCT[,PCT...] [bands] < units\n",
+	      stderr);
+	return 2;
+}

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The --sample benchmark (issue #16): on four trees of a loop-mounted btrfs
+# image (mounted compress=zstd:1, so files carry a current ratio), one full
+# pass computes every file's estimate and every unit's (bench/sample-sim.c);
+# the design of sample.c is then drawn over SEEDS seeds at each of PCTS,
+# with and without the current-ratio strata, and compared with the full
+# estimate.  Then compsize itself: the full estimate's time against a 1%
+# sample's and the usage scan alone (COST=0 skips it).  Root; the image is
+# cached in $BENCH_DIR (delete it to rebuild).
+#
+#   bench/sample.sh [COMPSIZE] > result.md
+set -eu
+COMPSIZE=$(realpath "${1:-./compsize}")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BENCH_DIR=${BENCH_DIR:-/var/tmp/compsize-sample-bench}
+SEEDS=${SEEDS:-200}
+PCTS=${PCTS:-1,5,20}
+SETTINGS=${SETTINGS:-zstd:1,zstd:3,compress-force=zstd:3,lzo,compress-force=zlib:3}
+TREES=${TREES:-usr-share lib-bin home few-big}
+COST=${COST:-1}
+IMG=$BENCH_DIR/btrfs.img
+MNT=$BENCH_DIR/mnt
+LAYOUT=1
+
+mkdir -p "$BENCH_DIR" "$MNT"
+cleanup() { mountpoint -q "$MNT" && umount "$MNT"; true; }
+trap cleanup EXIT
+
+log() { echo "sample.sh: $*" >&2; }
+
+# Text of about $1 MiB: documentation and headers, read from a random
+# place on and numbered per pass, so that no two pieces are alike.
+TEXT_LIST=$(find /usr/share/doc /usr/include -type f \( -name '*.h' -o \
+	-name '*.txt' -o -name 'copyright' -o -name '*.md' \) -size -256k \
+	2>/dev/null | sort)
+text_mib() {
+	local n=0
+	while :; do
+		n=$((n + 1))
+		echo "$TEXT_LIST" | xargs cat 2>/dev/null |
+			tail -c +$((RANDOM * 1000 + 1)) | sed "s/^/$n /" || break
+	done | head -c "$(($1 << 20))"
+}
+
+build() {
+	log "building the image (one time)"
+	cleanup
+	rm -f "$IMG"
+	truncate -s 8G "$IMG"
+	mkfs.btrfs -q "$IMG"
+	mount -o loop,compress=zstd:1 "$IMG" "$MNT"
+	mkdir -p "$MNT/usr-share" "$MNT/lib-bin" "$MNT/home" "$MNT/few-big"
+	cp -a /usr/share/. "$MNT/usr-share/"
+	mkdir -p "$MNT/lib-bin/lib"
+	cp -a /usr/lib/x86_64-linux-gnu /usr/lib/python3.11 /usr/lib/python3 \
+		/usr/lib/git-core "$MNT/lib-bin/lib/"
+	cp -a /usr/bin "$MNT/lib-bin/"
+	# home-like: three big files hold most of the bytes, beside ~20k
+	# small ones (documents, sources, settings)
+	mkdir -p "$MNT/home/src" "$MNT/home/docs"
+	cp -a /usr/include/. "$MNT/home/src/"
+	cp -a /usr/share/doc/. "$MNT/home/docs/"
+	# a disk image: binaries, text and zeros in runs of a few MiB
+	find /usr/lib/x86_64-linux-gnu -type f -size +1M | sort | head -150 |
+		xargs cat | head -c 300M >"$MNT/home/disk.img.part"
+	{ head -c 100M "$MNT/home/disk.img.part"; text_mib 60; head -c 64M /dev/zero;
+	  tail -c 200M "$MNT/home/disk.img.part"; } >"$MNT/home/disk.img"
+	rm "$MNT/home/disk.img.part"
+	# a video: incompressible
+	head -c 250M /dev/urandom >"$MNT/home/video.mkv"
+	# a mailbox: text
+	text_mib 150 >"$MNT/home/mail.mbox"
+	# few-big: nearly all bytes in two files; one mixes text and random
+	# in 3 MiB / 1 MiB blocks (the issue's compress= case)
+	for i in $(seq 1 100); do
+		text_mib 3
+		head -c 1M /dev/urandom
+	done >"$MNT/few-big/mixed.bin"
+	find /usr/lib/x86_64-linux-gnu -type f -size +1M | sort | tail -100 |
+		xargs cat | head -c 150M >"$MNT/few-big/libs.bin"
+	mkdir -p "$MNT/few-big/etc"
+	find /etc -maxdepth 1 -type f -size -64k 2>/dev/null | head -50 |
+		xargs -I{} cp {} "$MNT/few-big/etc/" 2>/dev/null || true
+	sync
+	echo "$LAYOUT" >"$BENCH_DIR/layout"
+	umount "$MNT"
+}
+
+if [ ! -f "$IMG" ] || [ "$(cat "$BENCH_DIR/layout" 2>/dev/null)" != "$LAYOUT" ]; then
+	build
+fi
+mountpoint -q "$MNT" || mount -o loop,compress=zstd:1 "$IMG" "$MNT"
+
+SIM=$BENCH_DIR/sample-sim
+log "building sample-sim"
+# from the sources, not the tree's objects: a build or test running there
+# at the same time is left alone
+(cd "$ROOT" && cc -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. \
+	-DCOMPSIZE_VERSION='"bench"' -o "$SIM" bench/sample-sim.c sample.c \
+	usage.c search.c extent.c seen.c sharing.c est-setting.c estimate.c \
+	est-heuristic.c est-lzo.c est-zlib.c est-zstd.c \
+	$(pkg-config --cflags --libs libzstd lzo2 zlib libbtrfsutil) -pthread)
+
+echo "# --sample on real trees ($(date -u +%F), $(git -C "$ROOT" rev-parse --short HEAD))"
+echo
+echo "Settings: $SETTINGS; $SEEDS seeds per cell; truth: the full estimate."
+for t in $TREES; do
+	units=$BENCH_DIR/$t.units
+	if [ ! -s "$units" ] || [ "$units" -ot "$IMG" ]; then
+		log "$t: full pass"
+		/usr/bin/time -f "%e s" -o "$BENCH_DIR/$t.time" \
+			"$SIM" units "$SETTINGS" "$MNT/$t" >"$units.tmp"
+		mv "$units.tmp" "$units"
+	fi
+	for strata in size bands; do
+		echo
+		echo "## $t, strata by $strata"
+		echo
+		"$SIM" sim "$SEEDS" "$PCTS" "$([ $strata = bands ] && echo bands)" <"$units"
+	done
+done
+
+[ "$COST" = 1 ] || exit 0
+echo
+echo "## Cost: compsize -e $SETTINGS (-j $(nproc), page cache warm)"
+echo
+echo "| tree | usage scan s | full estimate s | --sample=1% s | 1% - usage / full |"
+echo "|---|---:|---:|---:|---:|"
+for t in $TREES; do
+	cat "$MNT/$t" >/dev/null 2>&1 || true
+	tar -cf - "$MNT/$t" 2>/dev/null | cat >/dev/null
+	us=$( { /usr/bin/time -f %e "$COMPSIZE" "$MNT/$t" >/dev/null; } 2>&1 | tail -1)
+	full=$( { /usr/bin/time -f %e "$COMPSIZE" -e "$SETTINGS" "$MNT/$t" >/dev/null; } 2>&1 | tail -1)
+	one=$( { /usr/bin/time -f %e "$COMPSIZE" -e "$SETTINGS" --sample=1% "$MNT/$t" >/dev/null; } 2>&1 | tail -1)
+	echo "| $t | $us | $full | $one | $(echo "scale=1; 100 * ($one - $us) / $full" | bc)% |"
+done

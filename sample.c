@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sample: stratified Bernoulli sampling of files and 512 KiB chunks, ratio
+ * estimator, honest interval.  See sample.h and docs/sampling.md.
+ *
+ * Why these choices:
+ * - Whole files as units give one big file a weight that decides the
+ *   total by being in or out.  A big file's 512 KiB chunks are where the
+ *   kernel decides (compress_file_range() gives up per chunk), so each is
+ *   a unit of its own and a big file is read a few chunks at a time.
+ * - Strata by size class keep the tiny files (inline extents, a whole
+ *   sector for a few bytes: the widest spread of ratios) from mixing with
+ *   the rest; the current ratio band on btrfs puts incompressible data
+ *   apart from text.  Each stratum gets at least SAMPLE_MIN_DRAWS expected
+ *   draws, so none is empty but with a probability of e^-10.
+ * - Bernoulli sampling (each unit independently, same pi_h in a stratum)
+ *   needs no list of the units: the walk decides each file as it finds it,
+ *   and a larger pi_h is a superset of a smaller one.  Given the number
+ *   drawn it is a simple random sample, so the textbook variance of the
+ *   ratio estimator applies with the realised n_h.
+ * - Few draws make a variance estimate unreliable: the t quantile on
+ *   Satterthwaite's degrees of freedom pays for that, and a floor from
+ *   the other strata's spread keeps a stratum whose few draws happened
+ *   to agree from claiming no error at all.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sample.h"
+
+/* A stratum with few draws leans on the pooled spread as on this many
+ * degrees of freedom of it (sample_estimate()). */
+#define SAMPLE_PRIOR_DF		1.0
+/* ... when it has fewer draws than this. */
+#define SAMPLE_FEW		5
+/* Class bounds of whole-file units (st_size), and of the file size
+ * above which chunks form a class of their own. */
+#define SAMPLE_TINY		4096u
+#define SAMPLE_SMALL		(32u * 1024)
+#define SAMPLE_MEDIUM		(128u * 1024)
+#define SAMPLE_BIG_FILE		(16ull * 1024 * 1024)
+
+static uint64_t sample_mix(uint64_t z)
+{
+	/* splitmix64's finalizer */
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+double sample_u(uint64_t seed, uint64_t dev, uint64_t ino, uint64_t k)
+{
+	uint64_t h = sample_mix(sample_mix(sample_mix(sample_mix(seed) ^ dev) ^
+					   ino) ^ k);
+
+	return (double)(h >> 11) * 0x1p-53;
+}
+
+unsigned sample_band(int known, uint64_t x, uint64_t disk)
+{
+	if (!known || !x)
+		return 0;
+	if (disk * 2 < x)
+		return 1;
+	if (disk * 10 < x * 9)
+		return 2;
+	return 3;
+}
+
+uint64_t sample_units(uint64_t size, uint64_t x)
+{
+	if (!x)
+		return 0;
+	if (size <= SAMPLE_CHUNK)
+		return 1;
+	return (size + SAMPLE_CHUNK - 1) / SAMPLE_CHUNK;
+}
+
+unsigned sample_stratum(uint64_t size, uint64_t x, unsigned band)
+{
+	unsigned c;
+
+	(void)x;
+	if (size <= SAMPLE_TINY)
+		c = 0;
+	else if (size <= SAMPLE_SMALL)
+		c = 1;
+	else if (size <= SAMPLE_MEDIUM)
+		c = 2;
+	else if (size <= SAMPLE_CHUNK)
+		c = 3;
+	else if (size <= SAMPLE_BIG_FILE)
+		c = 4;
+	else
+		c = 5;
+	return c * SAMPLE_BANDS + (band < SAMPLE_BANDS ? band : 0);
+}
+
+/* x * a / b without overflow (a <= b). */
+static uint64_t sample_share(uint64_t x, uint64_t a, uint64_t b)
+{
+	return (uint64_t)((unsigned __int128)x * a / b);
+}
+
+uint64_t sample_unit(uint64_t size, uint64_t x, uint64_t k, uint64_t *off,
+		     uint64_t *len)
+{
+	uint64_t start, end;
+
+	if (size <= SAMPLE_CHUNK) {
+		*off = 0;
+		*len = size;
+		return x;
+	}
+	start = k * SAMPLE_CHUNK;
+	end = start + SAMPLE_CHUNK < size ? start + SAMPLE_CHUNK : size;
+	if (start > size)
+		start = end = size;
+	*off = start;
+	*len = end - start;
+	if (x >= size)
+		return end - start;
+	return sample_share(x, end, size) - sample_share(x, start, size);
+}
+
+void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
+		    unsigned band)
+{
+	unsigned h;
+
+	if (!x)
+		return;
+	h = sample_stratum(size, x, band);
+	p->N[h] += sample_units(size, x);
+	p->X[h] += x;
+}
+
+void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
+		       unsigned band)
+{
+	unsigned h;
+
+	if (!x)
+		return;
+	h = sample_stratum(size, x, band);
+	p->N[h] -= sample_units(size, x);
+	p->X[h] -= x;
+}
+
+uint64_t sample_pop_units(const struct sample_pop *p)
+{
+	uint64_t n = 0;
+	unsigned h;
+
+	for (h = 0; h < SAMPLE_STRATA; h++)
+		n += p->N[h];
+	return n;
+}
+
+uint64_t sample_pop_bytes(const struct sample_pop *p)
+{
+	uint64_t x = 0;
+	unsigned h;
+
+	for (h = 0; h < SAMPLE_STRATA; h++)
+		x += p->X[h];
+	return x;
+}
+
+static double sample_pi_of(const struct sample_pop *p, unsigned h, double c)
+{
+	double m, pi;
+
+	if (!p->N[h])
+		return 0;
+	m = (double)SAMPLE_MIN_DRAWS / p->N[h];
+	pi = c > m ? c : m;
+	return pi < 1 ? pi : 1;
+}
+
+static double sample_expected(const struct sample_pop *p, double c)
+{
+	double sum = 0;
+	unsigned h;
+
+	for (h = 0; h < SAMPLE_STRATA; h++)
+		sum += sample_pi_of(p, h, c) * p->X[h];
+	return sum;
+}
+
+double sample_plan(struct sample_design *d, const struct sample_pop *p,
+		   uint64_t budget, uint64_t seed)
+{
+	double lo = 0, hi = 1, c;
+	unsigned h;
+	int k;
+
+	d->seed = seed;
+	if (sample_expected(p, 0) < budget) {
+		for (k = 0; k < 100; k++) {
+			c = (lo + hi) / 2;
+			if (sample_expected(p, c) < budget)
+				lo = c;
+			else
+				hi = c;
+		}
+	} else {
+		hi = 0;
+	}
+	for (h = 0; h < SAMPLE_STRATA; h++)
+		d->pi[h] = sample_pi_of(p, h, hi);
+	return sample_expected(p, hi);
+}
+
+int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
+	      uint64_t ino, uint64_t k)
+{
+	if (h >= SAMPLE_STRATA)
+		return 0;
+	if (d->pi[h] >= 1)
+		return 1;
+	return sample_u(d->seed, dev, ino, k) < d->pi[h];
+}
+
+int sample_file_in(const struct sample_design *d, uint64_t dev, uint64_t ino,
+		   uint64_t size, uint64_t x, unsigned band)
+{
+	unsigned h = sample_stratum(size, x, band);
+	uint64_t k, n = sample_units(size, x);
+
+	for (k = 0; k < n; k++)
+		if (sample_in(d, h, dev, ino, k))
+			return 1;
+	return 0;
+}
+
+void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
+		    uint64_t y)
+{
+	if (h >= SAMPLE_STRATA)
+		return;
+	a->n[h]++;
+	a->sx[h] += x;
+	a->sy[h] += y;
+	a->sxx[h] += (unsigned __int128)x * x;
+	a->syy[h] += (unsigned __int128)y * y;
+	a->sxy[h] += (unsigned __int128)x * y;
+}
+
+void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src)
+{
+	unsigned h;
+
+	for (h = 0; h < SAMPLE_STRATA; h++) {
+		dst->n[h] += src->n[h];
+		dst->sx[h] += src->sx[h];
+		dst->sy[h] += src->sy[h];
+		dst->sxx[h] += src->sxx[h];
+		dst->syy[h] += src->syy[h];
+		dst->sxy[h] += src->sxy[h];
+	}
+}
+
+uint64_t sample_key(uint64_t dev, uint64_t ino)
+{
+	return sample_mix(dev) ^ ino;
+}
+
+struct sample_bands {
+	uint64_t *key;		/* 0: free (a key of 0 is stored as 1) */
+	uint8_t *band;
+	size_t cap, n;		/* cap a power of two, at most 3/4 full */
+};
+
+struct sample_bands *sample_bands_create(void)
+{
+	return calloc(1, sizeof(struct sample_bands));
+}
+
+void sample_bands_free(struct sample_bands *b)
+{
+	if (!b)
+		return;
+	free(b->key);
+	free(b->band);
+	free(b);
+}
+
+static size_t sample_bands_slot(const struct sample_bands *b, uint64_t key)
+{
+	size_t i = sample_mix(key) & (b->cap - 1);
+
+	while (b->key[i] && b->key[i] != key)
+		i = (i + 1) & (b->cap - 1);
+	return i;
+}
+
+static int sample_bands_grow(struct sample_bands *b)
+{
+	struct sample_bands nb = { .cap = b->cap ? 2 * b->cap : 1024 };
+	size_t i, j;
+
+	nb.key = calloc(nb.cap, sizeof(*nb.key));
+	nb.band = calloc(nb.cap, sizeof(*nb.band));
+	if (!nb.key || !nb.band) {
+		free(nb.key);
+		free(nb.band);
+		return -ENOMEM;
+	}
+	for (i = 0; i < b->cap; i++) {
+		if (!b->key[i])
+			continue;
+		j = sample_bands_slot(&nb, b->key[i]);
+		nb.key[j] = b->key[i];
+		nb.band[j] = b->band[i];
+	}
+	nb.n = b->n;
+	free(b->key);
+	free(b->band);
+	*b = nb;
+	return 0;
+}
+
+int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band)
+{
+	size_t i;
+
+	if (!band)
+		return 0;
+	key += !key;
+	if (4 * (b->n + 1) > 3 * b->cap && sample_bands_grow(b))
+		return -ENOMEM;
+	i = sample_bands_slot(b, key);
+	if (!b->key[i]) {
+		b->key[i] = key;
+		b->n++;
+	}
+	b->band[i] = (uint8_t)band;
+	return 0;
+}
+
+unsigned sample_bands_get(const struct sample_bands *b, uint64_t key)
+{
+	size_t i;
+
+	if (!b || !b->cap)
+		return 0;
+	key += !key;
+	i = sample_bands_slot(b, key);
+	return b->key[i] ? b->band[i] : 0;
+}
+
+/* Square root by Newton's method from above: no libm (the fuzzing build
+ * does not inline sqrt()). */
+static double sample_sqrt(double v)
+{
+	double x, nx;
+	int k;
+
+	if (!(v > 0))
+		return 0;
+	x = v > 1 ? v : 1;
+	for (k = 0; k < 2000; k++) {
+		nx = (x + v / x) / 2;
+		if (nx >= x)
+			break;
+		x = nx;
+	}
+	return x;
+}
+
+double sample_t975(double df)
+{
+	/* t(0.975, df) for df = 1..30 */
+	static const double t[] = {
+		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+		2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+		2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+	};
+	const double z = 1.959964;
+	double z2 = z * z, v, a;
+	int i;
+
+	if (!(df >= 1))
+		df = 1;
+	if (df < 30) {
+		i = (int)df;
+		a = df - i;
+		return t[i - 1] * (1 - a) + t[i] * a;
+	}
+	/* Cornish-Fisher expansion in 1/df: within 1e-4 from 30 on */
+	v = df;
+	return z + z * (z2 + 1) / (4 * v) +
+	       z * (5 * z2 * z2 + 16 * z2 + 3) / (96 * v * v) +
+	       z * (3 * z2 * z2 * z2 + 19 * z2 * z2 + 17 * z2 - 15) /
+		       (384 * v * v * v);
+}
+
+/* Whole files (0) or chunks (1): the strata whose spread is pooled. */
+static unsigned sample_group(unsigned h)
+{
+	return h / SAMPLE_BANDS >= 4;
+}
+
+/* Residual sum of squares of stratum h around ratio R, from exact sums;
+ * cancellation may leave a tiny negative. */
+static double sample_see(const struct sample_acc *a, unsigned h, double R)
+{
+	double see = (double)a->syy[h] - 2 * R * (double)a->sxy[h] +
+		     R * R * (double)a->sxx[h];
+
+	return see > 0 ? see : 0;
+}
+
+void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
+		     const struct sample_acc *a, struct sample_result *r)
+{
+	double total = 0, var = 0, vdf = 0, pool_v[2] = { 0 }, pool_df[2] = { 0 };
+	double sx = 0, sy = 0, Rpool;
+	unsigned h;
+
+	memset(r, 0, sizeof(*r));
+	/* the pooled relative spread of the residuals, per unit */
+	for (h = 0; h < SAMPLE_STRATA; h++) {
+		double n = a->n[h], xbar, R;
+
+		r->units += a->n[h];
+		sx += (double)a->sx[h];
+		sy += (double)a->sy[h];
+		if (a->n[h] < 2 || !a->sx[h] || d->pi[h] >= 1)
+			continue;
+		xbar = (double)a->sx[h] / n;
+		R = (double)a->sy[h] / (double)a->sx[h];
+		pool_v[sample_group(h)] += sample_see(a, h, R) / (xbar * xbar);
+		pool_df[sample_group(h)] += n - 1;
+	}
+	for (h = 0; h < 2; h++)
+		pool_v[h] = pool_df[h] > 0 ? pool_v[h] / pool_df[h] : 0;
+	Rpool = sx > 0 ? sy / sx : 0;
+	for (h = 0; h < SAMPLE_STRATA; h++) {
+		double n = a->n[h], N = p->N[h], X = p->X[h];
+		double xbar, R, s2, floor_s2, vh, dfh, f;
+
+		if (!p->N[h])
+			continue;
+		if (!a->n[h] || !a->sx[h]) {
+			/* no draw: the pooled ratio, known to 100% at best */
+			if (d->pi[h] >= 1 && !a->n[h])
+				continue;	/* certain and empty: no data */
+			r->empty++;
+			total += X * Rpool;
+			vh = X * Rpool * X * Rpool;
+			var += vh;
+			vdf += vh * vh / 30;
+			continue;
+		}
+		xbar = (double)a->sx[h] / n;
+		R = (double)a->sy[h] / (double)a->sx[h];
+		total += X * R;
+		if (d->pi[h] >= 1)
+			continue;	/* every unit read: exact */
+		f = n < N ? n / N : 1;
+		s2 = n >= 2 ? sample_see(a, h, R) / (n - 1) : 0;
+		if (n < SAMPLE_FEW) {
+			floor_s2 = pool_v[sample_group(h)] * xbar * xbar *
+				   SAMPLE_PRIOR_DF / (n - 1 + SAMPLE_PRIOR_DF);
+			if (s2 < floor_s2)
+				s2 = floor_s2;
+		}
+		vh = (X / xbar) * (X / xbar) * (1 - f) * s2 / n;
+		dfh = n >= 2 ? n - 1 : 1;
+		var += vh;
+		vdf += vh * vh / dfh;
+	}
+	r->total = total;
+	r->se = sample_sqrt(var);
+	r->df = vdf > 0 ? var * var / vdf : 0;
+	r->half = var > 0 ? sample_t975(r->df) * r->se : 0;
+}

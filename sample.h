@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sample: the sampling design of `--estimate --sample` and its interval,
+ * pure (no I/O, no threads).  See docs/sampling.md.
+ *
+ * Units: a file of one async chunk (512 KiB) or less is one unit; a larger
+ * file is cut into 512 KiB units of file offset, the kernel's async chunks,
+ * where its failure rule applies.  Files without data are no unit: they
+ * predict nothing, exactly.  Units fall into strata by kind (small files
+ * by size class, chunks by the size of their file) and, where the current
+ * on-disk usage is known, by the file's current compression ratio band.
+ * Within a stratum every unit is in the sample with the same probability
+ * pi_h, independently (stratified Bernoulli sampling), decided by a hash of
+ * (seed, st_dev, st_ino, unit index): the same tree and seed always give
+ * the same sample, and a larger pi_h keeps every unit of a smaller one.
+ *
+ * Each stratum's total is estimated with the ratio estimator X_h * sy/sx
+ * (x: a unit's data bytes, y: what it is predicted to use), and its
+ * variance as for a simple random sample of the n_h units drawn (which a
+ * Bernoulli sample is, given n_h), with a floor for strata with few draws
+ * and a Student t quantile on Satterthwaite's degrees of freedom.
+ */
+#ifndef COMPSIZE_SAMPLE_H
+#define COMPSIZE_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* run_delalloc_compressed()'s async chunk: a big file's unit. */
+#define SAMPLE_CHUNK		(512u * 1024)
+/* Current compression ratio bands (sample_band()): 0 = not known. */
+#define SAMPLE_BANDS		4
+#define SAMPLE_CLASSES		6
+#define SAMPLE_STRATA		(SAMPLE_CLASSES * SAMPLE_BANDS)
+/* Expected draws a stratum gets at least (when it has that many units). */
+#define SAMPLE_MIN_DRAWS	16
+
+/* The population: units and data bytes of each stratum. */
+struct sample_pop {
+	uint64_t N[SAMPLE_STRATA];
+	uint64_t X[SAMPLE_STRATA];
+};
+
+/* The design: each stratum's probability, and the seed. */
+struct sample_design {
+	double pi[SAMPLE_STRATA];
+	uint64_t seed;
+};
+
+/* The sampled units of one quantity (e.g. one setting's disk bytes). */
+struct sample_acc {
+	uint64_t n[SAMPLE_STRATA];
+	unsigned __int128 sx[SAMPLE_STRATA], sy[SAMPLE_STRATA];
+	unsigned __int128 sxx[SAMPLE_STRATA], syy[SAMPLE_STRATA];
+	unsigned __int128 sxy[SAMPLE_STRATA];
+};
+
+struct sample_result {
+	double total;		/* estimate of the population total of y */
+	double half;		/* half-width of its 95% interval */
+	double se;		/* its standard error */
+	double df;		/* degrees of freedom of the t quantile used */
+	uint64_t units;		/* units sampled */
+	uint64_t empty;		/* strata with units but no draw */
+};
+
+/*
+ * The ratio band of a file whose data bytes x use disk bytes now (disk and
+ * x both known, x > 0): 1 (< 0.5), 2 (< 0.9) or 3.  Returns 0 (unknown)
+ * when x is 0 or known is 0.
+ */
+unsigned sample_band(int known, uint64_t x, uint64_t disk);
+
+/* Units of a file of size bytes (st_size) holding x data bytes: 0 when x is
+ * 0, 1 up to SAMPLE_CHUNK, else one per SAMPLE_CHUNK of size. */
+uint64_t sample_units(uint64_t size, uint64_t x);
+
+/* The stratum of a file's units (all of a file's units share it). */
+unsigned sample_stratum(uint64_t size, uint64_t x, unsigned band);
+
+/*
+ * Unit k's file range [*off, *off + *len) and its data bytes (the return
+ * value): its share of x, rounded so that a file's units add up to x
+ * exactly (a sparse file's holes spread evenly).
+ */
+uint64_t sample_unit(uint64_t size, uint64_t x, uint64_t k, uint64_t *off,
+		     uint64_t *len);
+
+/* Add a file's units to the population. */
+void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
+		    unsigned band);
+
+/* Take back a file sample_pop_add() added (it could not be read). */
+void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
+		       unsigned band);
+
+/* Units and data bytes of the whole population. */
+uint64_t sample_pop_units(const struct sample_pop *p);
+uint64_t sample_pop_bytes(const struct sample_pop *p);
+
+/*
+ * Plan the design: pi_h = min(1, max(c, SAMPLE_MIN_DRAWS / N_h)), with c
+ * such that the expected data bytes read, sum(pi_h X_h), is budget (when
+ * the minimum draws alone need more, they get it).  Returns the expected
+ * data bytes read.
+ */
+double sample_plan(struct sample_design *d, const struct sample_pop *p,
+		   uint64_t budget, uint64_t seed);
+
+/* Whether unit k of file (dev, ino) in stratum h is in the sample. */
+int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
+	      uint64_t ino, uint64_t k);
+
+/* Whether any unit of a file (as for sample_pop_add()) is in the sample. */
+int sample_file_in(const struct sample_design *d, uint64_t dev, uint64_t ino,
+		   uint64_t size, uint64_t x, unsigned band);
+
+/* Add a sampled unit of stratum h with x data bytes predicted to use y. */
+void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
+		    uint64_t y);
+
+/* Add the sums of src to dst (exact: the order does not matter). */
+void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src);
+
+/* A key for a file (st_dev, st_ino) in a set of u64 (seen.h). */
+uint64_t sample_key(uint64_t dev, uint64_t ino);
+
+/*
+ * Each file's current ratio band (sample_band()), by sample_key(): files
+ * not in it are band 0.  An open-addressing table of 9 bytes a slot.
+ */
+struct sample_bands;
+
+/* Returns NULL when out of memory. */
+struct sample_bands *sample_bands_create(void);
+void sample_bands_free(struct sample_bands *b);
+
+/* Remember band (1..3; 0 is not stored) for key.  Returns 0 or -ENOMEM. */
+int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band);
+
+/* The band of key, 0 when unknown (or b is NULL). */
+unsigned sample_bands_get(const struct sample_bands *b, uint64_t key);
+
+/*
+ * The estimate of the total of y over the population and its 95%
+ * interval.  Certainty strata (pi_h = 1) are exact.  A stratum with one
+ * draw, or with residuals that are all alike, gets at least the pooled
+ * relative spread of the other strata (shrunk toward it by
+ * SAMPLE_PRIOR_DF); one with no draw is estimated by the pooled ratio with
+ * a standard error of 100%.
+ */
+void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
+		     const struct sample_acc *a, struct sample_result *r);
+
+/* Student's t 97.5% quantile with df degrees of freedom (df >= 1). */
+double sample_t975(double df);
+
+/* The hash deciding membership, as a number in [0, 1). */
+double sample_u(uint64_t seed, uint64_t dev, uint64_t ino, uint64_t k);
+
+#endif

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The --sample pre-pass: see sampleplan.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "array.h"
+#include "estrun.h"
+#include "extent.h"
+#include "sampleplan.h"
+#include "search.h"
+#include "seen.h"
+
+#define SAMPLEPLAN_SEARCH_BUF	(16u << 10)
+
+/* A filesystem (st_dev) met, and a descriptor on it to search with. */
+struct sampleplan_dev {
+	dev_t dev;
+	int fd;			/* -1 once a search failed there */
+};
+
+struct sampleplan {
+	const struct sampleplan_opts *o;
+	struct sample_pop pop;
+	struct seen_set *links;
+	struct sample_bands *bands;
+	struct search_ctx *search;
+	struct sampleplan_dev *devs;
+	size_t ndevs, cap_devs;
+};
+
+/* A file's current disk and uncompressed bytes, from its extent items. */
+struct sampleplan_usage {
+	uint64_t disk, ram;
+};
+
+static int sampleplan_item(const struct search_item *item, void *arg)
+{
+	struct sampleplan_usage *u = arg;
+	struct extent_info ei;
+
+	if (item->type != BTRFS_EXTENT_DATA_KEY ||
+	    extent_parse(item->data, item->len, 0, &ei))
+		return 0;
+	if (ei.type == BTRFS_FILE_EXTENT_INLINE) {
+		u->disk += ei.inline_len;
+		u->ram += ei.ram_bytes;
+	} else if (ei.type == BTRFS_FILE_EXTENT_REG && ei.disk_bytenr) {
+		u->disk += ei.disk_num_bytes;
+		u->ram += ei.ram_bytes;
+	}
+	return 0;
+}
+
+static struct sampleplan_dev *sampleplan_dev(struct sampleplan *p, dev_t dev)
+{
+	size_t i;
+
+	for (i = 0; i < p->ndevs; i++)
+		if (p->devs[i].dev == dev)
+			return &p->devs[i];
+	return NULL;
+}
+
+/* The band of file st: its extents searched on its filesystem's fd. */
+static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st)
+{
+	struct sampleplan_dev *d = sampleplan_dev(p, st->st_dev);
+	struct sampleplan_usage u = { 0 };
+
+	if (!d || d->fd < 0)
+		return 0;
+	if (search_file_extents(p->search, d->fd, st->st_ino, 0,
+				sampleplan_item, &u)) {
+		/* not btrfs, or no permission: no bands there */
+		close(d->fd);
+		d->fd = -1;
+		return 0;
+	}
+	return sample_band(1, u.ram, u.disk);
+}
+
+static int sampleplan_file(void *arg, int *fd, const char *path,
+			   const struct stat *st, int depth)
+{
+	struct sampleplan *p = arg;
+	unsigned band = 0;
+	int ret;
+
+	(void)fd;
+	(void)path;
+	(void)depth;
+	if (st->st_nlink > 1) {
+		ret = seen_insert(p->links, sample_key(st->st_dev, st->st_ino));
+		if (ret <= 0)
+			return ret;
+	}
+	if (p->bands && st->st_size) {
+		band = sampleplan_band(p, st);
+		if (sample_bands_put(p->bands, sample_key(st->st_dev, st->st_ino),
+				     band))
+			return -ENOMEM;
+	}
+	sample_pop_add(&p->pop, st->st_size, estrun_data_bytes(st), band);
+	return 0;
+}
+
+/* A new filesystem or subvolume: keep a descriptor on it to search. */
+static int sampleplan_enter_fs(void *arg, int fd, const char *path,
+			       const struct stat *st, int top)
+{
+	struct sampleplan *p = arg;
+	struct sampleplan_dev *d;
+
+	(void)path;
+	(void)top;
+	if (!p->bands || sampleplan_dev(p, st->st_dev))
+		return WALK_ENTER;
+	d = array_grow(p->devs, &p->cap_devs, p->ndevs, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	p->devs = d;
+	d = &p->devs[p->ndevs++];
+	d->dev = st->st_dev;
+	d->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return WALK_ENTER;
+}
+
+static int sampleplan_tick(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static void sampleplan_error(void *arg, const char *path, int err)
+{
+	/* the real walk reports it */
+	(void)arg;
+	(void)path;
+	(void)err;
+}
+
+int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
+		   const struct sampleplan_opts *o, struct sample_design *d,
+		   int *sampling, struct sample_bands **bands)
+{
+	const struct walk_ops ops = {
+		.file = sampleplan_file,
+		.enter_fs = sampleplan_enter_fs,
+		.tick = sampleplan_tick,
+		.error = sampleplan_error,
+	};
+	struct sampleplan p = { .o = o };
+	struct walk_opts so = *wo;
+	uint64_t total, bytes = o->bytes;
+	size_t k;
+	int i, ret = -ENOMEM;
+
+	*sampling = 0;
+	*bands = NULL;
+	p.links = seen_create();
+	if (!p.links)
+		goto out;
+	if (o->bands) {
+		p.bands = sample_bands_create();
+		p.search = search_create(SAMPLEPLAN_SEARCH_BUF);
+		if (!p.bands || !p.search)
+			goto out;
+	}
+	so.stat_files = 1;
+	for (i = 0, ret = 0; i < n && !ret; i++)
+		ret = walk_path(paths[i], &so, &ops, &p);
+	if (ret)
+		goto out;
+	total = sample_pop_bytes(&p.pop);
+	if (!bytes)
+		bytes = (uint64_t)(o->frac * total);
+	if (bytes < total) {
+		sample_plan(d, &p.pop, bytes, o->seed);
+		*sampling = 1;
+		*bands = p.bands;
+		p.bands = NULL;
+	}
+out:
+	for (k = 0; k < p.ndevs; k++)
+		if (p.devs[k].fd >= 0)
+			close(p.devs[k].fd);
+	free(p.devs);
+	search_free(p.search);
+	sample_bands_free(p.bands);
+	seen_free(p.links);
+	return ret;
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * est_part(): the 512 KiB parts of a large file, each estimated alone,
+ * add up to the whole file's estimate wherever the kernel decides chunk by
+ * chunk (compress-force=, and compress= while no NOCOMPRESS flag is set),
+ * and a sparse file's parts add up to its data.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "estimate.h"
+#include "unit.h"
+
+#define PK 1024u
+
+static uint64_t part_rng(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Blocks of 384 KiB, alternately words (compressible) and random bytes,
+ * so that chunk boundaries fall inside both kinds. */
+static void part_fill(uint8_t *p, size_t n)
+{
+	static const char *const words[] = { "btrfs ", "extent ", "chunk ",
+					     "inode ", "piece ", "range\n" };
+	uint64_t s = 99;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t end = i + 384 * PK < n ? i + 384 * PK : n;
+		int random = (i / (384 * PK)) % 3 == 1;
+
+		while (i < end) {
+			if (random) {
+				p[i++] = (uint8_t)part_rng(&s);
+				continue;
+			}
+			const char *c = words[part_rng(&s) % 6];
+
+			while (*c && i < end)
+				p[i++] = (uint8_t)*c++;
+		}
+	}
+}
+
+static int part_file(const uint8_t *data, size_t n, int sparse_at)
+{
+	char path[] = "/tmp/test-estpart.XXXXXX";
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	unlink(path);
+	if (sparse_at >= 0) {
+		/* a hole of 1 MiB at sparse_at MiB */
+		CU_ASSERT_EQUAL(pwrite(fd, data, sparse_at * 1024 * PK, 0),
+				(ssize_t)(sparse_at * 1024 * PK));
+		CU_ASSERT_EQUAL(pwrite(fd, data + (sparse_at + 1) * 1024 * PK,
+				       n - (sparse_at + 1) * 1024 * PK,
+				       (sparse_at + 1) * 1024 * PK),
+				(ssize_t)(n - (sparse_at + 1) * 1024 * PK));
+	} else {
+		CU_ASSERT_EQUAL(pwrite(fd, data, n, 0), (ssize_t)n);
+	}
+	return fd;
+}
+
+/* The sum of the 3 ns values of every 512 KiB part of the file. */
+static void part_sum(struct est_ctx *ctx, int fd, const struct stat *st,
+		     size_t ns, uint64_t *sum)
+{
+	uint64_t part[3 * 8], off;
+	size_t i;
+
+	memset(sum, 0, 3 * ns * sizeof(*sum));
+	for (off = 0; off < (uint64_t)st->st_size; off += 512 * PK) {
+		CU_ASSERT_EQUAL(est_part(ctx, fd, st, off, 512 * PK, part, NULL), 0);
+		for (i = 0; i < 3 * ns; i++)
+			sum[i] += part[i];
+	}
+}
+
+static void test_parts_add_up(void)
+{
+	static const struct est_setting s[] = {
+		{ EST_ZSTD, 3, true }, { EST_LZO, 0, true },
+		{ EST_ZLIB, 3, true }, { EST_ZSTD, 1, false },
+		{ EST_LZO, 0, false },
+	};
+	const size_t ns = sizeof(s) / sizeof(s[0]), n = 5 * 1024 * PK + 777;
+	uint8_t *data = malloc(n);
+	uint64_t whole[3 * 5], part[3 * 5], sum[3 * 5];
+	struct est_ctx *ctx;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+	part_fill(data, n);
+	fd = part_file(data, n, -1);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	ctx = est_create(s, ns, 4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, whole), 0);
+	part_sum(ctx, fd, &st, ns, sum);
+	for (i = 0; i < ns; i++) {
+		CU_ASSERT_EQUAL(sum[3 * i], whole[3 * i]);
+		CU_ASSERT_EQUAL(sum[3 * i + 1], whole[3 * i + 1]);
+		CU_ASSERT_EQUAL(sum[3 * i + 2], (uint64_t)st.st_size);
+	}
+	/* bad parts */
+	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 4096, 512 * PK, part, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 0, 0, part, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(est_part(ctx, fd, &st, 6 * 1024 * PK, 512 * PK, part, NULL),
+			-EINVAL);
+	close(fd);
+
+	/* sparse: the parts' uncompressed bytes are the data's, and the
+	 * parts of compress-force= add up to the whole */
+	fd = part_file(data, n, 2);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, whole), 0);
+	part_sum(ctx, fd, &st, ns, sum);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(sum[3 * i], whole[3 * i]);
+		CU_ASSERT_EQUAL(sum[3 * i + 1], whole[3 * i + 1]);
+	}
+	/* the data, the tail rounded up to a sector */
+	CU_ASSERT_EQUAL(sum[1], n - 1024 * PK - 777 + 4096);
+	close(fd);
+	est_free(ctx);
+	free(data);
+}
+
+/*
+ * compress=: a piece that passes the heuristic (random bytes with zeros
+ * where it samples) but does not compress, in the 6th chunk, sets
+ * NOCOMPRESS there and the rest of the file is raw.  est_part() tells
+ * which part sets it, est_nocompress_at() finds it from the start, and
+ * the parts up to it plus the rest raw give the whole file's estimate.
+ */
+static void test_nocompress_at(void)
+{
+	static const struct est_setting s[] = {
+		{ EST_LZO, 0, false }, { EST_ZSTD, 1, false },
+		{ EST_LZO, 0, true },
+	};
+	const size_t n = 4 * 1024 * PK, trap = 5 * 512 * PK + 128 * PK;
+	uint8_t *data = malloc(n);
+	uint64_t whole[9], part[9], at[3], sum[3] = { 0 }, off, i, s0 = 5;
+	uint64_t lim[3] = { n, n, n };
+	bool nocomp[3];
+	struct est_ctx *ctx;
+	struct stat st;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+	for (i = trap; i < trap + 128 * PK; i++)
+		data[i] = (uint8_t)part_rng(&s0);
+	for (i = trap; i < trap + 128 * PK; i += 256)
+		memset(data + i, 0, 16);
+	/* text all around it */
+	for (i = 0; i < n; i++)
+		if (i < trap || i >= trap + 128 * PK)
+			data[i] = "the quick brown fox jumps\n"[i % 26];
+	fd = part_file(data, n, -1);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	ctx = est_create(s, 3, 4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_EQUAL(est_file(ctx, fd, &st, whole), 0);
+	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, lim, at), 0);
+	CU_ASSERT_EQUAL(at[0], 5 * 512 * PK);
+	CU_ASSERT_EQUAL(at[2], UINT64_MAX);
+	/* a limit before it, or no limit: not found */
+	lim[0] = 5 * 512 * PK;
+	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, lim, at), 0);
+	CU_ASSERT_EQUAL(at[0], UINT64_MAX);
+	lim[0] = 0;
+	CU_ASSERT_EQUAL(est_nocompress_at(ctx, fd, &st, lim, at), 0);
+	CU_ASSERT_EQUAL(at[0], UINT64_MAX);
+	for (off = 0; off < n; off += 512 * PK) {
+		CU_ASSERT_EQUAL(est_part(ctx, fd, &st, off, 512 * PK, part,
+					 nocomp), 0);
+		CU_ASSERT_EQUAL(nocomp[0], off == 5 * 512 * PK);
+		CU_ASSERT_FALSE(nocomp[2]);
+		/* lzo: raw after the part that set it; forced: as read */
+		sum[0] += off > 5 * 512 * PK ? 512 * PK : part[0];
+		sum[2] += part[6];
+	}
+	CU_ASSERT_EQUAL(sum[0], whole[0]);
+	CU_ASSERT_EQUAL(sum[2], whole[6]);
+	close(fd);
+	est_free(ctx);
+	free(data);
+}
+
+static CU_TestInfo part_tests[] = {
+	{ "parts add up to the file", test_parts_add_up },
+	{ "NOCOMPRESS found from the start", test_nocompress_at },
+	CU_TEST_INFO_NULL,
+};
+
+UNIT_SUITE(estpart, part_tests);
