@@ -108,6 +108,10 @@ static int est_parse_item(const char *s, const char *end, struct est_list *l,
 		}
 		return 0;
 	}
+	if (end - s > 4 && !strncmp(s, "all:", 4)) {
+		*why = "all is a sweep of set levels and takes none (zstd:LEVEL, zlib:LEVEL, or a range such as zstd:1..9)";
+		return -EINVAL;
+	}
 	colon = memchr(s, ':', end - s);
 	alen = (colon ? colon : end) - s;
 	if (alen == 4 && !strncmp(s, "zstd", 4)) {
@@ -117,7 +121,8 @@ static int est_parse_item(const char *s, const char *end, struct est_list *l,
 		*why = "zstd level must be -15..15";
 	} else if (alen == 4 && !strncmp(s, "zlib", 4)) {
 		alg = EST_ZLIB;
-		min = 0;
+		/* the man page's range: 0 would be zlib's default, 3 */
+		min = 1;
 		max = EST_ZLIB_MAX;
 		*why = "zlib level must be 1..9";
 	} else if (alen == 3 && !strncmp(s, "lzo", 3)) {

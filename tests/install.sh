@@ -28,7 +28,8 @@ bin=$prefix/sbin/compsize
 so=$prefix/lib/compsize/compsize-estimate.so
 man=$prefix/share/man/man8/compsize.8
 comp=$prefix/share/bash-completion/completions/compsize
-for f in "$bin" "$so" "$man" "$prefix/share/doc/compsize/estimate.md" "$comp"; do
+for f in "$bin" "$so" "$man" "$prefix/share/doc/compsize/estimate.md" \
+	"$prefix/share/doc/compsize/sampling.md" "$comp"; do
 	check "make install did not install $f" test -f "$f"
 done
 check "the installed completion differs from completion/compsize.bash" \

@@ -103,10 +103,10 @@ static void test_parse_good(void)
 	CU_ASSERT_EQUAL(n, 1);
 	CU_ASSERT_EQUAL(s[0].level, 3);
 	free(s);
-	CU_ASSERT_EQUAL_FATAL(est_parse_list("zlib:0..0", &s, &n, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(n, 1);
-	CU_ASSERT_EQUAL(s[0].level, 3);
-	free(s);
+	/* zlib: 1..9 as the man page says; 0 is no zlib level */
+	CU_ASSERT_EQUAL(est_parse_list("zlib:0..0", &s, &n, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(est_parse_list("zlib:0", &s, &n, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "invalid --estimate item 'zlib:0': zlib level must be 1..9");
 	CU_ASSERT_EQUAL_FATAL(est_parse_list("compress-force=zlib:1..9", &s, &n, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(n, 9);
 	CU_ASSERT_TRUE(s[8].force);
@@ -171,7 +171,8 @@ static void test_parse_bad(void)
 	expect_bad("zstd:5..1", "invalid --estimate item 'zstd:5..1': range must go from low to high");
 	expect_bad("zstd:99999999999999999999", "invalid --estimate item 'zstd:99999999999999999999': zstd level must be -15..15");
 	expect_bad("zstd:3,all,foo", "invalid --estimate item 'foo': unknown algorithm (zstd, lzo, zlib or all)");
-	expect_bad("all:3", "invalid --estimate item 'all:3': unknown algorithm (zstd, lzo, zlib or all)");
+	expect_bad("all:3", "invalid --estimate item 'all:3': all is a sweep of set levels and takes none (zstd:LEVEL, zlib:LEVEL, or a range such as zstd:1..9)");
+	expect_bad("compress-force=all:1..9", "invalid --estimate item 'compress-force=all:1..9': all is a sweep of set levels and takes none (zstd:LEVEL, zlib:LEVEL, or a range such as zstd:1..9)");
 }
 
 /* ---- codecs ---- */
