@@ -18,7 +18,10 @@ _Static_assert(sizeof(fields_size) / sizeof(fields_size[0]) <= FIELDS_MAX,
 	       "FIELDS_MAX must hold every size field");
 
 const struct field fields_count[] = {
-	{ "files", NULL, COUNT(files), 0, 0 },
+	{ "id", "ID", COUNT(id), FIELD_ROW_ONLY, REPORT_SHOW_SUBVOLUMES },
+	{ "readonly", "Flags", COUNT(readonly), FIELD_ROW_ONLY | FIELD_BOOL,
+	  REPORT_SHOW_SUBVOLUMES },
+	{ "files", "Files", COUNT(files), 0, 0 },
 	{ "extents", NULL, COUNT(extents), 0, 0 },
 	{ "refs", NULL, COUNT(refs), 0, 0 },
 	{ "inline", NULL, COUNT(ninline), 0, 0 },
@@ -29,6 +32,11 @@ const size_t fields_ncount = sizeof(fields_count) / sizeof(fields_count[0]);
 int field_shown(const struct field *f, const struct report *r)
 {
 	return !f->need || (r->show & f->need);
+}
+
+int field_in_row(const struct field *f, const struct report_row *row)
+{
+	return row->path || !(f->flags & FIELD_ROW_ONLY);
 }
 
 uint64_t field_value(const struct field *f, const void *base)

@@ -80,3 +80,15 @@ golden json-shape-exclusive.out "$OUT/shape"
 expect_ours 0 '' --format=csv --exclusive "$MNT/d"
 head -n 1 "$OUT/ours.out" >"$OUT/header"
 golden csv-header-exclusive.out "$OUT/header"
+
+# --subvolumes: rows in "subvolumes" with id and readonly; id and readonly
+# last in CSV, after exclusive.
+btrfs -q subvolume create "$MNT/sv" >/dev/null
+text_data 100K >"$MNT/sv/f"
+sync
+expect_ours 0 '' --format=json --subvolumes "$MNT/d"
+shape "$OUT/ours.out" >"$OUT/shape"
+golden json-shape-subvolumes.out "$OUT/shape"
+expect_ours 0 '' --format=csv --subvolumes "$MNT/d"
+head -n 1 "$OUT/ours.out" >"$OUT/header"
+golden csv-header-subvolumes.out "$OUT/header"
