@@ -17,12 +17,15 @@
 #include "format.h"
 #include "progress.h"
 
-/* Nothing before this, then a redraw at most this often. */
+/* Nothing before this, then a redraw at most this often; not on a
+ * terminal (--progress), a full line this often. */
 #define PROGRESS_DELAY_NS	1000000000ull
 #define PROGRESS_TICK_NS	200000000ull
+#define PROGRESS_LINE_NS	10000000000ull
 
 struct progress {
 	int fd;
+	int lines;		/* not a terminal: full lines, no \r */
 	const char *prefix;
 	progress_counts_fn counts;
 	void *arg;
@@ -94,23 +97,27 @@ static void progress_draw(struct progress *p, uint64_t now)
 		done = total;
 	rate = done * 1000000000ull / (now - p->t0_ns);
 	sa = progress_size(done, a);
-	sb = progress_size(rate, b);
+	/* MB/s as the estimate table writes speeds (10^6 bytes) */
+	snprintf(b, sizeof(b), "%" PRIu64 "MB/s", (rate + 500000) / 1000000);
+	sb = b;
 	if (known) {
 		sc = progress_size(total, c);
 		secs = rate ? (total - done) / rate : 0;
 		len = snprintf(line, sizeof(line),
-			       "\r%s%s of %s read, %s/s, ETA %" PRIu64
-			       ":%02" PRIu64 "\033[K", p->prefix, sa, sc, sb,
-			       secs / 60, secs % 60);
+			       "%s%s%s of %s read, %s, ETA %" PRIu64
+			       ":%02" PRIu64 "%s", p->lines ? "" : "\r",
+			       p->prefix, sa, sc, sb, secs / 60, secs % 60,
+			       p->lines ? "\n" : "\033[K");
 	} else {
-		len = snprintf(line, sizeof(line), "\r%s%s read, %s/s\033[K",
-			       p->prefix, sa, sb);
+		len = snprintf(line, sizeof(line), "%s%s%s read, %s%s",
+			       p->lines ? "" : "\r", p->prefix, sa, sb,
+			       p->lines ? "\n" : "\033[K");
 	}
 	if (len >= (int)sizeof(line))
 		len = sizeof(line) - 1;
 	pthread_mutex_lock(&p->draw_lock);
 	if (write(p->fd, line, len) == len)
-		p->drawn = 1;
+		p->drawn = !p->lines;
 	pthread_mutex_unlock(&p->draw_lock);
 }
 
@@ -135,7 +142,7 @@ static void *progress_main(void *arg)
 		now = progress_now_ns();
 		if (now < next)
 			continue;
-		next = now + PROGRESS_TICK_NS;
+		next = now + (p->lines ? PROGRESS_LINE_NS : PROGRESS_TICK_NS);
 		pthread_mutex_unlock(&p->lock);
 		progress_draw(p, now);
 		pthread_mutex_lock(&p->lock);
@@ -162,6 +169,7 @@ struct progress *progress_start(int fd, const char *prefix,
 	if (!p)
 		return NULL;
 	p->fd = fd;
+	p->lines = !isatty(fd);
 	p->prefix = prefix;
 	p->counts = counts;
 	p->arg = arg;

@@ -271,7 +271,7 @@ static void fill_report(struct run *run, struct report *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->format = run->opt->format;
-	r->bytes = run->opt->bytes;
+	r->units = run->opt->units;
 	r->total = &run->usage->stats;
 	r->have_usage = run->have_usage;
 	r->alloc_bytes = run->alloc_bytes;
@@ -617,8 +617,11 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
 			.design = run->sampling ? &run->design : NULL,
 			.bands = run->bands,
-			/* only for a person watching, never for scripts */
-			.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
+			/* for a person watching, not for scripts, unless
+			 * --progress asks (full lines, for a log) */
+			.progress_fd = run->opt->progress > 0 ||
+				       (run->opt->progress < 0 &&
+					isatty(STDERR_FILENO)) ? STDERR_FILENO : -1,
 			/* The first filesystem read decides the sector size. */
 			.sectorsize = fs ? fs->sectorsize : 4096,
 			.idle = est_idle,
@@ -679,7 +682,9 @@ static int open_late(struct run *run, int dirfd, const char *name,
 static int one_file(struct run *run, int *fd, int dirfd, const char *name,
 		    const char *path, const struct stat *st, int depth)
 {
-	int row = run->rows && (run->opt->per_file || depth == 0);
+	int row = run->rows && (depth == 0 || (run->opt->per_file &&
+					      (run->opt->depth < 0 ||
+					       depth <= run->opt->depth)));
 	int ret = 0, own = -1;
 
 	if (*fd < 0) {
@@ -736,7 +741,9 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 		  int depth)
 {
 	struct run *run = arg;
-	int row = run->rows && !run->opt->per_file && depth <= run->opt->depth;
+	/* --per-file with --depth: files and directories down to depth N,
+	 * as du -a -d N */
+	int row = run->rows && depth <= run->opt->depth;
 	int ret;
 
 	if (row) {
@@ -749,7 +756,8 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	 * counted, nothing under it is counted again. */
 	if (run->opt->walk || !run->env->usage || !run->env->fast ||
 	    run->deferred.depth >= 0 ||
-	    (run->rows && (run->opt->per_file || depth < run->opt->depth)))
+	    (run->rows && (depth < run->opt->depth ||
+			   (run->opt->per_file && run->opt->depth < 0))))
 		return WALK_ENTER;
 	if (!run->mounts) {
 		run->mounts = mounts_create();
@@ -784,7 +792,7 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 			ret = scan_deferred(run);
 	}
 	/* Out of memory here leaves the row out; rows_close reports it. */
-	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
+	if (run->rows && depth <= run->opt->depth)
 		row_close(run);
 	return ret;
 }
