@@ -31,6 +31,11 @@ struct estrun_opts {
 	 * until estrun_free()): its units' stratum */
 	const struct sample_bands *bands;
 	int progress_fd;	/* where to show progress (progress.h), or -1 */
+	/* The arguments, for the progress line's early total (tally.h):
+	 * kept, not copied; npaths 0: the total comes at the walk's end. */
+	char *const *paths;
+	int npaths;
+	int one_fs;		/* -x */
 	/* NULL, or work for the submitting thread while the queue is full,
 	 * called with estrun_create()'s arg instead of waiting: returns 1
 	 * when it did some (the queue is looked at again), 0 when it has

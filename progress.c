@@ -40,6 +40,53 @@ struct progress {
 	int drawn;
 };
 
+/*
+ * SIGINT and SIGTERM end the process by their default action (the exit
+ * status a shell expects), but first erase a line drawn on a terminal,
+ * so that the prompt doesn't come back after a stale one.  The one
+ * static: a signal handler has nowhere else to read the descriptor from.
+ * -1: no line drawn.
+ */
+static volatile sig_atomic_t progress_sig_fd = -1;
+
+static void progress_on_signal(int sig)
+{
+	static const char clear[] = "\r\033[K";
+	int fd = progress_sig_fd;
+	ssize_t n;
+
+	if (fd >= 0) {
+		progress_sig_fd = -1;
+		n = write(fd, clear, sizeof(clear) - 1);
+		(void)n;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Erase the line on SIGINT and SIGTERM, unless they are ignored (nohup,
+ * a background job): then they stay ignored. */
+static void progress_catch(int sig)
+{
+	struct sigaction sa, old;
+
+	if (sigaction(sig, NULL, &old) || old.sa_handler != SIG_DFL)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = progress_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+static void progress_uncatch(int sig)
+{
+	struct sigaction old;
+
+	if (!sigaction(sig, NULL, &old) &&
+	    old.sa_handler == progress_on_signal)
+		signal(sig, SIG_DFL);
+}
+
 static uint64_t progress_now_ns(void)
 {
 	struct timespec ts;
@@ -116,8 +163,10 @@ static void progress_draw(struct progress *p, uint64_t now)
 	if (len >= (int)sizeof(line))
 		len = sizeof(line) - 1;
 	pthread_mutex_lock(&p->draw_lock);
-	if (write(p->fd, line, len) == len)
-		p->drawn = !p->lines;
+	if (write(p->fd, line, len) == len && !p->lines) {
+		p->drawn = 1;
+		progress_sig_fd = p->fd;
+	}
 	pthread_mutex_unlock(&p->draw_lock);
 }
 
@@ -181,6 +230,10 @@ struct progress *progress_start(int fd, const char *prefix,
 	pthread_condattr_destroy(&ca);
 	p->t0_ns = progress_now_ns();
 	p->rchar0 = progress_rchar();
+	if (!p->lines) {
+		progress_catch(SIGINT);
+		progress_catch(SIGTERM);
+	}
 	ret = pthread_create(&p->th, NULL, progress_main, p);
 	if (ret) {
 		progress_free(p);
@@ -197,8 +250,10 @@ void progress_clear(struct progress *p)
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->draw_lock);
-	if (p->drawn && write(p->fd, clear, sizeof(clear) - 1) > 0)
+	if (p->drawn && write(p->fd, clear, sizeof(clear) - 1) > 0) {
 		p->drawn = 0;
+		progress_sig_fd = -1;
+	}
 	pthread_mutex_unlock(&p->draw_lock);
 }
 
@@ -212,5 +267,7 @@ void progress_stop(struct progress *p)
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->th, NULL);
 	progress_clear(p);
+	progress_uncatch(SIGINT);
+	progress_uncatch(SIGTERM);
 	progress_free(p);
 }

@@ -34,6 +34,11 @@ struct progress *progress_start(int fd, const char *prefix,
  * fine. */
 void progress_clear(struct progress *p);
 
+/*
+ * While a line is drawn on a terminal, SIGINT and SIGTERM (unless
+ * ignored) erase it before ending the process by their default action.
+ */
+
 /* Stop the thread, erase the line and free.  NULL is fine. */
 void progress_stop(struct progress *p);
 

@@ -93,6 +93,9 @@ struct run {
 	size_t nerrors, cap_errors;
 	int needs_root;		/* aborted: metadata needs CAP_SYS_ADMIN */
 	struct report_est *est_report;	/* collect_estimates() */
+	char *const *paths;	/* run_paths()'s arguments (the progress
+				 * line's early total walks them too) */
+	int npaths;
 	const char *first_path;	/* the first argument: --plot's title, and
 				 * whose mount options tell the current
 				 * setting */
@@ -622,6 +625,9 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.progress_fd = run->opt->progress > 0 ||
 				       (run->opt->progress < 0 &&
 					isatty(STDERR_FILENO)) ? STDERR_FILENO : -1,
+			.paths = run->paths,
+			.npaths = run->npaths,
+			.one_fs = run->opt->one_fs,
 			/* The first filesystem read decides the sector size. */
 			.sectorsize = fs ? fs->sectorsize : 4096,
 			.idle = est_idle,
@@ -833,6 +839,8 @@ int run_paths(struct run *run, char *const *paths, int n)
 	int i, ret = 0;
 
 	run->first_path = n ? paths[0] : NULL;
+	run->paths = paths;
+	run->npaths = n;
 	for (i = 0; i < n && !ret; i++)
 		ret = walk_path(paths[i], &wo, &ops, run);
 	if (!ret && run->est) {
