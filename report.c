@@ -692,6 +692,9 @@ static void json_est(FILE *out, const struct report *r,
 		if (e->have_rewrite)
 			fprintf(out, ",\"rewrite_change\":%" PRId64,
 				e->rewrite_change);
+		if (e->same_layout && e->disk_extrapolated)
+			fprintf(out, ",\"disk_extrapolated\":%" PRIu64,
+				e->disk_extrapolated);
 		if (e->sampled)
 			fprintf(out, ",\"disk_ci95\":%.0f,\"sample_units_read\":%"
 				PRIu64 ",\"sample_units\":%" PRIu64
