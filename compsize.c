@@ -63,7 +63,8 @@ static void usage(FILE *f)
 	      "                            the files with each setting (root)\n"
 	      "        --exclusive         also what deleting the files would free: bytes\n"
 	      "                            no file outside them references\n"
-	      "        --format=FORMAT     table (default), json or csv\n"
+	      "        --format=FORMAT     table (default), json, csv, ncdu (the tree\n"
+	      "                            for ncdu -f) or prometheus (node_exporter)\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
 	      "        --sort=KEY          order rows by disk, saved, ratio, name or\n"
@@ -150,7 +151,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const formats[] = { "table", "json", "csv" };
+	static const char *const formats[] = { "table", "json", "csv", "ncdu",
+					       "prometheus" };
 	static const char *const sorts[] = { "walk", "disk", "saved", "ratio",
 					     "name", "exclusive" };
 	char err[256];
@@ -178,10 +180,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			}
 			break;
 		case OPT_FORMAT:
-			c = optval_choice(optarg, formats, 3);
+			c = optval_choice(optarg, formats, 5);
 			if (c < 0)
 				return bad_value("--format", optarg,
-						 "use table, json or csv");
+						 "use table, json, csv, ncdu or prometheus");
 			opt->format = (enum report_format)c;
 			break;
 		case OPT_DEPTH:
@@ -268,6 +270,20 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (opt->top && !sort_given)
 		opt->sort = ROW_SORT_DISK;
+	if (opt->format == REPORT_NCDU) {
+		/* the tree has every file; nothing else fits in it */
+		if (opt->depth >= 0 || sort_given || opt->top || opt->nest ||
+		    opt->exclusive) {
+			fputs("compsize: --format=ncdu takes no --depth, --sort, --top, --estimate or --exclusive\n",
+			      stderr);
+			return CS_EXIT_USAGE;
+		}
+		opt->per_file = 0;
+	}
+	/* Prometheus' series are per path: a row per argument at least */
+	if (opt->format == REPORT_PROMETHEUS && opt->depth < 0 &&
+	    !opt->per_file)
+		opt->depth = 0;
 	if (sample_given && !opt->nest) {
 		fputs("compsize: --sample and --seed need --estimate\n", stderr);
 		return CS_EXIT_USAGE;
