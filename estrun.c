@@ -33,6 +33,7 @@
 #include "array.h"
 #include "progress.h"
 #include "seen.h"
+#include "tally.h"
 
 /*
  * Files queued, running or not yet delivered, per worker: enough to keep
@@ -133,7 +134,8 @@ struct estrun {
 	/* Progress: the line (progress.c) and its counters, under lock. */
 	int progress_fd;
 	struct progress *prog;
-	uint64_t bytes_queued;		/* st_size of the sampled files */
+	struct tally *tally;		/* the total, early; NULL: none */
+	uint64_t bytes_queued;		/* estrun_cost() of the files queued */
 	uint64_t bytes_waiting;		/* of those still in the queue */
 	uint64_t bytes_done;
 	int walk_done;
@@ -430,16 +432,35 @@ static void *estrun_worker_main(void *arg)
 
 /* ---- progress ---- */
 
-/* progress_counts_fn: the sampled files' bytes, done and queued. */
+/*
+ * What a file costs the progress line: the bytes it will read, its data
+ * (not st_size: a sparse file's holes are skipped, SEEK_DATA) or, with a
+ * sample, its units drawn.
+ */
+static uint64_t estrun_cost(const struct estrun *r, const struct stat *st)
+{
+	return r->sampling ? estrun_sample_bytes(r, st) : estrun_data_bytes(st);
+}
+
+/* tally_bytes_fn: reads only what estrun_create() set. */
+static uint64_t estrun_tally_bytes(void *arg, const struct stat *st)
+{
+	return estrun_cost(arg, st);
+}
+
+/* progress_counts_fn: the files' bytes done, and the total: exact once the
+ * walk is done, else the tally's (tally.h) once it has seen every file. */
 static void estrun_counts(void *arg, uint64_t *done, uint64_t *total,
 			  int *total_known)
 {
 	struct estrun *r = arg;
+	uint64_t t = 0;
+	int tallied = r->tally && tally_get(r->tally, &t);
 
 	pthread_mutex_lock(&r->lock);
 	*done = r->bytes_done;
-	*total = r->bytes_queued;
-	*total_known = r->walk_done;
+	*total = r->walk_done || r->bytes_queued > t ? r->bytes_queued : t;
+	*total_known = r->walk_done || tallied;
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -464,6 +485,8 @@ static void estrun_stop(struct estrun *r)
 			pthread_join(r->w[i].th, NULL);
 			r->w[i].started = 0;
 		}
+	tally_stop(r->tally);
+	r->tally = NULL;
 	progress_stop(r->prog);
 	r->prog = NULL;
 }
@@ -637,6 +660,10 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 			ret = errno == EAGAIN ? -ENOMEM : -errno;
 			goto fail;
 		}
+		/* without a total the line shows none: not worth failing */
+		if (o->npaths)
+			r->tally = tally_start(o->paths, o->npaths, o->one_fs,
+					       estrun_tally_bytes, r);
 	}
 	return r;
 fail:
@@ -708,7 +735,7 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token)
 {
 	struct estrun_slot *sl = NULL;
-	uint64_t bytes = st->st_size;
+	uint64_t bytes;
 	size_t i;
 	int ret;
 
@@ -723,11 +750,10 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 		}
 	}
 	r->input_all += st->st_size;
-	if (r->sampling) {
+	if (r->sampling)
 		sample_pop_add(&r->pop, st->st_size, estrun_data_bytes(st),
 			       estrun_band(r, st));
-		bytes = estrun_sample_bytes(r, st);
-	}
+	bytes = estrun_cost(r, st);
 	if (!bytes && r->sampling) {
 		for (i = 0; i < r->n; i++) {
 			r->scratch[3 * i] = r->scratch[3 * i + 1] = 0;

@@ -6,7 +6,7 @@
  * callback, so report rows are only ever touched by that thread.  With
  * --sample, the units of a sample_design (sample.h: small files whole,
  * 512 KiB parts of big ones) are read and the totals are its estimates
- * with a 95% interval.  An optional progress line is drawn on a terminal.
+ * with a 95% interval.  An optional progress line is shown (progress.h).
  * See docs/estimate.md and docs/sampling.md.
  */
 #ifndef COMPSIZE_ESTRUN_H
@@ -30,7 +30,12 @@ struct estrun_opts {
 	/* NULL, or each file's current ratio band (the caller's, kept
 	 * until estrun_free()): its units' stratum */
 	const struct sample_bands *bands;
-	int progress_fd;	/* a terminal to draw progress on, or -1 */
+	int progress_fd;	/* where to show progress (progress.h), or -1 */
+	/* The arguments, for the progress line's early total (tally.h):
+	 * kept, not copied; npaths 0: the total comes at the walk's end. */
+	char *const *paths;
+	int npaths;
+	int one_fs;		/* -x */
 	/* NULL, or work for the submitting thread while the queue is full,
 	 * called with estrun_create()'s arg instead of waiting: returns 1
 	 * when it did some (the queue is looked at again), 0 when it has

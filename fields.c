@@ -18,6 +18,8 @@ const struct field fields_size[] = {
 	  "Bytes on disk deleting the files would free (no file outside them references them)" },
 };
 const size_t fields_nsize = sizeof(fields_size) / sizeof(fields_size[0]);
+_Static_assert(sizeof(fields_size) / sizeof(fields_size[0]) <= FIELDS_MAX,
+	       "FIELDS_MAX must hold every size field");
 
 const struct field fields_count[] = {
 	{ "files", NULL, COUNT(files), 0, 0, "Regular files counted, once per path" },

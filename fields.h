@@ -42,6 +42,8 @@ struct field {
  * table shows them in compsize 1.5's 12-character columns. */
 extern const struct field fields_size[];
 extern const size_t fields_nsize;
+/* At least fields_nsize: room for a width per size column. */
+#define FIELDS_MAX 8
 
 /* Counts: in struct report_row, for the total and rows (JSON, CSV). */
 extern const struct field fields_count[];

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include "decide.h"
 #include "extent.h"
+#include "format.h"
 #include "sharing.h"
 
 struct ncdu;
@@ -98,7 +99,7 @@ struct report_error {
 
 struct report {
 	enum report_format format;
-	int bytes;			/* -b: raw bytes in the table */
+	struct fmt_units units;		/* the table's sizes (-b, --iec...) */
 	/* REPORT_SHOW_* bits: the optional fields shown (fields.h) */
 	unsigned show;
 	const struct cs_stats *total;

@@ -96,6 +96,9 @@ struct run {
 	size_t nerrors, cap_errors;
 	int needs_root;		/* aborted: metadata needs CAP_SYS_ADMIN */
 	struct report_est *est_report;	/* collect_estimates() */
+	char *const *paths;	/* run_paths()'s arguments (the progress
+				 * line's early total walks them too) */
+	int npaths;
 	const char *first_path;	/* the first argument: --plot's title, and
 				 * whose mount options tell the current
 				 * setting */
@@ -281,7 +284,7 @@ static void fill_report(struct run *run, struct report *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->format = run->opt->format;
-	r->bytes = run->opt->bytes;
+	r->units = run->opt->units;
 	r->total = &run->usage->stats;
 	r->have_usage = run->have_usage;
 	r->alloc_bytes = run->alloc_bytes;
@@ -614,8 +617,14 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
 			.design = run->sampling ? &run->design : NULL,
 			.bands = run->bands,
-			/* only for a person watching, never for scripts */
-			.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
+			/* for a person watching, not for scripts, unless
+			 * --progress asks (full lines, for a log) */
+			.progress_fd = run->opt->progress > 0 ||
+				       (run->opt->progress < 0 &&
+					isatty(STDERR_FILENO)) ? STDERR_FILENO : -1,
+			.paths = run->paths,
+			.npaths = run->npaths,
+			.one_fs = run->opt->one_fs,
 			/* The first filesystem read decides the sector size. */
 			.sectorsize = fs ? fs->sectorsize : 4096,
 			.idle = est_idle,
@@ -703,7 +712,9 @@ static int ncdu_one_file(struct run *run, int fd, const char *path,
 static int one_file(struct run *run, int *fd, int dirfd, const char *name,
 		    const char *path, const struct stat *st, int depth)
 {
-	int row = run->rows && (run->opt->per_file || depth == 0);
+	int row = run->rows && (depth == 0 || (run->opt->per_file &&
+					      (run->opt->depth < 0 ||
+					       depth <= run->opt->depth)));
 	int ret = 0, own = -1;
 
 	if (*fd < 0) {
@@ -762,7 +773,9 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 		  int depth)
 {
 	struct run *run = arg;
-	int row = run->rows && !run->opt->per_file && depth <= run->opt->depth;
+	/* --per-file with --depth: files and directories down to depth N,
+	 * as du -a -d N */
+	int row = run->rows && depth <= run->opt->depth;
 	int ret;
 
 	if (run->ncdu) {
@@ -780,7 +793,8 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	 * counted, nothing under it is counted again. */
 	if (run->opt->walk || !run->env->usage || !run->env->fast ||
 	    run->deferred.depth >= 0 ||
-	    (run->rows && (run->opt->per_file || depth < run->opt->depth)))
+	    (run->rows && (depth < run->opt->depth ||
+			   (run->opt->per_file && run->opt->depth < 0))))
 		return WALK_ENTER;
 	if (!run->mounts) {
 		run->mounts = mounts_create();
@@ -817,7 +831,7 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 			ret = scan_deferred(run);
 	}
 	/* Out of memory here leaves the row out; rows_close reports it. */
-	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
+	if (run->rows && depth <= run->opt->depth)
 		row_close(run);
 	return ret;
 }
@@ -858,6 +872,8 @@ int run_paths(struct run *run, char *const *paths, int n)
 	int i, ret = 0;
 
 	run->first_path = n ? paths[0] : NULL;
+	run->paths = paths;
+	run->npaths = n;
 	for (i = 0; i < n && !ret; i++)
 		ret = walk_path(paths[i], &wo, &ops, run);
 	if (!ret && run->est) {
