@@ -281,6 +281,8 @@ check-estimate: compsize compsize-estimate.so
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/test.sh
 	$(E) "  CLI     --estimate on shared data against the kernel"
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/sharing.sh
+	$(E) "  CLI     --estimate on partly overwritten shared files against the kernel"
+	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/overwrite.sh
 	$(E) "  CLI     --rewrite against btrfs filesystem defragment -c"
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/rewrite.sh
 clean: clean-est-driver

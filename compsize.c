@@ -106,6 +106,25 @@ static int have_cap(int cap)
 	return !!(data[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap));
 }
 
+/*
+ * Are we in the initial user namespace?  Capabilities held in another one
+ * (unshare -r, a rootless container) don't reach the tree search ioctl,
+ * which asks capable(CAP_SYS_ADMIN) of the initial one.  1 if we can't
+ * tell.
+ */
+static int init_user_ns(void)
+{
+	unsigned long inside, outside, count;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	int n;
+
+	if (!f)
+		return 1;
+	n = fscanf(f, "%lu %lu %lu", &inside, &outside, &count);
+	fclose(f);
+	return n != 3 || (!inside && !outside && count == 4294967295ul);
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -147,10 +166,11 @@ static int bad_value(const char *opt, const char *value, const char *want)
 }
 
 /*
- * Nothing can be read without CAP_SYS_ADMIN: with --format=json, the
- * report anyway, empty, with the cause for every argument in its errors,
- * so that a script reads why; Prometheus' metrics count them as read
- * errors, ncdu's tree marks each argument.  (CSV has no place for
+ * Nothing can be read without CAP_SYS_ADMIN (or with it in a user
+ * namespace, which the search ioctl doesn't take): with --format=json,
+ * the report anyway, empty, with the cause for every argument in its
+ * errors, so that a script reads why; Prometheus' metrics count them as
+ * read errors, ncdu's tree marks each argument.  (CSV has no place for
  * errors: nothing.)  Returns 0 or -ENOMEM.
  */
 static int print_refused(const struct options *opt, char *const *paths,
@@ -434,7 +454,7 @@ int main(int argc, char **argv)
 	paths = argv + optind;
 	npaths = argc - optind;
 	/* Every tree search needs CAP_SYS_ADMIN. */
-	env.usage = have_cap(CAP_SYS_ADMIN);
+	env.usage = have_cap(CAP_SYS_ADMIN) && init_user_ns();
 	/* The fast scan sees every file; the walk only those it may open.
 	 * They agree when no permission check can stop the walk. */
 	env.fast = have_cap(CAP_DAC_READ_SEARCH) || have_cap(CAP_DAC_OVERRIDE);
@@ -469,6 +489,10 @@ int main(int argc, char **argv)
 		goto nomem;
 	if (ret) {
 		code = run_needs_root(run) ? CS_EXIT_ERROR : CS_EXIT_FATAL;
+		/* capabilities that don't reach the filesystem (a user
+		 * namespace): as without them */
+		if (run_needs_root(run) && print_refused(&opt, paths, npaths))
+			goto nomem;
 		goto out;
 	}
 	ret = run_report(run, stdout, stderr);

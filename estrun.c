@@ -66,6 +66,13 @@ struct estrun_slot {
 	size_t token;
 	int err;
 	uint64_t *delta;	/* 3 values a setting, unscaled */
+	/* a file written in steps (estrun_submit_writes()): its writes,
+	 * ng groups, and 3n values a group from est_ops.writes() */
+	struct est_write *wr;
+	size_t nw, cap_wr, ng;
+	uint64_t *gdelta;
+	size_t cap_gd;
+	int gdone;		/* gdelta holds the file's groups */
 	unsigned h;		/* sampling: the file's stratum */
 	uint64_t bytes;		/* bytes to read: st_size, or its units' */
 };
@@ -393,6 +400,12 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];
+		/* written in steps: each write as it was written too */
+		if (!sl->err && sl->ng && !w->r->sampling)
+			sl->err = w->r->ops->writes(w->ctx, sl->fd, &sl->st,
+						    sl->wr, sl->nw, sl->ng,
+						    sl->gdelta);
+		sl->gdone = !sl->err && sl->ng && !w->r->sampling;
 		if (w->r->sampling && !sl->err)
 			estrun_whole(w, sl);
 		close(sl->fd);
@@ -513,6 +526,8 @@ void estrun_free(struct estrun *r)
 		if (r->slots[i].fd >= 0)
 			close(r->slots[i].fd);
 		free(r->slots[i].path);
+		free(r->slots[i].wr);
+		free(r->slots[i].gdelta);
 	}
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->work);
@@ -688,7 +703,8 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 			sample_pop_remove(&r->pop, sl->st.st_size,
 					  estrun_data_bytes(&sl->st),
 					  estrun_band(r, &sl->st));
-		return r->done(r->arg, sl->path, sl->err, sl->token, NULL);
+		return r->done(r->arg, sl->path, sl->err, sl->token, NULL,
+			       NULL);
 	}
 	r->files_read++;
 	if (r->sampling) {
@@ -698,7 +714,8 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 			d[3 * i + 1] = estrun_round(d[3 * i + 1] / pi);
 		}
 	}
-	return r->done(r->arg, sl->path, 0, sl->token, d);
+	return r->done(r->arg, sl->path, 0, sl->token, d,
+		       sl->gdone ? sl->gdelta : NULL);
 }
 
 /* Deliver finished files; with wait, until none is left.  Called and
@@ -734,6 +751,13 @@ static int estrun_collect(struct estrun *r, int wait)
 int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token)
 {
+	return estrun_submit_writes(r, fd, path, st, token, NULL, 0, 0);
+}
+
+int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
+			 const struct stat *st, size_t token,
+			 const struct est_write *wr, size_t nw, size_t ng)
+{
 	struct estrun_slot *sl = NULL;
 	uint64_t bytes;
 	size_t i;
@@ -746,7 +770,8 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 			return ret;
 		if (!ret) {
 			memset(r->scratch, 0, 3 * r->n * sizeof(*r->scratch));
-			return r->done(r->arg, path, 0, token, r->scratch);
+			return r->done(r->arg, path, 0, token, r->scratch,
+				       NULL);
 		}
 	}
 	r->input_all += st->st_size;
@@ -759,7 +784,7 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 			r->scratch[3 * i] = r->scratch[3 * i + 1] = 0;
 			r->scratch[3 * i + 2] = st->st_size;
 		}
-		return r->done(r->arg, path, 0, token, r->scratch);
+		return r->done(r->arg, path, 0, token, r->scratch, NULL);
 	}
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
@@ -789,6 +814,28 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 	sl->path = strdup(path);
 	if (!sl->path)
 		return -ENOMEM;
+	sl->ng = sl->nw = 0;
+	sl->gdone = 0;
+	if (ng && !r->sampling) {
+		void *p = array_grow(sl->wr, &sl->cap_wr, nw - 1,
+				     sizeof(*sl->wr));
+
+		if (p) {
+			sl->wr = p;
+			p = array_grow(sl->gdelta, &sl->cap_gd,
+				       3 * r->n * ng - 1, sizeof(*sl->gdelta));
+		}
+		if (p) {
+			sl->gdelta = p;
+			memcpy(sl->wr, wr, nw * sizeof(*wr));
+			sl->nw = nw;
+			sl->ng = ng;
+		} else {
+			free(sl->path);
+			sl->path = NULL;
+			return -ENOMEM;
+		}
+	}
 	sl->fd = *fd;
 	*fd = -1;
 	sl->st = *st;

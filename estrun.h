@@ -51,13 +51,16 @@ struct estrun_opts {
  * a sampled one has what its units drawn predict divided by their
  * probability (Horvitz-Thompson), rounded.  A second path to a file with
  * more than one link (the same st_dev and st_ino) is answered at once
- * with zeros: its data is estimated once, at the first path.  token is what was passed to
+ * with zeros: its data is estimated once, at the first path.  gdelta is
+ * NULL, or for a file submitted with its writes (estrun_submit_writes())
+ * est_ops.writes()' values (3 a setting and group).  token is what was passed to
  * estrun_submit().  Runs on the thread calling estrun_submit(),
  * estrun_drain() or estrun_finish(); a non-zero return (a negative errno)
  * is returned by that call.
  */
 typedef int (*estrun_done_fn)(void *arg, const char *path, int err,
-			      size_t token, const uint64_t *delta);
+			      size_t token, const uint64_t *delta,
+			      const uint64_t *gdelta);
 
 struct estrun;
 
@@ -93,6 +96,16 @@ uint64_t estrun_data_bytes(const struct stat *st);
  */
 int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token);
+
+/*
+ * estrun_submit() for a file written in steps: after its estimate in one
+ * go, its nw writes (copied) of ng groups are estimated as written
+ * (est_ops.writes()), unless sampling (then they are ignored).  ng 0 is
+ * estrun_submit().
+ */
+int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
+			 const struct stat *st, size_t token,
+			 const struct est_write *wr, size_t nw, size_t ng);
 
 /*
  * Wait for every submitted file and deliver its result.  Returns 0 or the

@@ -349,11 +349,14 @@ static void signed_size(int64_t delta, const struct fmt_units *u,
 		 delta > 0 ? "+" : delta < 0 ? "-" : "", p);
 }
 
-/* MB/s as the table prints it; "-" when unknown. */
+/* MB/s as the table prints it; "-" when unknown (not measured), "<1"
+ * when measured but too slow to show in whole MB/s. */
 static void mbps(char *buf, size_t len, double v, const char *mark)
 {
-	if (v > 0)
+	if (v >= 0.5)
 		snprintf(buf, len, "%.0fMB/s%s", v, mark);
+	else if (v > 0)
+		snprintf(buf, len, "<1MB/s%s", mark);
 	else
 		snprintf(buf, len, "-");
 }
@@ -515,11 +518,13 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 		ret = 1;
 	} else {
 		char a[FMT_BUF];
+		const char *s = fmt_size_in(r->alloc_bytes, &r->units, a);
 
+		while (*s == ' ')
+			s++;
 		fprintf(out, "Processed %" PRIu64 " file%s, %s allocated "
 			"(current usage by compression type needs btrfs and root).\n",
-			r->total->nfiles, r->total->nfiles > 1 ? "s" : "",
-			fmt_size_in(r->alloc_bytes, &r->units, a));
+			r->total->nfiles, r->total->nfiles > 1 ? "s" : "", s);
 	}
 	if (r->nest && r->total->nfiles) {
 		fputc('\n', out);
@@ -640,6 +645,9 @@ static void json_est(FILE *out, const struct report *r,
 		if (e->have_rewrite)
 			fprintf(out, ",\"rewrite_change\":%" PRId64,
 				e->rewrite_change);
+		if (e->same_layout && e->disk_extrapolated)
+			fprintf(out, ",\"disk_extrapolated\":%" PRIu64,
+				e->disk_extrapolated);
 		if (e->sampled)
 			fprintf(out, ",\"disk_ci95\":%.0f,\"sample_units_read\":%"
 				PRIu64 ",\"sample_units\":%" PRIu64

@@ -78,6 +78,9 @@ struct report_est {
 	int same_layout;	/* the current usage was read (btrfs, root) */
 	uint64_t disk_same, uncompressed_same;	/* same layout (layout.h) */
 	uint64_t disk_fresh, uncompressed_fresh;	/* fresh copy */
+	/* same layout: the part of disk extrapolated from overwritten
+	 * writes' remains (layout_total.extrap_disk) */
+	uint64_t disk_extrapolated;
 	double compress_mbps;	/* single-thread codec speed on this data */
 	double decompress_mbps;
 	int current;		/* the filesystem is mounted with it now */

@@ -162,7 +162,9 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 			goto fail;
 	}
 	if (opt->nest) {
-		run->layout = layout_create(run->nall);
+		/* a sample reads parts of files, not their writes */
+		run->layout = layout_create(run->nall, !opt->sample &&
+						       !opt->sample_bytes);
 		if (!run->layout)
 			goto fail;
 	}
@@ -387,13 +389,14 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 /* A file's estimate is back (token: its layout ticket): its error, or
  * its shares of the totals and of the rows open when it was found. */
 static int on_est_done(void *arg, const char *path, int err, size_t token,
-		       const uint64_t *delta)
+		       const uint64_t *delta, const uint64_t *gdelta)
 {
 	struct run *run = arg;
 	size_t nrows, rows_token;
 
-	layout_resolve(run->layout, token, err ? NULL : delta, run->est_rows,
-		       &nrows, &rows_token);
+	layout_resolve(run->layout, token, err ? NULL : delta,
+		       err ? NULL : gdelta, run->est_rows, &nrows,
+		       &rows_token);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -403,6 +406,16 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 	if (run->rows)
 		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
 	return 0;
+}
+
+/* A file kept by layout_resolve() is settled: its rows' shares. */
+static void on_settled(void *arg, size_t user, const uint64_t *out,
+		       size_t nrows)
+{
+	struct run *run = arg;
+
+	if (run->rows)
+		rows_add_est_each(run->rows, user, out, nrows);
 }
 
 /* A report row opens or closes: the rows and the estimates' levels. */
@@ -540,6 +553,7 @@ static int collect_extent(const struct search_item *item, void *arg)
 	/* malformed items are the usage report's to tell */
 	if (extent_parse(item->data, item->len, 0, &run->ext[run->next]))
 		return 0;
+	run->ext[run->next].file_pos = item->offset;
 	if (run->ext[run->next].type == BTRFS_FILE_EXTENT_INLINE)
 		run->inline_key = layout_inline_key(item->data, item->len);
 	run->next++;
@@ -597,7 +611,8 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			 const struct stat *st)
 {
-	size_t ticket;
+	const struct est_write *wr;
+	size_t ticket, nw, ng;
 	int ret, skip;
 
 	ret = plan_file(run, sfd, st, &ticket, &skip);
@@ -641,7 +656,9 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 	 * rows close without waiting for it, so the workers never run dry
 	 * at a row's end (--depth, --per-file).  A failure ends the run:
 	 * the ticket, resolved or not, goes with the layout. */
-	return estrun_submit(run->est, fd, path, st, ticket);
+	ng = layout_writes(run->layout, ticket, &wr, &nw);
+	return estrun_submit_writes(run->est, fd, path, st, ticket, wr, nw,
+				    ng);
 }
 
 /*
@@ -878,6 +895,8 @@ int run_paths(struct run *run, char *const *paths, int n)
 		ret = walk_path(paths[i], &wo, &ops, run);
 	if (!ret && run->est) {
 		ret = estrun_finish(run->est);
+		if (!ret)
+			ret = layout_settle(run->layout, on_settled, run);
 		/* -EIO: a piece kept to check did not decompress back */
 		if (ret == -EIO)
 			fputs("compsize: --estimate: a codec did not decompress its own output\n",
@@ -954,6 +973,7 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 		re->uncompressed_fresh = t.fresh_uncomp;
 		re->disk_same = t.disk;
 		re->uncompressed_same = t.uncomp;
+		re->disk_extrapolated = t.extrap_disk;
 		re->disk_ci95 = 0;
 	} else {
 		/* extrapolated: each model's share of the sampled files'

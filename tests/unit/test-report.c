@@ -190,7 +190,7 @@ static void test_table_rows(void)
 
 /* -b numbers of 13 digits and more: compsize 1.5's table keeps its 12
  * characters (1.5 does), the rows and estimate tables widen their columns;
- * a speed that was not measured is "-". */
+ * a speed that was not measured is "-", one below 0.5 MB/s "<1MB/s". */
 static void test_table_wide(void)
 {
 	uint64_t est[6] = { 1234567890123ull, 2000000000000ull, 1,
@@ -204,7 +204,7 @@ static void test_table_wide(void)
 		{ .setting = "compress=zstd:1", .disk = 1234567890123ull,
 		  .uncompressed = 2000000000000ull, .same_layout = 1,
 		  .disk_fresh = 1234567890123ull, .compress_mbps = 0,
-		  .decompress_mbps = 0 },
+		  .decompress_mbps = 0.3 },
 	};
 	struct cs_stats st = { 0 };
 	struct report r = {
@@ -231,7 +231,7 @@ static void test_table_wide(void)
 		"none        50%     1000000000000 2000000000000 2000000000000\n"
 		"\n"
 		"Setting                  Perc     Disk Usage    Change        Fresh copy    Compress   Decompress\n"
-		"compress=zstd:1           61%     1234567890123 +234567890123 1234567890123 -          -         \n"
+		"compress=zstd:1           61%     1234567890123 +234567890123 1234567890123 -          <1MB/s    \n"
 		"\n"
 		"Setting                  Compress x0    Decompress x0    CPU write   CPU read   \n"
 		"compress=zstd:1          -              -                -           -          \n");
