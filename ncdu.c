@@ -10,6 +10,7 @@
 #define NODE_DIR	0x1
 #define NODE_ERROR	0x2	/* read_error */
 #define NODE_STAT	0x4	/* dev, ino, sizes known */
+#define NODE_OTHERFS	0x8	/* excluded: another filesystem */
 
 /* Entries in walk order: a directory before its entries, which is the
  * export's order, so printing needs no links, only each one's depth. */
@@ -162,6 +163,18 @@ int ncdu_file(struct ncdu *n, const char *path, const struct stat *st,
 	return 0;
 }
 
+int ncdu_excluded(struct ncdu *n, const char *path, const struct stat *st)
+{
+	struct node *nd = add(n, path);
+
+	if (!nd)
+		return -ENOMEM;
+	set_stat(nd, st);
+	nd->flags |= NODE_OTHERFS;
+	n->last_file = 0;
+	return 0;
+}
+
 int ncdu_error(struct ncdu *n, const char *path)
 {
 	struct node *nd;
@@ -228,12 +241,15 @@ static void put_info(FILE *f, const struct ncdu *n, const struct node *nd,
 		fprintf(f, ",\"ino\":%" PRIu64, nd->ino);
 		/* ncdu counts an entry with hlnkc once per directory, by
 		 * (dev, ino), as du counts hard links */
-		if (!(nd->flags & NODE_DIR) && nd->nlink > 1)
+		if (!(nd->flags & (NODE_DIR | NODE_OTHERFS)) && nd->nlink > 1)
 			fprintf(f, ",\"hlnkc\":true,\"nlink\":%" PRIu64,
 				nd->nlink);
 	}
 	if (nd->flags & NODE_ERROR)
 		fputs(",\"read_error\":true", f);
+	/* the name ncdu's reader takes (dir_import.c) */
+	if (nd->flags & NODE_OTHERFS)
+		fputs(",\"excluded\":\"otherfs\"", f);
 	fputc('}', f);
 }
 

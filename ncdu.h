@@ -44,6 +44,13 @@ int ncdu_file(struct ncdu *n, const char *path, const struct stat *st,
 	      uint64_t dsize);
 
 /*
+ * path (st: its stat) is another filesystem the report leaves out: an
+ * entry with "excluded":"otherfs" (ncdu shows ">").  Returns 0 or
+ * -ENOMEM.
+ */
+int ncdu_excluded(struct ncdu *n, const char *path, const struct stat *st);
+
+/*
  * path could not be read: the open directory or the file last added with
  * that path is marked read_error (ncdu shows "!" and "<" above it), or
  * else an entry with read_error alone is added where it would be.

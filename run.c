@@ -386,6 +386,8 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 		/* 1.5 dies here; a tmpfs or ext4 mount inside the tree is
 		 * simply not part of what compsize measures. */
 		say_path(path, "skipped: not a btrfs filesystem");
+		if (run->ncdu && ncdu_excluded(run->ncdu, path, st))
+			return -ENOMEM;
 	}
 	return WALK_SKIP;
 }

@@ -116,6 +116,23 @@ static void test_errors(void)
 	free(out);
 }
 
+/* A mount of another filesystem inside the tree: listed, excluded. */
+static void test_excluded(void)
+{
+	struct ncdu *n = ncdu_create();
+	struct stat d = st_of(7, 256, 0, 1), t = st_of(30, 1, 40, 2);
+	char *out;
+
+	CU_ASSERT_EQUAL(ncdu_dir(n, "r", &d), 0);
+	CU_ASSERT_EQUAL(ncdu_excluded(n, "r/tmp", &t), 0);
+	ncdu_leave(n);
+	out = print(n);
+	CU_ASSERT_STRING_EQUAL(strchr(out, '\n') + 1,
+		"[{\"name\":\"r\",\"asize\":0,\"dsize\":0,\"dev\":7,\"ino\":256},\n"
+		"{\"name\":\"tmp\",\"asize\":0,\"dsize\":0,\"dev\":30,\"ino\":1,\"excluded\":\"otherfs\"}]]\n");
+	free(out);
+}
+
 static void test_roots(void)
 {
 	struct ncdu *n = ncdu_create();
@@ -167,6 +184,7 @@ static CU_TestInfo tests[] = {
 	{ "tree", test_tree },
 	{ "unclosed directories", test_unclosed },
 	{ "errors", test_errors },
+	{ "other filesystems", test_excluded },
 	{ "several arguments", test_roots },
 	{ "escaping", test_escaping },
 	CU_TEST_INFO_NULL,

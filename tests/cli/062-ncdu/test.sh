@@ -137,3 +137,19 @@ for opt in --depth=1 --sort=disk --top=2 -ezstd:1 --exclusive; do
 	expect_ours 2 '^compsize: (--format=ncdu takes no|--sort and --top need)' --format=ncdu "$opt" .
 	ours_stdout_is ""
 done
+
+# A tmpfs mounted inside the tree: skipped with the table's warning, and
+# listed as another filesystem (ncdu's ">").
+tmpfs_at all/tmp
+text_data 10K >all/tmp/file
+expect_ours 0 '^compsize: all/tmp: skipped: not a btrfs filesystem$' --format=ncdu all
+CHECKS=$((CHECKS + 1))
+python3 - "$OUT/ours.out" <<'EOS' || fail "tmpfs: no excluded entry"
+import json, sys
+root = json.loads(open(sys.argv[1], 'rb').read().decode('utf-8', 'surrogateescape'))[3]
+tmp = [e for e in root[1:] if isinstance(e, dict) and e['name'] == 'tmp']
+assert len(tmp) == 1 and tmp[0]['excluded'] == 'otherfs', root
+EOS
+ncdu_screen "$OUT/ours.out" >/dev/null
+CHECKS=$((CHECKS + 1))
+grep -Eq '^>.* tmp$' "$OUT/screen" || fail "ncdu: tmpfs not shown as another filesystem: $(cat "$OUT/screen")"
