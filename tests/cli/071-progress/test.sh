@@ -51,7 +51,7 @@ check_total()
 		fail "$2: total $t bytes, the data is $data bytes"
 }
 
-est=(-e zlib:9,zlib:8,zlib:7 -j1)
+est=(-e zlib:1..9 -j1)
 
 # --progress, standard error a file: full lines, with the total by the
 # first (at 1 s), no \r nor escape sequence
