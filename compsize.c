@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include "decide.h"
@@ -23,6 +24,7 @@
 #include "estimate.h"
 #include "exitcode.h"
 #include "format.h"
+#include "ncdu.h"
 #include "optval.h"
 #include "run.h"
 
@@ -73,7 +75,8 @@ static void usage(FILE *f)
 	      "                            the files with each setting (root)\n"
 	      "        --exclusive         also what deleting the files would free: bytes\n"
 	      "                            no file outside them references\n"
-	      "        --format=FORMAT     table (default), json or csv\n"
+	      "        --format=FORMAT     table (default), json, csv, ncdu (the tree\n"
+	      "                            for ncdu -f) or prometheus (node_exporter)\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
 	      "        --sort=KEY          order rows by disk, saved, ratio, name or\n"
@@ -166,8 +169,9 @@ static int bad_value(const char *opt, const char *value, const char *want)
  * Nothing can be read without CAP_SYS_ADMIN (or with it in a user
  * namespace, which the search ioctl doesn't take): with --format=json,
  * the report anyway, empty, with the cause for every argument in its
- * errors, so that a script reads why.  (CSV has no place for errors:
- * nothing.)  Returns 0 or -ENOMEM.
+ * errors, so that a script reads why; Prometheus' metrics count them as
+ * read errors, ncdu's tree marks each argument.  (CSV has no place for
+ * errors: nothing.)  Returns 0 or -ENOMEM.
  */
 static int print_refused(const struct options *opt, char *const *paths,
 			 int n)
@@ -175,23 +179,37 @@ static int print_refused(const struct options *opt, char *const *paths,
 	static const char cause[] =
 		"reading btrfs metadata needs root (CAP_SYS_ADMIN)";
 	struct report_error *errs;
+	struct ncdu *tree = NULL;
 	struct cs_stats none = { 0 };
 	struct report r = { .format = opt->format, .units = opt->units,
 			    .total = &none, .have_usage = 1 };
 	int i, ret;
 
-	if (opt->format != REPORT_JSON)
+	if (opt->format != REPORT_JSON && opt->format != REPORT_PROMETHEUS &&
+	    opt->format != REPORT_NCDU)
 		return 0;
 	errs = calloc(n, sizeof(*errs));
 	if (!errs)
 		return -ENOMEM;
+	ret = -ENOMEM;
+	if (opt->format == REPORT_NCDU) {
+		tree = ncdu_create();
+		if (!tree)
+			goto out;
+	}
 	for (i = 0; i < n; i++) {
 		errs[i].path = paths[i];
 		errs[i].error = (char *)cause;
+		if (tree && ncdu_error(tree, paths[i]))
+			goto out;
 	}
 	r.errors = errs;
 	r.nerrors = n;
+	r.tree = tree;
+	r.timestamp = (int64_t)time(NULL);
 	ret = report_print(stdout, stderr, &r);
+out:
+	ncdu_free(tree);
 	free(errs);
 	return ret < 0 ? ret : 0;
 }
@@ -255,7 +273,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "tbytes", no_argument, NULL, OPT_UNITS + FMT_OPT_TBYTES },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const formats[] = { "table", "json", "csv" };
+	static const char *const formats[] = { "table", "json", "csv", "ncdu",
+					       "prometheus" };
 	static const char *const sorts[] = { "walk", "disk", "saved", "ratio",
 					     "name", "exclusive" };
 	char err[256];
@@ -300,10 +319,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			}
 			break;
 		case OPT_FORMAT:
-			c = optval_choice(optarg, formats, 3);
+			c = optval_choice(optarg, formats, 5);
 			if (c < 0)
 				return bad_value("--format", optarg,
-						 "use table, json or csv");
+						 "use table, json, csv, ncdu or prometheus");
 			opt->format = (enum report_format)c;
 			break;
 		case OPT_DEPTH:
@@ -390,6 +409,20 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (opt->top && !sort_given)
 		opt->sort = ROW_SORT_DISK;
+	if (opt->format == REPORT_NCDU) {
+		/* the tree has every file; nothing else fits in it */
+		if (opt->depth >= 0 || sort_given || opt->top || opt->nest ||
+		    opt->exclusive) {
+			fputs("compsize: --format=ncdu takes no --depth, --sort, --top, --estimate or --exclusive\n",
+			      stderr);
+			return CS_EXIT_USAGE;
+		}
+		opt->per_file = 0;
+	}
+	/* Prometheus' series are per path: a row per argument at least */
+	if (opt->format == REPORT_PROMETHEUS && opt->depth < 0 &&
+	    !opt->per_file)
+		opt->depth = 0;
 	if (sample_given && !opt->nest) {
 		fputs("compsize: --sample and --seed need --estimate\n", stderr);
 		return CS_EXIT_USAGE;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rendering the report as a table, JSON or CSV.  Which columns there are,
- * their names and their order come from fields.h; this file only knows
- * how each format lays a column out.
+ * Rendering the report as a table, JSON or CSV (Prometheus text in prom.c,
+ * the ncdu tree in ncdu.c).  Which columns there are, their names and
+ * their order come from fields.h; this file only knows how each format
+ * lays a column out.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +11,9 @@
 #include <string.h>
 #include "fields.h"
 #include "format.h"
+#include "ncdu.h"
 #include "plot.h"
+#include "prom.h"
 #include "report.h"
 
 /* The sums over every type of st. */
@@ -279,9 +282,7 @@ static int setting_width(const char *name)
 	return w < 12 ? 12 : w;
 }
 
-/* A row's estimate of setting i: the report's model (same layout on
- * btrfs, else fresh copy), or the fresh copy's. */
-static const uint64_t *row_est(const struct report *r,
+const uint64_t *report_row_est(const struct report *r,
 			       const struct report_row *row, size_t i,
 			       int fresh)
 {
@@ -308,7 +309,7 @@ static int table_rows(FILE *out, const struct report *r)
 	for (i = 0; i < r->nrows; i++) {
 		widen_sizes(w, r, &r->rows[i].size);
 		for (j = 0; j < r->nest; j++)
-			widen(&we[j], r, row_est(r, &r->rows[i], j, 0)[0]);
+			widen(&we[j], r, report_row_est(r, &r->rows[i], j, 0)[0]);
 	}
 	fprintf(out, "%-8s", "Perc");
 	table_sizes(out, r, NULL, w, 0, 0);
@@ -323,7 +324,7 @@ static int table_rows(FILE *out, const struct report *r)
 		table_sizes(out, r, &row->size, w, 0, 0);
 		for (j = 0; j < r->nest; j++)
 			fprintf(out, " %-*s", we[j],
-				fmt_size_in(row_est(r, row, j, 0)[0],
+				fmt_size_in(report_row_est(r, row, j, 0)[0],
 					    &r->units, d));
 		table_sizes(out, r, &row->size, w, 0, 1);
 		fputc(' ', out);
@@ -613,12 +614,12 @@ static void json_est(FILE *out, const struct report *r,
 		fprintf(out, "%s{\"setting\":", i ? "," : "");
 		fmt_json_string(out, e->setting);
 		if (row) {
-			const uint64_t *v = row_est(r, row, i, 0);
+			const uint64_t *v = report_row_est(r, row, i, 0);
 
 			fprintf(out, ",\"input\":%" PRIu64 ",\"disk\":%" PRIu64
 				",\"uncompressed\":%" PRIu64
 				",\"disk_fresh\":%" PRIu64 "}",
-				v[2], v[0], v[1], row_est(r, row, i, 1)[0]);
+				v[2], v[0], v[1], report_row_est(r, row, i, 1)[0]);
 			continue;
 		}
 		fprintf(out, ",\"input\":%" PRIu64 ",\"disk\":%" PRIu64
@@ -857,13 +858,13 @@ static int print_csv(FILE *out, const struct report *r)
 			   NULL, AT_EST, e, NULL);
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
-			const uint64_t *v = row_est(r, row, i, 0);
+			const uint64_t *v = report_row_est(r, row, i, 0);
 
 			s.disk = v[0];
 			s.uncomp = v[1];
 			csv_record(out, r, "estimate", row->path, NULL,
 				   e->setting, &s, NULL, AT_EST, NULL,
-				   &row_est(r, row, i, 1)[0]);
+				   &report_row_est(r, row, i, 1)[0]);
 		}
 	}
 	report_row_clear(&total);
@@ -903,7 +904,7 @@ int report_plot(FILE *out, const struct report *r, const char *title)
 		series[k + 1].name = row->path;
 		series[k + 1].ratio = &ratio[(k + 1) * n];
 		for (i = 0; i < n; i++) {
-			const uint64_t *v = row_est(r, row, i, 0);
+			const uint64_t *v = report_row_est(r, row, i, 0);
 
 			ratio[(k + 1) * n + i] = v[0] ? (double)v[1] / v[0]
 						      : 0;
@@ -929,6 +930,12 @@ int report_print(FILE *out, FILE *err, const struct report *r)
 		break;
 	case REPORT_CSV:
 		ret = print_csv(out, r);
+		break;
+	case REPORT_PROMETHEUS:
+		ret = prom_print(out, r);
+		break;
+	case REPORT_NCDU:
+		ret = ncdu_print(r->tree, out, COMPSIZE_VERSION, r->timestamp);
 		break;
 	default:
 		return print_table(out, err, r);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "array.h"
 #include "decide.h"
@@ -21,6 +22,7 @@
 #include "format.h"
 #include "layout.h"
 #include "mounts.h"
+#include "ncdu.h"
 #include "rewrite.h"
 #include "rows.h"
 #include "sample.h"
@@ -63,6 +65,7 @@ struct run {
 	struct usage_ctx *usage;
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
+	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
 	struct estrun *est;	/* NULL until the first file estimated */
 	struct layout *layout;	/* with --estimate: what each file counts */
 	struct extent_info *ext;	/* the file being planned's extents */
@@ -178,6 +181,11 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		    !strcmp(getenv("COMPSIZE_SHARING"), "backref"))
 			sharing_set_method(run->sharing, SHARING_BACKREF);
 	}
+	if (opt->format == REPORT_NCDU) {
+		run->ncdu = ncdu_create();
+		if (!run->ncdu)
+			goto fail;
+	}
 	if (opt->depth >= 0 || opt->per_file) {
 		/* with estimates, each row holds both models (layout.h) */
 		run->rows = rows_create(opt->sort, opt->top, 2 * run->nall);
@@ -215,6 +223,7 @@ void run_free(struct run *run)
 	free(run->ext);
 	free(run->est_rows);
 	rows_free(run->rows);
+	ncdu_free(run->ncdu);
 	usage_free(run->usage);
 	sharing_free(run->sharing);
 	mounts_free(run->mounts);
@@ -249,6 +258,9 @@ static void report_failure(struct run *run, const char *path,
 	estrun_clear_progress(run->est);
 	say_path(path, cause);
 	run->failed++;
+	/* out of memory there only leaves the mark out */
+	if (run->ncdu)
+		ncdu_error(run->ncdu, path);
 	e = array_grow(run->errors, &run->cap_errors, run->nerrors,
 		       sizeof(*e));
 	if (!e)
@@ -684,6 +696,35 @@ static int open_late(struct run *run, int dirfd, const char *name,
 	return -2;
 }
 
+static uint64_t disk_total(const struct cs_stats *st)
+{
+	uint64_t sum = 0;
+	unsigned t;
+
+	for (t = 0; t < CS_NTYPES; t++)
+		sum += st->disk[t];
+	return sum;
+}
+
+/*
+ * --format=ncdu: the file's usage, and its entry in the tree with what it
+ * added to the total's disk usage: each extent goes to the first file met
+ * that references it, in the walk's order, so the tree adds up to the
+ * report's Disk Usage.  The entry comes before any failure is reported,
+ * which then marks it.
+ */
+static int ncdu_one_file(struct run *run, int fd, const char *path,
+			 const struct stat *st)
+{
+	uint64_t before = disk_total(&run->usage->stats);
+	int ret = usage_file(run->usage, fd, st), ret2;
+
+	ret2 = ncdu_file(run->ncdu, path, st,
+			 disk_total(&run->usage->stats) - before);
+	ret = scan_result(run, path, ret);
+	return ret ? ret : ret2;
+}
+
 /* A regular file open on *fd, or (-1) not opened in directory dirfd. */
 static int one_file(struct run *run, int *fd, int dirfd, const char *name,
 		    const char *path, const struct stat *st, int depth)
@@ -707,6 +748,8 @@ static int one_file(struct run *run, int *fd, int dirfd, const char *name,
 	}
 	if (run->deferred.depth >= 0) {
 		/* its usage came with its directory's fast scan */
+	} else if (run->ncdu) {
+		ret = ncdu_one_file(run, *fd, path, st);
 	} else if (run->env->usage && (!run->opt->nest ||
 				       usage_fs_of(run->usage, st->st_dev))) {
 		ret = scan_result(run, path, usage_file(run->usage, *fd, st));
@@ -752,6 +795,11 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	int row = run->rows && depth <= run->opt->depth;
 	int ret;
 
+	if (run->ncdu) {
+		/* every file is searched alone: its own share of the usage */
+		ret = ncdu_dir(run->ncdu, path, st);
+		return ret ? ret : WALK_ENTER;
+	}
 	if (row) {
 		ret = row_open(run, path);
 		if (ret)
@@ -791,6 +839,8 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	int ret = 0;
 
 	(void)path;
+	if (run->ncdu)
+		ncdu_leave(run->ncdu);
 	if (depth == run->deferred.depth) {
 		/* pending or counted -> none */
 		run->deferred.depth = -1;
@@ -1010,6 +1060,8 @@ int run_report(struct run *run, FILE *out, FILE *err)
 	}
 	if (run->rows)
 		r.rows = rows_result(run->rows, &r.nrows);
+	r.tree = run->ncdu;
+	r.timestamp = (int64_t)time(NULL);
 	if (run->opt->nest) {
 		r.cpus = default_jobs();
 		free(run->est_report);

@@ -73,7 +73,7 @@ _compsize()
 			compopt -o nospace
 		;;
 	--format)
-		COMPREPLY=($(compgen -W 'table json csv' -- "$cur"))
+		COMPREPLY=($(compgen -W 'table json csv ncdu prometheus' -- "$cur"))
 		;;
 	--sort)
 		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive' -- "$cur"))
