@@ -458,6 +458,22 @@ static int data_extent(const struct extent_info *ei)
 	return ei->type == BTRFS_FILE_EXTENT_REG && ei->disk_bytenr;
 }
 
+/* Whether each write (sorted by group) starts at or after the end of
+ * every earlier one: nothing was written over. */
+static int in_sequence(const struct est_write *w, size_t nw)
+{
+	uint64_t end = 0;
+	size_t e;
+
+	for (e = 0; e < nw; e++) {
+		if (e && w[e].group != w[e - 1].group && w[e].start < end)
+			return 0;
+		if (w[e].end > end)
+			end = w[e].end;
+	}
+	return 1;
+}
+
 /*
  * A file whose extents were written in more than one transaction (a file
  * partly overwritten after a snapshot or a reflink keeps the bookends of
@@ -558,6 +574,14 @@ static int plan_groups(struct layout_ticket *t, const struct layout_file *f,
 	}
 	t->nw = g;
 	t->ng = ng;
+	if (!t->tentative && in_sequence(t->wr, t->nw)) {
+		/* written front to back in several transactions (a large
+		 * copy that writeback took in turns, appends at a sector
+		 * boundary): as in one go, without reading it twice */
+		t->ng = t->nw = 0;
+		ret = 0;
+		goto out;
+	}
 	/* each group's parts on the grid of its first extent's start */
 	for (e = 0; e < t->nw; e++)
 		t->wr[e].grid = e && t->wr[e - 1].group == t->wr[e].group ?

@@ -84,7 +84,8 @@ int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
 /*
  * A file whose extents were written in several transactions (extent
  * generations: a file partly overwritten after a snapshot or a reflink,
- * or appended to later) is estimated as written: its extents grouped by
+ * or appended to later; not one only written front to back, as a large
+ * copy is) is estimated as written: its extents grouped by
  * generation, oldest first, each group's parts of the file (what its
  * extents hold now) a write of its own, the inode's NOCOMPRESS flag
  * carried from one to the next (est_ops.writes()).  Each group's

@@ -280,6 +280,29 @@ static void test_written_in_steps(void)
 	CU_ASSERT_EQUAL(t.extrap_disk, 667);
 	layout_free(l);
 
+	/* written front to back in two transactions: as in one go */
+	l = layout_create(1, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	{
+		struct extent_info e[2] = { reg(1 << 20, 131072, 0, 131072),
+					    reg(2 << 20, 131072, 0, 131072) };
+		struct layout_file f = {
+			.dev = 5, .ino = 402, .have_extents = 1, .fs_idx = 1,
+			.sectorsize = 4096, .ext = e, .next = 2,
+		};
+		const struct est_write *w;
+		size_t ticket, nw;
+		int skip;
+
+		e[0].generation = 10;
+		e[1].generation = 11;
+		e[1].file_pos = 131072;
+		CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+		CU_ASSERT_EQUAL(layout_writes(l, ticket, &w, &nw), 0);
+		layout_drop(l, ticket);
+	}
+	layout_free(l);
+
 	/* without following writes (a sample): as one file */
 	l = layout_create(1, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
