@@ -174,7 +174,7 @@ DEB_PKGS := build-essential pkg-config btrfs-progs libbtrfsutil-dev \
 	libzstd-dev liblzo2-dev zlib1g-dev libcunit1-dev btrfs-compsize \
 	jq util-linux e2fsprogs attr clang libclang-rt-14-dev valgrind \
 	librsvg2-bin libxml2-utils debhelper lintian fakeroot bash-completion \
-	python3
+	python3 ncdu tmux prometheus prometheus-node-exporter curl
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -281,6 +281,8 @@ check-estimate: compsize compsize-estimate.so
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/test.sh
 	$(E) "  CLI     --estimate on shared data against the kernel"
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/sharing.sh
+	$(E) "  CLI     --estimate on partly overwritten shared files against the kernel"
+	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/overwrite.sh
 	$(E) "  CLI     --rewrite against btrfs filesystem defragment -c"
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/rewrite.sh
 clean: clean-est-driver

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include "decide.h"
@@ -22,6 +24,7 @@
 #include "estimate.h"
 #include "exitcode.h"
 #include "format.h"
+#include "ncdu.h"
 #include "optval.h"
 #include "run.h"
 
@@ -45,6 +48,15 @@ static void usage(FILE *f)
 	      "Options:\n"
 	      "    -h, --help              print this help message and exit\n"
 	      "    -b, --bytes             display raw bytes instead of human-readable sizes\n"
+	      "        --raw               raw bytes, as -b; this and the next seven as\n"
+	      "                            in btrfs filesystem du (JSON, CSV: bytes)\n"
+	      "        --human-readable    sizes such as 1.23GiB, base 1024\n"
+	      "        --iec               base 1024: KiB, MiB, GiB, TiB\n"
+	      "        --si                base 1000: kB, MB, GB, TB\n"
+	      "        --kbytes            sizes in KiB (kB with --si)\n"
+	      "        --mbytes            sizes in MiB (MB with --si)\n"
+	      "        --gbytes            sizes in GiB (GB with --si)\n"
+	      "        --tbytes            sizes in TiB (TB with --si)\n"
 	      "    -x, --one-file-system   don't cross filesystem boundaries\n"
 	      "    -e, --estimate=LIST     also predict usage under other settings, e.g.\n"
 	      "                            zstd:1,zstd:3,compress-force=lzo,zlib:1..9,all\n"
@@ -63,12 +75,16 @@ static void usage(FILE *f)
 	      "                            the files with each setting (root)\n"
 	      "        --exclusive         also what deleting the files would free: bytes\n"
 	      "                            no file outside them references\n"
-	      "        --format=FORMAT     table (default), json or csv\n"
+	      "        --format=FORMAT     table (default), json, csv, ncdu (the tree\n"
+	      "                            for ncdu -f) or prometheus (node_exporter)\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
 	      "        --sort=KEY          order rows by disk, saved, ratio, name or\n"
 	      "                            exclusive\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
+	      "        --progress          with --estimate: show progress on standard error\n"
+	      "                            (lines every 10 seconds when not a terminal)\n"
+	      "        --no-progress       never show progress\n"
 	      "        --walk              open and search every file, as compsize 1.5 does,\n"
 	      "                            instead of reading whole subtrees from metadata\n"
 	      "        --version           print the version and exit\n"
@@ -88,6 +104,25 @@ static int have_cap(int cap)
 	if (syscall(SYS_capget, &hdr, data))
 		return 1;
 	return !!(data[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap));
+}
+
+/*
+ * Are we in the initial user namespace?  Capabilities held in another one
+ * (unshare -r, a rootless container) don't reach the tree search ioctl,
+ * which asks capable(CAP_SYS_ADMIN) of the initial one.  1 if we can't
+ * tell.
+ */
+static int init_user_ns(void)
+{
+	unsigned long inside, outside, count;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	int n;
+
+	if (!f)
+		return 1;
+	n = fscanf(f, "%lu %lu %lu", &inside, &outside, &count);
+	fclose(f);
+	return n != 3 || (!inside && !outside && count == 4294967295ul);
 }
 
 static void raise_fd_limit(void)
@@ -116,6 +151,10 @@ enum {
 	OPT_PLOT,
 	OPT_REWRITE,
 	OPT_EXCLUSIVE,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+	/* btrfs-progs' unit options: OPT_UNITS + enum fmt_unit_opt */
+	OPT_UNITS = 512,
 };
 
 static int bad_value(const char *opt, const char *value, const char *want)
@@ -124,6 +163,80 @@ static int bad_value(const char *opt, const char *value, const char *want)
 	fmt_table_path(stderr, value);
 	fprintf(stderr, "': %s\n", want);
 	return CS_EXIT_USAGE;
+}
+
+/*
+ * Nothing can be read without CAP_SYS_ADMIN (or with it in a user
+ * namespace, which the search ioctl doesn't take): with --format=json,
+ * the report anyway, empty, with the cause for every argument in its
+ * errors, so that a script reads why; Prometheus' metrics count them as
+ * read errors, ncdu's tree marks each argument.  (CSV has no place for
+ * errors: nothing.)  Returns 0 or -ENOMEM.
+ */
+static int print_refused(const struct options *opt, char *const *paths,
+			 int n)
+{
+	static const char cause[] =
+		"reading btrfs metadata needs root (CAP_SYS_ADMIN)";
+	struct report_error *errs;
+	struct ncdu *tree = NULL;
+	struct cs_stats none = { 0 };
+	struct report r = { .format = opt->format, .units = opt->units,
+			    .total = &none, .have_usage = 1 };
+	int i, ret;
+
+	if (opt->format != REPORT_JSON && opt->format != REPORT_PROMETHEUS &&
+	    opt->format != REPORT_NCDU)
+		return 0;
+	errs = calloc(n, sizeof(*errs));
+	if (!errs)
+		return -ENOMEM;
+	ret = -ENOMEM;
+	if (opt->format == REPORT_NCDU) {
+		tree = ncdu_create();
+		if (!tree)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		errs[i].path = paths[i];
+		errs[i].error = (char *)cause;
+		if (tree && ncdu_error(tree, paths[i]))
+			goto out;
+	}
+	r.errors = errs;
+	r.nerrors = n;
+	r.tree = tree;
+	r.timestamp = (int64_t)time(NULL);
+	ret = report_print(stdout, stderr, &r);
+out:
+	ncdu_free(tree);
+	free(errs);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Negative zstd levels are the kernel's since Linux 6.15 (zstd.c's
+ * ZSTD_BTRFS_MIN_LEVEL): an older one can't mount with them, so the
+ * estimate is of a setting this machine can't use.  One note on stderr.
+ */
+static void note_old_kernel(const struct options *opt)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+	size_t i;
+
+	for (i = 0; i < opt->nest; i++)
+		if (opt->est[i].alg == EST_ZSTD && opt->est[i].level < 0)
+			break;
+	if (i == opt->nest || uname(&u) ||
+	    sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return;
+	if (major > 6 || (major == 6 && minor >= 15))
+		return;
+	fputs("compsize: note: negative zstd levels need Linux 6.15 or later; this kernel is ",
+	      stderr);
+	fmt_table_path(stderr, u.release);
+	fputc('\n', stderr);
 }
 
 /* Fills *opt; returns -1 to go on, or the exit code to exit with. */
@@ -148,9 +261,20 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "rewrite", no_argument, NULL, OPT_REWRITE },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "raw", no_argument, NULL, OPT_UNITS + FMT_OPT_RAW },
+		{ "human-readable", no_argument, NULL, OPT_UNITS + FMT_OPT_HUMAN },
+		{ "iec", no_argument, NULL, OPT_UNITS + FMT_OPT_IEC },
+		{ "si", no_argument, NULL, OPT_UNITS + FMT_OPT_SI },
+		{ "kbytes", no_argument, NULL, OPT_UNITS + FMT_OPT_KBYTES },
+		{ "mbytes", no_argument, NULL, OPT_UNITS + FMT_OPT_MBYTES },
+		{ "gbytes", no_argument, NULL, OPT_UNITS + FMT_OPT_GBYTES },
+		{ "tbytes", no_argument, NULL, OPT_UNITS + FMT_OPT_TBYTES },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const formats[] = { "table", "json", "csv" };
+	static const char *const formats[] = { "table", "json", "csv", "ncdu",
+					       "prometheus" };
 	static const char *const sorts[] = { "walk", "disk", "saved", "ratio",
 					     "name", "exclusive" };
 	char err[256];
@@ -160,7 +284,24 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	while ((c = getopt_long(argc, argv, "bxhe:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			opt->bytes = 1;
+			fmt_units_apply(&opt->units, FMT_OPT_RAW);
+			break;
+		case OPT_UNITS + FMT_OPT_RAW:
+		case OPT_UNITS + FMT_OPT_HUMAN:
+		case OPT_UNITS + FMT_OPT_IEC:
+		case OPT_UNITS + FMT_OPT_SI:
+		case OPT_UNITS + FMT_OPT_KBYTES:
+		case OPT_UNITS + FMT_OPT_MBYTES:
+		case OPT_UNITS + FMT_OPT_GBYTES:
+		case OPT_UNITS + FMT_OPT_TBYTES:
+			fmt_units_apply(&opt->units,
+					(enum fmt_unit_opt)(c - OPT_UNITS));
+			break;
+		case OPT_PROGRESS:
+			opt->progress = 1;
+			break;
+		case OPT_NO_PROGRESS:
+			opt->progress = 0;
 			break;
 		case 'x':
 			opt->one_fs = 1;
@@ -178,10 +319,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			}
 			break;
 		case OPT_FORMAT:
-			c = optval_choice(optarg, formats, 3);
+			c = optval_choice(optarg, formats, 5);
 			if (c < 0)
 				return bad_value("--format", optarg,
-						 "use table, json or csv");
+						 "use table, json, csv, ncdu or prometheus");
 			opt->format = (enum report_format)c;
 			break;
 		case OPT_DEPTH:
@@ -268,6 +409,20 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (opt->top && !sort_given)
 		opt->sort = ROW_SORT_DISK;
+	if (opt->format == REPORT_NCDU) {
+		/* the tree has every file; nothing else fits in it */
+		if (opt->depth >= 0 || sort_given || opt->top || opt->nest ||
+		    opt->exclusive) {
+			fputs("compsize: --format=ncdu takes no --depth, --sort, --top, --estimate or --exclusive\n",
+			      stderr);
+			return CS_EXIT_USAGE;
+		}
+		opt->per_file = 0;
+	}
+	/* Prometheus' series are per path: a row per argument at least */
+	if (opt->format == REPORT_PROMETHEUS && opt->depth < 0 &&
+	    !opt->per_file)
+		opt->depth = 0;
 	if (sample_given && !opt->nest) {
 		fputs("compsize: --sample and --seed need --estimate\n", stderr);
 		return CS_EXIT_USAGE;
@@ -286,7 +441,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 
 int main(int argc, char **argv)
 {
-	struct options opt = { .depth = -1 };
+	struct options opt = { .depth = -1, .progress = -1 };
 	struct run_env env = { .want_stats = &want_stats };
 	struct run *run = NULL;
 	char *const *paths;
@@ -299,16 +454,19 @@ int main(int argc, char **argv)
 	paths = argv + optind;
 	npaths = argc - optind;
 	/* Every tree search needs CAP_SYS_ADMIN. */
-	env.usage = have_cap(CAP_SYS_ADMIN);
+	env.usage = have_cap(CAP_SYS_ADMIN) && init_user_ns();
 	/* The fast scan sees every file; the walk only those it may open.
 	 * They agree when no permission check can stop the walk. */
 	env.fast = have_cap(CAP_DAC_READ_SEARCH) || have_cap(CAP_DAC_OVERRIDE);
 	if (!env.usage && (!opt.nest || opt.exclusive)) {
 		fputs("compsize: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
 		      stderr);
-		code = CS_EXIT_ERROR;
+		code = print_refused(&opt, paths, npaths) ? CS_EXIT_FATAL
+							  : CS_EXIT_ERROR;
 		goto out;
 	}
+	if (opt.nest)
+		note_old_kernel(&opt);
 
 	code = CS_EXIT_FATAL;
 	if (opt.nest && est_plugin_load(err, sizeof(err))) {
@@ -331,6 +489,10 @@ int main(int argc, char **argv)
 		goto nomem;
 	if (ret) {
 		code = run_needs_root(run) ? CS_EXIT_ERROR : CS_EXIT_FATAL;
+		/* capabilities that don't reach the filesystem (a user
+		 * namespace): as without them */
+		if (run_needs_root(run) && print_refused(&opt, paths, npaths))
+			goto nomem;
 		goto out;
 	}
 	ret = run_report(run, stdout, stderr);

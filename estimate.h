@@ -72,8 +72,30 @@ struct est_result {
  */
 struct est_ctx;
 
+/* One write of a file's history (est_ops.writes()): [start, end) of the
+ * file, its data as it is now, part of write group group. */
+struct est_write {
+	uint64_t start, end;
+	/* where the write started: [start, end) is part of it, its chunks
+	 * and pieces on the grid that started there; the parts of one
+	 * write share its compress= decision, taken on its first part
+	 * (when that starts at grid) */
+	uint64_t grid;
+	uint32_t group;
+	uint32_t flags;		/* EST_WRITE_* */
+};
+
+/* Stored raw now by a write whose context is partly gone (overwritten
+ * since): raw under compress= settings, whose heuristic is the same for
+ * every algorithm; compress-force= settings estimate its data. */
+#define EST_WRITE_RAW_UNFORCED	1u
+/* Ends where a later write cut its extent: its last piece is shorter than
+ * when it was written, so that piece failing to compress does not set
+ * NOCOMPRESS for the writes after it. */
+#define EST_WRITE_CUT_END	2u
+
 /* Bump when struct est_ops or the meaning of a function changes. */
-#define EST_OPS_ABI		5
+#define EST_OPS_ABI		6
 
 struct est_ops {
 	uint32_t abi;			/* EST_OPS_ABI */
@@ -153,6 +175,21 @@ struct est_ops {
 	int (*nocompress_at)(struct est_ctx *ctx, int fd,
 			     const struct stat *st, const uint64_t *limit,
 			     uint64_t *at);
+
+	/*
+	 * Estimate a file as written in steps: the nw writes w[] in the
+	 * order given, each [start, end) (clipped to the file's size) a
+	 * dirty range of its own (holes in it split it, as in files()),
+	 * the inode's NOCOMPRESS flag carried from one write to the next
+	 * as the kernel carries it (compress= only).  gdelta holds 3n values
+	 * per group (ng groups): group g's setting i disk, uncompressed and
+	 * input at 3n * g + 3i...  Nothing is added to the totals but codec
+	 * time.  Returns 0, -EINVAL (not a regular file, a group out of
+	 * range) or a file's error as for files().
+	 */
+	int (*writes)(struct est_ctx *ctx, int fd, const struct stat *st,
+		      const struct est_write *w, size_t nw, size_t ng,
+		      uint64_t *gdelta);
 
 	/*
 	 * Add the totals of src to dst, after decompressing what src kept.

@@ -33,6 +33,7 @@
 #include "array.h"
 #include "progress.h"
 #include "seen.h"
+#include "tally.h"
 
 /*
  * Files queued, running or not yet delivered, per worker: enough to keep
@@ -65,6 +66,13 @@ struct estrun_slot {
 	size_t token;
 	int err;
 	uint64_t *delta;	/* 3 values a setting, unscaled */
+	/* a file written in steps (estrun_submit_writes()): its writes,
+	 * ng groups, and 3n values a group from est_ops.writes() */
+	struct est_write *wr;
+	size_t nw, cap_wr, ng;
+	uint64_t *gdelta;
+	size_t cap_gd;
+	int gdone;		/* gdelta holds the file's groups */
 	unsigned h;		/* sampling: the file's stratum */
 	uint64_t bytes;		/* bytes to read: st_size, or its units' */
 };
@@ -133,7 +141,8 @@ struct estrun {
 	/* Progress: the line (progress.c) and its counters, under lock. */
 	int progress_fd;
 	struct progress *prog;
-	uint64_t bytes_queued;		/* st_size of the sampled files */
+	struct tally *tally;		/* the total, early; NULL: none */
+	uint64_t bytes_queued;		/* estrun_cost() of the files queued */
 	uint64_t bytes_waiting;		/* of those still in the queue */
 	uint64_t bytes_done;
 	int walk_done;
@@ -391,6 +400,12 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];
+		/* written in steps: each write as it was written too */
+		if (!sl->err && sl->ng && !w->r->sampling)
+			sl->err = w->r->ops->writes(w->ctx, sl->fd, &sl->st,
+						    sl->wr, sl->nw, sl->ng,
+						    sl->gdelta);
+		sl->gdone = !sl->err && sl->ng && !w->r->sampling;
 		if (w->r->sampling && !sl->err)
 			estrun_whole(w, sl);
 		close(sl->fd);
@@ -430,16 +445,35 @@ static void *estrun_worker_main(void *arg)
 
 /* ---- progress ---- */
 
-/* progress_counts_fn: the sampled files' bytes, done and queued. */
+/*
+ * What a file costs the progress line: the bytes it will read, its data
+ * (not st_size: a sparse file's holes are skipped, SEEK_DATA) or, with a
+ * sample, its units drawn.
+ */
+static uint64_t estrun_cost(const struct estrun *r, const struct stat *st)
+{
+	return r->sampling ? estrun_sample_bytes(r, st) : estrun_data_bytes(st);
+}
+
+/* tally_bytes_fn: reads only what estrun_create() set. */
+static uint64_t estrun_tally_bytes(void *arg, const struct stat *st)
+{
+	return estrun_cost(arg, st);
+}
+
+/* progress_counts_fn: the files' bytes done, and the total: exact once the
+ * walk is done, else the tally's (tally.h) once it has seen every file. */
 static void estrun_counts(void *arg, uint64_t *done, uint64_t *total,
 			  int *total_known)
 {
 	struct estrun *r = arg;
+	uint64_t t = 0;
+	int tallied = r->tally && tally_get(r->tally, &t);
 
 	pthread_mutex_lock(&r->lock);
 	*done = r->bytes_done;
-	*total = r->bytes_queued;
-	*total_known = r->walk_done;
+	*total = r->walk_done || r->bytes_queued > t ? r->bytes_queued : t;
+	*total_known = r->walk_done || tallied;
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -464,6 +498,8 @@ static void estrun_stop(struct estrun *r)
 			pthread_join(r->w[i].th, NULL);
 			r->w[i].started = 0;
 		}
+	tally_stop(r->tally);
+	r->tally = NULL;
 	progress_stop(r->prog);
 	r->prog = NULL;
 }
@@ -490,6 +526,8 @@ void estrun_free(struct estrun *r)
 		if (r->slots[i].fd >= 0)
 			close(r->slots[i].fd);
 		free(r->slots[i].path);
+		free(r->slots[i].wr);
+		free(r->slots[i].gdelta);
 	}
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->work);
@@ -637,6 +675,10 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 			ret = errno == EAGAIN ? -ENOMEM : -errno;
 			goto fail;
 		}
+		/* without a total the line shows none: not worth failing */
+		if (o->npaths)
+			r->tally = tally_start(o->paths, o->npaths, o->one_fs,
+					       estrun_tally_bytes, r);
 	}
 	return r;
 fail:
@@ -661,7 +703,8 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 			sample_pop_remove(&r->pop, sl->st.st_size,
 					  estrun_data_bytes(&sl->st),
 					  estrun_band(r, &sl->st));
-		return r->done(r->arg, sl->path, sl->err, sl->token, NULL);
+		return r->done(r->arg, sl->path, sl->err, sl->token, NULL,
+			       NULL);
 	}
 	r->files_read++;
 	if (r->sampling) {
@@ -671,7 +714,8 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 			d[3 * i + 1] = estrun_round(d[3 * i + 1] / pi);
 		}
 	}
-	return r->done(r->arg, sl->path, 0, sl->token, d);
+	return r->done(r->arg, sl->path, 0, sl->token, d,
+		       sl->gdone ? sl->gdelta : NULL);
 }
 
 /* Deliver finished files; with wait, until none is left.  Called and
@@ -707,8 +751,15 @@ static int estrun_collect(struct estrun *r, int wait)
 int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token)
 {
+	return estrun_submit_writes(r, fd, path, st, token, NULL, 0, 0);
+}
+
+int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
+			 const struct stat *st, size_t token,
+			 const struct est_write *wr, size_t nw, size_t ng)
+{
 	struct estrun_slot *sl = NULL;
-	uint64_t bytes = st->st_size;
+	uint64_t bytes;
 	size_t i;
 	int ret;
 
@@ -719,21 +770,21 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 			return ret;
 		if (!ret) {
 			memset(r->scratch, 0, 3 * r->n * sizeof(*r->scratch));
-			return r->done(r->arg, path, 0, token, r->scratch);
+			return r->done(r->arg, path, 0, token, r->scratch,
+				       NULL);
 		}
 	}
 	r->input_all += st->st_size;
-	if (r->sampling) {
+	if (r->sampling)
 		sample_pop_add(&r->pop, st->st_size, estrun_data_bytes(st),
 			       estrun_band(r, st));
-		bytes = estrun_sample_bytes(r, st);
-	}
+	bytes = estrun_cost(r, st);
 	if (!bytes && r->sampling) {
 		for (i = 0; i < r->n; i++) {
 			r->scratch[3 * i] = r->scratch[3 * i + 1] = 0;
 			r->scratch[3 * i + 2] = st->st_size;
 		}
-		return r->done(r->arg, path, 0, token, r->scratch);
+		return r->done(r->arg, path, 0, token, r->scratch, NULL);
 	}
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
@@ -763,6 +814,28 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 	sl->path = strdup(path);
 	if (!sl->path)
 		return -ENOMEM;
+	sl->ng = sl->nw = 0;
+	sl->gdone = 0;
+	if (ng && !r->sampling) {
+		void *p = array_grow(sl->wr, &sl->cap_wr, nw - 1,
+				     sizeof(*sl->wr));
+
+		if (p) {
+			sl->wr = p;
+			p = array_grow(sl->gdelta, &sl->cap_gd,
+				       3 * r->n * ng - 1, sizeof(*sl->gdelta));
+		}
+		if (p) {
+			sl->gdelta = p;
+			memcpy(sl->wr, wr, nw * sizeof(*wr));
+			sl->nw = nw;
+			sl->ng = ng;
+		} else {
+			free(sl->path);
+			sl->path = NULL;
+			return -ENOMEM;
+		}
+	}
 	sl->fd = *fd;
 	*fd = -1;
 	sl->st = *st;

@@ -6,7 +6,7 @@
  * callback, so report rows are only ever touched by that thread.  With
  * --sample, the units of a sample_design (sample.h: small files whole,
  * 512 KiB parts of big ones) are read and the totals are its estimates
- * with a 95% interval.  An optional progress line is drawn on a terminal.
+ * with a 95% interval.  An optional progress line is shown (progress.h).
  * See docs/estimate.md and docs/sampling.md.
  */
 #ifndef COMPSIZE_ESTRUN_H
@@ -30,7 +30,12 @@ struct estrun_opts {
 	/* NULL, or each file's current ratio band (the caller's, kept
 	 * until estrun_free()): its units' stratum */
 	const struct sample_bands *bands;
-	int progress_fd;	/* a terminal to draw progress on, or -1 */
+	int progress_fd;	/* where to show progress (progress.h), or -1 */
+	/* The arguments, for the progress line's early total (tally.h):
+	 * kept, not copied; npaths 0: the total comes at the walk's end. */
+	char *const *paths;
+	int npaths;
+	int one_fs;		/* -x */
 	/* NULL, or work for the submitting thread while the queue is full,
 	 * called with estrun_create()'s arg instead of waiting: returns 1
 	 * when it did some (the queue is looked at again), 0 when it has
@@ -46,13 +51,16 @@ struct estrun_opts {
  * a sampled one has what its units drawn predict divided by their
  * probability (Horvitz-Thompson), rounded.  A second path to a file with
  * more than one link (the same st_dev and st_ino) is answered at once
- * with zeros: its data is estimated once, at the first path.  token is what was passed to
+ * with zeros: its data is estimated once, at the first path.  gdelta is
+ * NULL, or for a file submitted with its writes (estrun_submit_writes())
+ * est_ops.writes()' values (3 a setting and group).  token is what was passed to
  * estrun_submit().  Runs on the thread calling estrun_submit(),
  * estrun_drain() or estrun_finish(); a non-zero return (a negative errno)
  * is returned by that call.
  */
 typedef int (*estrun_done_fn)(void *arg, const char *path, int err,
-			      size_t token, const uint64_t *delta);
+			      size_t token, const uint64_t *delta,
+			      const uint64_t *gdelta);
 
 struct estrun;
 
@@ -88,6 +96,16 @@ uint64_t estrun_data_bytes(const struct stat *st);
  */
 int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token);
+
+/*
+ * estrun_submit() for a file written in steps: after its estimate in one
+ * go, its nw writes (copied) of ng groups are estimated as written
+ * (est_ops.writes()), unless sampling (then they are ignored).  ng 0 is
+ * estrun_submit().
+ */
+int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
+			 const struct stat *st, size_t token,
+			 const struct est_write *wr, size_t nw, size_t ng);
 
 /*
  * Wait for every submitted file and deliver its result.  Returns 0 or the

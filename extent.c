@@ -11,6 +11,8 @@ enum extent_error extent_parse(const uint8_t *data, uint32_t len,
 		return EXTENT_SHORT_INLINE;
 	ei->type = data[FE_TYPE];
 	ei->compression = data[FE_COMPRESSION];
+	ei->generation = get_le64(data + FE_GENERATION);
+	ei->file_pos = 0;
 	ei->ram_bytes = get_le64(data + FE_RAM_BYTES);
 	ei->inline_len = 0;
 	ei->disk_bytenr = ei->disk_num_bytes = ei->offset = ei->num_bytes = 0;

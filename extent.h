@@ -30,6 +30,12 @@ struct cs_stats {
 struct extent_info {
 	uint8_t type;		/* BTRFS_FILE_EXTENT_{INLINE,REG,PREALLOC} */
 	uint8_t compression;
+	/* the transaction that wrote the extent: a bookend left by a later
+	 * overwrite keeps it (btrfs_drop_extents() splits the item) */
+	uint64_t generation;
+	/* where the item maps the data in the file (its key's offset): set
+	 * by callers that have the key, else 0 */
+	uint64_t file_pos;
 	uint64_t ram_bytes;
 	/* inline: payload bytes stored in the item; others: 0 */
 	uint64_t inline_len;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The report's columns, each described once: its JSON key (also its CSV
- * column), its table header and where its value is.  report.c renders
- * the table, JSON and CSV from these tables alone, in their order, so a
+ * column and, as compsize_KEY[_bytes], its Prometheus metric), its table
+ * header, where its value is and what it means.  report.c renders the
+ * table, JSON and CSV, prom.c Prometheus, from these tables alone, in
+ * their order, so a
  * new column is one line here (and its value in report.h's structures).
  * The idea is btrfs-progs' rowspec (common/format-output.h).
  */
@@ -33,12 +35,15 @@ struct field {
 	size_t offset;		/* of its uint64_t value */
 	unsigned flags;		/* FIELD_* */
 	unsigned need;		/* REPORT_SHOW_* bit it needs; 0: always */
+	const char *help;	/* one line: Prometheus' HELP */
 };
 
 /* Sizes: in struct report_sizes, for the total, rows and types.  The
  * table shows them in compsize 1.5's 12-character columns. */
 extern const struct field fields_size[];
 extern const size_t fields_nsize;
+/* At least fields_nsize: room for a width per size column. */
+#define FIELDS_MAX 8
 
 /* Counts: in struct report_row, for the total and rows (JSON, CSV). */
 extern const struct field fields_count[];

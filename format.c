@@ -25,6 +25,71 @@ char *fmt_size(uint64_t x, int raw, char buf[FMT_BUF])
 	return buf;
 }
 
+void fmt_units_apply(struct fmt_units *u, enum fmt_unit_opt opt)
+{
+	switch (opt) {
+	case FMT_OPT_RAW:
+		u->mode = FMT_MODE_RAW;
+		u->fixed = 0;
+		break;
+	case FMT_OPT_HUMAN:
+		u->mode = FMT_MODE_IEC;
+		u->fixed = 0;
+		break;
+	case FMT_OPT_IEC:
+	case FMT_OPT_SI:
+		/* btrfs-progs' units_set_mode(): the unit stays */
+		u->mode = opt == FMT_OPT_SI ? FMT_MODE_SI : FMT_MODE_IEC;
+		break;
+	default:
+		/* units_set_base(): the base stays; compsize 1.5's human
+		 * sizes have none, btrfs-progs' default is 1024 */
+		if (u->mode == FMT_MODE_15)
+			u->mode = FMT_MODE_IEC;
+		u->fixed = 1 + (unsigned)(opt - FMT_OPT_KBYTES);
+		break;
+	}
+}
+
+int fmt_units_15(const struct fmt_units *u)
+{
+	return u->mode == FMT_MODE_15 || u->mode == FMT_MODE_RAW;
+}
+
+char *fmt_size_in(uint64_t x, const struct fmt_units *u, char buf[FMT_BUF])
+{
+	static const char *const iec[] = { "B", "KiB", "MiB", "GiB", "TiB",
+					   "PiB", "EiB" };
+	static const char *const si[] = { "B", "kB", "MB", "GB", "TB", "PB",
+					  "EB" };
+	uint64_t mult, base, last = x;
+	unsigned divs = 0, i;
+	float frac;
+
+	if (fmt_units_15(u))
+		return fmt_size(x, u->mode == FMT_MODE_RAW, buf);
+	mult = u->mode == FMT_MODE_SI ? 1000 : 1024;
+	base = mult;
+	if (u->fixed) {
+		divs = u->fixed;
+		for (i = 1; i < divs; i++)
+			base *= mult;
+	} else {
+		while (x >= mult) {
+			last = x;
+			x /= mult;
+			divs++;
+		}
+		if (!divs)
+			base = 1;
+	}
+	/* Single precision, as pretty_size_snprintf(): the same digits. */
+	frac = (float)last / (float)base;
+	snprintf(buf, FMT_BUF, "%.2f%s", (double)frac,
+		 (u->mode == FMT_MODE_SI ? si : iec)[divs]);
+	return buf;
+}
+
 unsigned fmt_percent(uint64_t disk, uint64_t uncomp)
 {
 	if (!uncomp)

@@ -22,6 +22,51 @@
  */
 char *fmt_size(uint64_t x, int raw, char buf[FMT_BUF]);
 
+/* How the table shows sizes: compsize 1.5's way (the default, and -b), or
+ * btrfs-progs' (--human-readable, --iec, --si, --kbytes ... --tbytes, as
+ * in btrfs filesystem du). */
+enum fmt_mode {
+	FMT_MODE_15,		/* compsize 1.5's human sizes: "1.2G" */
+	FMT_MODE_RAW,		/* bytes: -b, --raw */
+	FMT_MODE_IEC,		/* btrfs-progs, base 1024: "1.23GiB" */
+	FMT_MODE_SI,		/* btrfs-progs, base 1000: "1.23GB" */
+};
+
+struct fmt_units {
+	enum fmt_mode mode;
+	/* FMT_MODE_IEC/SI: 0 picks the unit (human); 1..4 fixes it to K, M,
+	 * G or T (--kbytes ... --tbytes) */
+	unsigned fixed;
+};
+
+/* The unit options, applied in command line order as btrfs-progs'
+ * get_unit_mode_from_arg() does: --raw and --human-readable set both
+ * the mode and the unit, --iec and --si the base only, --kbytes ...
+ * --tbytes the unit only (base 1024 unless --si; after --raw, still raw). */
+enum fmt_unit_opt {
+	FMT_OPT_RAW,
+	FMT_OPT_HUMAN,
+	FMT_OPT_IEC,
+	FMT_OPT_SI,
+	FMT_OPT_KBYTES,
+	FMT_OPT_MBYTES,
+	FMT_OPT_GBYTES,
+	FMT_OPT_TBYTES,
+};
+void fmt_units_apply(struct fmt_units *u, enum fmt_unit_opt opt);
+
+/* Whether u is compsize 1.5's own: the table keeps 1.5's 12-character
+ * columns byte for byte even where a number is wider (-b). */
+int fmt_units_15(const struct fmt_units *u);
+
+/*
+ * Format x in the units u: fmt_size() for compsize 1.5's modes, else as
+ * btrfs-progs' pretty_size_snprintf() does ("%.2f" and the unit, computed
+ * in single precision like it; a human unit is the largest one x reaches,
+ * so 1048575 is "1024.00KiB").  Returns buf.
+ */
+char *fmt_size_in(uint64_t x, const struct fmt_units *u, char buf[FMT_BUF]);
+
 /* disk * 100 / uncomp, truncated, without overflow; 0 when uncomp is 0. */
 unsigned fmt_percent(uint64_t disk, uint64_t uncomp);
 

@@ -25,6 +25,7 @@
 #define SEARCH_HEADER_SIZE		32
 
 /* struct btrfs_file_extent_item, little-endian on disk */
+#define FE_GENERATION			0
 #define FE_RAM_BYTES			8
 #define FE_COMPRESSION			16
 #define FE_TYPE				20

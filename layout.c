@@ -7,6 +7,13 @@
 #include "layout.h"
 #include "ioctl.h"
 
+/*
+ * A file whose extents were written by more transactions than this is
+ * not split into writes (its prediction is then its data written in one
+ * go, scaled as for any file that shares part of its extents).
+ */
+#define LAYOUT_MAX_GROUPS 256
+
 /* Sets of one kind of key, one per space (a device for inodes, a
  * filesystem for extent addresses: both are only unique within it). */
 struct layout_sets {
@@ -18,6 +25,21 @@ struct layout_level {
 	struct layout_sets inodes;	/* by index in layout.devs */
 	struct layout_sets extents;	/* by fs_idx */
 	struct layout_sets inl;		/* inline data by content, by fs_idx */
+	/* Extents first met through a file whose write history hides part
+	 * of them (a tentative group, layout_writes()), by fs_idx, not in
+	 * extents: the first file met that holds one as written claims it
+	 * (claimed); those left go to the first tentative file when the
+	 * level closes.  tent: the tickets with such extents here. */
+	struct layout_sets pending, claimed;
+	size_t *tent;
+	size_t ntent, cap_tent;
+};
+
+/* An extent a ticket met first among tentative files. */
+struct layout_tx {
+	uint64_t bytenr, disk;
+	size_t fs_idx;
+	uint32_t group, level;
 };
 
 /* A file's share at one level. */
@@ -39,6 +61,32 @@ struct layout_ticket {
 	int rewrite;		/* layout_file.rewrite */
 	struct layout_share *sh;
 	size_t cap_sh;
+	/* A file written in steps (layout_writes()): its writes, ng groups
+	 * (one per generation, oldest first), each group's data as it is on
+	 * disk now (gvis) and, per level, its extents new at that level
+	 * (gnum[k * ng + g], whole) */
+	struct est_write *wr;
+	size_t nw, cap_wr;
+	size_t ng;
+	uint64_t *gvis, *gnum;
+	size_t cap_gvis, cap_gnum;
+	uint32_t *grp;		/* per extent: its group, or UINT32_MAX */
+	size_t cap_grp;
+	/* groups whose extents the file holds only in part (bookends): its
+	 * extents' data was partly overwritten, so a file that holds them
+	 * as written is preferred to estimate them */
+	uint8_t *gtent;
+	size_t cap_gtent;
+	/* per group: its extents were left to it when the grand total
+	 * closed (layout_total.extrap_disk) */
+	uint8_t *gself;
+	size_t cap_gself;
+	int tentative;		/* some group is: resolved by layout_settle() */
+	struct layout_tx *tx;
+	size_t ntx, cap_tx;
+	uint64_t *stash;	/* tentative: its estimate, until settled */
+	size_t cap_stash;
+	int stashed, dropped;
 	size_t next_free;	/* free list link, index + 1 */
 };
 
@@ -53,6 +101,7 @@ struct layout {
 	size_t nt, cap_t;
 	size_t free_head;	/* index + 1 of a free ticket, 0: none */
 	struct layout_total *tot;	/* nest */
+	int follow;		/* layout_create()'s follow_writes */
 };
 
 static void sets_free(struct layout_sets *s)
@@ -82,13 +131,14 @@ static struct seen_set *sets_get(struct layout_sets *s, size_t k)
 	return s->set[k];
 }
 
-struct layout *layout_create(size_t nest)
+struct layout *layout_create(size_t nest, int follow_writes)
 {
 	struct layout *l = calloc(1, sizeof(*l));
 
 	if (!l)
 		return NULL;
 	l->nest = nest;
+	l->follow = follow_writes;
 	l->tot = calloc(nest ? nest : 1, sizeof(*l->tot));
 	if (!l->tot || layout_push(l)) {
 		layout_free(l);
@@ -105,8 +155,17 @@ void layout_free(struct layout *l)
 		return;
 	while (l->nlev)
 		layout_pop(l);
-	for (i = 0; i < l->nt; i++)
+	for (i = 0; i < l->nt; i++) {
 		free(l->t[i].sh);
+		free(l->t[i].wr);
+		free(l->t[i].gvis);
+		free(l->t[i].gnum);
+		free(l->t[i].grp);
+		free(l->t[i].gtent);
+		free(l->t[i].gself);
+		free(l->t[i].tx);
+		free(l->t[i].stash);
+	}
 	free(l->t);
 	free(l->lev);
 	free(l->devs);
@@ -126,13 +185,44 @@ int layout_push(struct layout *l)
 	return 0;
 }
 
+/* Level k closes: the extents its tentative files met first and no file
+ * claimed since are theirs (layout_level). */
+static void settle_level(struct layout *l, size_t k)
+{
+	struct layout_level *lev = &l->lev[k];
+	size_t j, x;
+
+	for (j = 0; j < lev->ntent; j++) {
+		struct layout_ticket *t = &l->t[lev->tent[j]];
+
+		for (x = 0; x < t->ntx; x++) {
+			const struct layout_tx *tx = &t->tx[x];
+			const struct seen_set *c = tx->fs_idx < lev->claimed.n ?
+				lev->claimed.set[tx->fs_idx] : NULL;
+
+			if (tx->level != k || (c && seen_contains(c, tx->bytenr)))
+				continue;
+			t->gnum[k * t->ng + tx->group] += tx->disk;
+			if (!k)
+				t->gself[tx->group] = 1;
+		}
+	}
+	lev->ntent = 0;
+}
+
 void layout_pop(struct layout *l)
 {
-	struct layout_level *lev = &l->lev[--l->nlev];
+	struct layout_level *lev;
+
+	settle_level(l, l->nlev - 1);
+	lev = &l->lev[--l->nlev];
 
 	sets_free(&lev->inodes);
 	sets_free(&lev->extents);
 	sets_free(&lev->inl);
+	sets_free(&lev->pending);
+	sets_free(&lev->claimed);
+	free(lev->tent);
 }
 
 size_t layout_rows(const struct layout *l)
@@ -183,9 +273,63 @@ static int small_file(const struct layout_file *f)
 }
 
 /* The file's share at level lev. */
-static int plan_level(struct layout_level *lev, long dev,
-		      const struct layout_file *f, struct layout_share *sh)
+/*
+ * Extent e of a tentative group at level k: met first here among the
+ * tentative files, it is theirs unless a file holding it as written
+ * claims it before the level closes.  Returns 0 or -ENOMEM.
+ */
+static int plan_tentative(struct layout_level *lev, size_t k,
+			  const struct layout_file *f, size_t e,
+			  struct layout_ticket *t, struct seen_set *extents)
 {
+	const struct extent_info *ei = &f->ext[e];
+	struct seen_set *pend;
+	struct layout_tx *tx;
+	int ret;
+
+	if (seen_contains(extents, ei->disk_bytenr))
+		return 0;	/* claimed already */
+	pend = sets_get(&lev->pending, f->fs_idx);
+	if (!pend)
+		return -ENOMEM;
+	ret = seen_insert(pend, ei->disk_bytenr);
+	if (ret <= 0)
+		return ret;	/* another tentative file's, or no memory */
+	tx = array_grow(t->tx, &t->cap_tx, t->ntx, sizeof(*tx));
+	if (!tx)
+		return -ENOMEM;
+	t->tx = tx;
+	tx[t->ntx++] = (struct layout_tx){
+		.bytenr = ei->disk_bytenr,
+		.disk = ei->disk_num_bytes,
+		.fs_idx = f->fs_idx,
+		.group = t->grp[e],
+		.level = (uint32_t)k,
+	};
+	return 0;
+}
+
+/* A file that holds extent bytenr met it first here: if a tentative file
+ * met it before, this one claims it.  Returns 0 or -ENOMEM. */
+static int claim(struct layout_level *lev, size_t fs_idx, uint64_t bytenr)
+{
+	struct seen_set *c;
+
+	if (fs_idx >= lev->pending.n || !lev->pending.set[fs_idx] ||
+	    !seen_contains(lev->pending.set[fs_idx], bytenr))
+		return 0;
+	c = sets_get(&lev->claimed, fs_idx);
+	if (!c)
+		return -ENOMEM;
+	return seen_insert(c, bytenr) < 0 ? -ENOMEM : 0;
+}
+
+static int plan_level(struct layout_level *lev, size_t k, long dev,
+		      const struct layout_file *f, struct layout_share *sh,
+		      struct layout_ticket *t)
+{
+	const uint32_t *grp = t->ng ? t->grp : NULL;
+	uint64_t *gnum = t->ng ? &t->gnum[k * t->ng] : NULL;
 	struct seen_set *inodes = sets_get(&lev->inodes, (size_t)dev);
 	struct seen_set *extents = NULL;
 	size_t e;
@@ -232,9 +376,20 @@ static int plan_level(struct layout_level *lev, long dev,
 		}
 		if (!ei->disk_bytenr)
 			continue;	/* a hole */
+		if (t->tentative && grp[e] != UINT32_MAX && t->gtent[grp[e]]) {
+			ret = plan_tentative(lev, k, f, e, t, extents);
+			if (ret)
+				return ret;
+			sh->den += ei->ram_bytes ? (uint64_t)((unsigned __int128)
+				ei->disk_num_bytes * ei->num_bytes /
+				ei->ram_bytes) : ei->num_bytes;
+			continue;
+		}
 		ret = seen_insert(extents, ei->disk_bytenr);
 		if (ret < 0)
 			return ret;
+		if (ret && claim(lev, f->fs_idx, ei->disk_bytenr))
+			return -ENOMEM;
 		if (ei->type == BTRFS_FILE_EXTENT_PREALLOC) {
 			/* never read (SEEK_DATA skips it), never compressed:
 			 * it stays as it is under any setting */
@@ -251,6 +406,8 @@ static int plan_level(struct layout_level *lev, long dev,
 		 * the weight they have now. */
 		if (ret)
 			sh->num += ei->disk_num_bytes;
+		if (ret && gnum && grp[e] != UINT32_MAX)
+			gnum[grp[e]] += ei->disk_num_bytes;
 		sh->den += ei->ram_bytes ? (uint64_t)((unsigned __int128)
 			ei->disk_num_bytes * ei->num_bytes / ei->ram_bytes) :
 			ei->num_bytes;
@@ -261,6 +418,154 @@ static int plan_level(struct layout_level *lev, long dev,
 		sh->num = sh->den = 1;
 	}
 	return 0;
+}
+
+/* Room for n elements of *arr; 0 or -ENOMEM. */
+static int grow_to(void **arr, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+
+	if (!n)
+		return 0;
+	p = array_grow(*arr, cap, n - 1, size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+#define GROW_TO(arr, cap, n) grow_to((void **)&(arr), &(cap), (n), \
+				     sizeof(*(arr)))
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_write(const void *a, const void *b)
+{
+	const struct est_write *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* A regular extent with data (neither a hole nor prealloc). */
+static int data_extent(const struct extent_info *ei)
+{
+	return ei->type == BTRFS_FILE_EXTENT_REG && ei->disk_bytenr;
+}
+
+/*
+ * A file whose extents were written in more than one transaction (a file
+ * partly overwritten after a snapshot or a reflink keeps the bookends of
+ * its first write, with their generation): its writes, one group per
+ * generation, oldest first, each the parts of the file its extents of
+ * that generation hold now (layout.h).  t->ng is 0 for a file written in
+ * one go, or one whose history is not followed (inline data, too many
+ * generations).  Returns 0 or -ENOMEM.
+ */
+static int plan_groups(struct layout_ticket *t, const struct layout_file *f,
+		       int follow)
+{
+	uint64_t *gen = NULL;
+	size_t e, ng = 0, nw = 0, g;
+	int ret = -ENOMEM;
+
+	t->ng = t->nw = 0;
+	t->tentative = 0;
+	if (!f->have_extents || f->next < 2 || small_file(f))
+		return 0;
+	for (e = 0; e < f->next; e++)
+		if (f->ext[e].type == BTRFS_FILE_EXTENT_INLINE)
+			return 0;
+	gen = malloc(f->next * sizeof(*gen));
+	if (!gen)
+		return -ENOMEM;
+	for (e = 0; e < f->next; e++)
+		if (data_extent(&f->ext[e]))
+			gen[ng++] = f->ext[e].generation;
+	qsort(gen, ng, sizeof(*gen), cmp_u64);
+	for (e = g = 0; e < ng; e++)
+		if (!g || gen[g - 1] != gen[e])
+			gen[g++] = gen[e];
+	ng = g;
+	if (ng < 2 || ng > LAYOUT_MAX_GROUPS) {
+		ret = 0;
+		goto out;
+	}
+	if (GROW_TO(t->grp, t->cap_grp, f->next) ||
+	    GROW_TO(t->wr, t->cap_wr, f->next) ||
+	    GROW_TO(t->gvis, t->cap_gvis, ng) ||
+	    GROW_TO(t->gtent, t->cap_gtent, ng) ||
+	    GROW_TO(t->gself, t->cap_gself, ng))
+		goto out;
+	memset(t->gself, 0, ng * sizeof(*t->gself));
+	memset(t->gvis, 0, ng * sizeof(*t->gvis));
+	memset(t->gtent, 0, ng * sizeof(*t->gtent));
+	for (e = 0; e < f->next; e++) {
+		const struct extent_info *ei = &f->ext[e];
+		uint64_t *p;
+
+		t->grp[e] = UINT32_MAX;
+		if (!data_extent(ei))
+			continue;
+		p = bsearch(&ei->generation, gen, ng, sizeof(*gen), cmp_u64);
+		g = (size_t)(p - gen);
+		t->grp[e] = (uint32_t)g;
+		/* a bookend: part of the data it was written with is gone
+		 * from this file */
+		if (ei->offset || ei->num_bytes != ei->ram_bytes) {
+			t->gtent[g] = 1;
+			t->tentative = follow;
+		}
+		/* what its part of the extent takes on disk now */
+		t->gvis[g] += ei->ram_bytes ? (uint64_t)((unsigned __int128)
+			ei->disk_num_bytes * ei->num_bytes / ei->ram_bytes) :
+			ei->num_bytes;
+		t->wr[nw].start = ei->file_pos;
+		t->wr[nw].grid = ei->file_pos - ei->offset;
+		t->wr[nw].end = ei->file_pos + ei->num_bytes;
+		t->wr[nw].group = (uint32_t)g;
+		/* a later write took the rest of its extent */
+		t->wr[nw].flags = ei->offset + ei->num_bytes < ei->ram_bytes ?
+				  EST_WRITE_CUT_END : 0;
+		nw++;
+	}
+	/* a tentative group's raw extents: the kernel gave up on that data
+	 * in a context (the data before it in its chunk) that may be gone */
+	for (e = 0, g = 0; e < f->next; e++)
+		if (data_extent(&f->ext[e])) {
+			if (t->gtent[t->grp[e]] && !f->ext[e].compression)
+				t->wr[g].flags |= EST_WRITE_RAW_UNFORCED;
+			g++;
+		}
+	/* oldest first; within a write, in file order, parts that touch
+	 * merged (they were one range when written) */
+	qsort(t->wr, nw, sizeof(*t->wr), cmp_write);
+	for (e = g = 0; e < nw; e++) {
+		if (g && t->wr[g - 1].group == t->wr[e].group &&
+		    !((t->wr[g - 1].flags ^ t->wr[e].flags) &
+		      EST_WRITE_RAW_UNFORCED) &&
+		    t->wr[g - 1].end == t->wr[e].start) {
+			t->wr[g - 1].end = t->wr[e].end;
+			t->wr[g - 1].flags = t->wr[e].flags;
+			continue;
+		}
+		t->wr[g++] = t->wr[e];
+	}
+	t->nw = g;
+	t->ng = ng;
+	/* each group's parts on the grid of its first extent's start */
+	for (e = 0; e < t->nw; e++)
+		t->wr[e].grid = e && t->wr[e - 1].group == t->wr[e].group ?
+				t->wr[e - 1].grid : t->wr[e].grid;
+	ret = 0;
+out:
+	free(gen);
+	return ret;
 }
 
 int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
@@ -298,10 +603,33 @@ int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
 		goto fail;
 	}
 	t->sh = sh;
-	for (k = 0; k < l->nlev; k++) {
-		ret = plan_level(&l->lev[k], dev, f, &t->sh[k]);
+	t->ntx = 0;
+	t->stashed = t->dropped = 0;
+	ret = plan_groups(t, f, l->follow);
+	if (ret)
+		goto fail;
+	if (t->ng) {
+		ret = GROW_TO(t->gnum, t->cap_gnum, l->nlev * t->ng);
 		if (ret)
 			goto fail;
+		memset(t->gnum, 0, l->nlev * t->ng * sizeof(*t->gnum));
+	}
+	for (k = 0; k < l->nlev; k++) {
+		ret = plan_level(&l->lev[k], k, dev, f, &t->sh[k], t);
+		if (ret)
+			goto fail;
+		if (t->tentative) {
+			struct layout_level *lev = &l->lev[k];
+			size_t *p = array_grow(lev->tent, &lev->cap_tent,
+					       lev->ntent, sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+			lev->tent = p;
+			p[lev->ntent++] = idx;
+		}
 		any |= t->sh[k].fresh;
 	}
 	t->nlev = l->nlev;
@@ -309,6 +637,13 @@ int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
 	*skip = !any;
 	return 0;
 fail:
+	if (t->tentative) {
+		/* in levels' lists: freed by layout_settle() */
+		t->ntx = 0;
+		t->dropped = 1;
+		return ret;
+	}
+	t->ng = t->nw = 0;
 	t->next_free = l->free_head;
 	l->free_head = idx + 1;
 	return ret;
@@ -318,7 +653,15 @@ void layout_drop(struct layout *l, size_t ticket)
 {
 	struct layout_ticket *t = &l->t[ticket - 1];
 
+	if (t->tentative && !t->dropped) {
+		/* in levels' lists: freed by layout_settle() */
+		t->ntx = 0;
+		t->dropped = 1;
+		return;
+	}
 	t->nlev = 0;
+	t->ng = t->nw = 0;
+	t->tentative = 0;
 	t->next_free = l->free_head;
 	l->free_head = ticket;
 }
@@ -333,6 +676,38 @@ uint64_t layout_scale(uint64_t d, uint64_t num, uint64_t den)
 		return 0;
 	p = (unsigned __int128)d * num + den / 2;
 	return (uint64_t)(p / den);
+}
+
+size_t layout_writes(const struct layout *l, size_t ticket,
+		     const struct est_write **w, size_t *nw)
+{
+	const struct layout_ticket *t = &l->t[ticket - 1];
+
+	*w = t->ng ? t->wr : NULL;
+	*nw = t->ng ? t->nw : 0;
+	return t->ng;
+}
+
+/*
+ * The same layout's disk and uncompressed for a file written in steps:
+ * each group's prediction (its data as it is now) scaled from what that
+ * data takes on disk now to what the group's extents new here take
+ * (whole: a bookend stays on disk whole).
+ */
+static void group_values(const struct layout_ticket *t, size_t k, size_t i,
+			 size_t n, const uint64_t *gd, uint64_t *disk,
+			 uint64_t *uncomp)
+{
+	size_t g;
+
+	*disk = *uncomp = 0;
+	for (g = 0; g < t->ng; g++) {
+		const uint64_t *p = &gd[3 * n * g + 3 * i];
+		uint64_t num = t->gnum[k * t->ng + g], den = t->gvis[g];
+
+		*disk += layout_scale(p[0], num, den);
+		*uncomp += layout_scale(p[1], num, den);
+	}
 }
 
 /* Setting i's six values for a file at one level. */
@@ -359,22 +734,42 @@ static void share_values(const struct layout_share *sh, const uint64_t *d,
 	v[5] = input;
 }
 
-void layout_resolve(struct layout *l, size_t ticket, const uint64_t *delta,
-		    uint64_t *out, size_t *nrows, size_t *user)
+/* share_values() at level k, from the groups' estimates when the file
+ * was written in steps and they are known. */
+static void level_values(const struct layout *l,
+			 const struct layout_ticket *t, size_t k, size_t i,
+			 const uint64_t *d, const uint64_t *gdelta,
+			 uint64_t v[6])
 {
-	struct layout_ticket *t = &l->t[ticket - 1];
+	const struct layout_share *sh = &t->sh[k];
+
+	share_values(sh, d, l->sectorsize, v);
+	if (!t->ng || !gdelta || !d || !sh->fresh)
+		return;
+	group_values(t, k, i, l->nest, gdelta, &v[0], &v[1]);
+	v[0] += sh->prealloc_disk;
+	v[1] += sh->prealloc_uncomp;
+}
+
+/* The file's shares into the totals and out (layout_resolve()). */
+static void apply(struct layout *l, const struct layout_ticket *t,
+		  const uint64_t *delta, const uint64_t *gdelta, uint64_t *out)
+{
 	uint64_t v[6];
 	size_t i, k;
 
-	*user = t->user;
-	*nrows = t->nlev ? t->nlev - 1 : 0;
 	for (i = 0; i < l->nest; i++) {
 		const uint64_t *d = delta ? &delta[3 * i] : NULL;
 		struct layout_total *tot = &l->tot[i];
 
 		if (!t->nlev)
 			break;
-		share_values(&t->sh[0], d, l->sectorsize, v);
+		level_values(l, t, 0, i, d, gdelta, v);
+		for (k = 0; d && gdelta && t->sh[0].fresh && k < t->ng; k++)
+			if (t->gself[k])
+				tot->extrap_disk += layout_scale(
+					gdelta[3 * l->nest * k + 3 * i],
+					t->gnum[k], t->gvis[k]);
 		if (d) {
 			tot->est_disk += d[0];
 			tot->est_uncomp += d[1];
@@ -391,13 +786,81 @@ void layout_resolve(struct layout *l, size_t ticket, const uint64_t *delta,
 		for (k = 1; out && k < t->nlev; k++) {
 			uint64_t *row = &out[(t->nlev - 1 - k) * 6 * l->nest];
 
-			share_values(&t->sh[k], d, l->sectorsize, v);
+			level_values(l, t, k, i, d, gdelta, v);
 			memcpy(&row[3 * i], v, 3 * sizeof(*v));
 			memcpy(&row[3 * l->nest + 3 * i], v + 3,
 			       3 * sizeof(*v));
 		}
 	}
+}
+
+void layout_resolve(struct layout *l, size_t ticket, const uint64_t *delta,
+		    const uint64_t *gdelta, uint64_t *out, size_t *nrows,
+		    size_t *user)
+{
+	struct layout_ticket *t = &l->t[ticket - 1];
+	size_t nd = 3 * l->nest, ng = gdelta ? nd * t->ng : 0;
+
+	*user = t->user;
+	*nrows = t->nlev ? t->nlev - 1 : 0;
+	if (t->tentative) {
+		/* its extents are settled when the levels close: kept */
+		*nrows = 0;
+		if (!delta || t->dropped ||
+		    GROW_TO(t->stash, t->cap_stash, nd + ng)) {
+			t->dropped = 1;	/* left out, as a failed file */
+			return;
+		}
+		memcpy(t->stash, delta, nd * sizeof(*delta));
+		if (ng)
+			memcpy(t->stash + nd, gdelta, ng * sizeof(*gdelta));
+		t->stashed = ng ? 2 : 1;
+		return;
+	}
+	apply(l, t, delta, gdelta, out);
 	layout_drop(l, ticket);
+}
+
+int layout_settle(struct layout *l,
+		  void (*emit)(void *arg, size_t user, const uint64_t *out,
+			       size_t nrows),
+		  void *arg)
+{
+	size_t nd = 3 * l->nest, j, nrows;
+	uint64_t *out = NULL;
+	int ret = 0;
+
+	if (!l->nlev)
+		return 0;
+	settle_level(l, 0);
+	for (j = 0; j < l->nt; j++) {
+		struct layout_ticket *t = &l->t[j];
+
+		if (!t->tentative)
+			continue;
+		if (t->stashed && !t->dropped) {
+			nrows = t->nlev ? t->nlev - 1 : 0;
+			if (nrows) {
+				uint64_t *p = realloc(out, nrows * 6 * l->nest *
+							   sizeof(*p));
+
+				if (!p) {
+					ret = -ENOMEM;
+					break;
+				}
+				out = p;
+			}
+			apply(l, t, t->stash,
+			      t->stashed == 2 ? t->stash + nd : NULL, out);
+			if (emit && nrows)
+				emit(arg, t->user, out, nrows);
+		}
+		t->dropped = 0;
+		t->tentative = 0;
+		layout_drop(l, j + 1);
+	}
+	free(out);
+	return ret;
 }
 
 void layout_total(const struct layout *l, size_t i, struct layout_total *t)

@@ -36,12 +36,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "estimate.h"
 #include "extent.h"
 
 struct layout;
 
-/* nest settings.  Returns NULL when out of memory. */
-struct layout *layout_create(size_t nest);
+/* nest settings; follow_writes: files written in steps are estimated as
+ * written (layout_writes(); not with a sample).  Returns NULL when out of
+ * memory. */
+struct layout *layout_create(size_t nest, int follow_writes);
 void layout_free(struct layout *l);
 
 /* A report row opens: a level with its own inodes and extents.  Returns 0
@@ -78,13 +81,30 @@ struct layout_file {
 int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
 		size_t *ticket, int *skip);
 
+/*
+ * A file whose extents were written in several transactions (extent
+ * generations: a file partly overwritten after a snapshot or a reflink,
+ * or appended to later) is estimated as written: its extents grouped by
+ * generation, oldest first, each group's parts of the file (what its
+ * extents hold now) a write of its own, the inode's NOCOMPRESS flag
+ * carried from one to the next (est_ops.writes()).  Each group's
+ * prediction is then scaled from what its data takes on disk now to what
+ * its extents new at a level take (whole).  Returns the number of groups
+ * (0: the file is estimated in one go) and sets *w and *nw to the writes,
+ * valid until the ticket is resolved or dropped.
+ */
+size_t layout_writes(const struct layout *l, size_t ticket,
+		     const struct est_write **w, size_t *nw);
+
 /* Forget a ticket whose file will never be resolved. */
 void layout_drop(struct layout *l, size_t ticket);
 
 /*
  * The estimate of ticket's file is back: delta is 3 values a setting
  * (disk, uncompressed, input) as the estimator's files() gives them, or
- * NULL for nothing.  Adds the file's shares to the grand totals and fills out
+ * NULL for nothing; gdelta NULL, or est_ops.writes()' values for the
+ * groups of layout_writes() (then the same layout counts each group as
+ * estimated as written).  Adds the file's shares to the grand totals and fills out
  * (when not NULL) with the per-row shares, innermost row first: row k
  * (k < *nrows, the rows that were open at layout_plan()) gets 6 * nest
  * values from out[k * 6 * nest]: for each setting i the same-layout disk,
@@ -94,7 +114,23 @@ void layout_drop(struct layout *l, size_t ticket);
  * given to layout_plan().  The ticket is freed.
  */
 void layout_resolve(struct layout *l, size_t ticket, const uint64_t *delta,
-		    uint64_t *out, size_t *nrows, size_t *user);
+		    const uint64_t *gdelta, uint64_t *out, size_t *nrows,
+		    size_t *user);
+
+/*
+ * Once every estimate is back (before layout_total()): the files whose
+ * write history hides part of their extents (bookends of an overwritten
+ * write) were kept by layout_resolve(), their shares undecided while a
+ * file holding those extents as written (a snapshot's copy, the source of
+ * a reflink) could still come and claim them, for a better estimate of
+ * their data.  Their shares go to the totals now, and each one's rows to
+ * emit() (as layout_resolve()'s out and *nrows), with its user.  Returns
+ * 0 or -ENOMEM.
+ */
+int layout_settle(struct layout *l,
+		  void (*emit)(void *arg, size_t user, const uint64_t *out,
+			       size_t nrows),
+		  void *arg);
 
 /* Rows open now (the levels above the grand total). */
 size_t layout_rows(const struct layout *l);
@@ -106,6 +142,10 @@ struct layout_total {
 	uint64_t fresh_disk, fresh_uncomp;	/* fresh copy */
 	uint64_t input, fresh_input;	/* same layout's, fresh copy's */
 	uint64_t rewrite_disk;	/* of the files to rewrite (rewrite.h) */
+	/* of disk: what writes partly overwritten since predict for their
+	 * extents when no file holds them as written (layout_settle()):
+	 * extrapolated from the part still referenced */
+	uint64_t extrap_disk;
 };
 void layout_total(const struct layout *l, size_t i, struct layout_total *t);
 

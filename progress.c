@@ -17,12 +17,15 @@
 #include "format.h"
 #include "progress.h"
 
-/* Nothing before this, then a redraw at most this often. */
+/* Nothing before this, then a redraw at most this often; not on a
+ * terminal (--progress), a full line this often. */
 #define PROGRESS_DELAY_NS	1000000000ull
 #define PROGRESS_TICK_NS	200000000ull
+#define PROGRESS_LINE_NS	10000000000ull
 
 struct progress {
 	int fd;
+	int lines;		/* not a terminal: full lines, no \r */
 	const char *prefix;
 	progress_counts_fn counts;
 	void *arg;
@@ -36,6 +39,53 @@ struct progress {
 	pthread_mutex_t draw_lock;
 	int drawn;
 };
+
+/*
+ * SIGINT and SIGTERM end the process by their default action (the exit
+ * status a shell expects), but first erase a line drawn on a terminal,
+ * so that the prompt doesn't come back after a stale one.  The one
+ * static: a signal handler has nowhere else to read the descriptor from.
+ * -1: no line drawn.
+ */
+static volatile sig_atomic_t progress_sig_fd = -1;
+
+static void progress_on_signal(int sig)
+{
+	static const char clear[] = "\r\033[K";
+	int fd = progress_sig_fd;
+	ssize_t n;
+
+	if (fd >= 0) {
+		progress_sig_fd = -1;
+		n = write(fd, clear, sizeof(clear) - 1);
+		(void)n;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Erase the line on SIGINT and SIGTERM, unless they are ignored (nohup,
+ * a background job): then they stay ignored. */
+static void progress_catch(int sig)
+{
+	struct sigaction sa, old;
+
+	if (sigaction(sig, NULL, &old) || old.sa_handler != SIG_DFL)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = progress_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+static void progress_uncatch(int sig)
+{
+	struct sigaction old;
+
+	if (!sigaction(sig, NULL, &old) &&
+	    old.sa_handler == progress_on_signal)
+		signal(sig, SIG_DFL);
+}
 
 static uint64_t progress_now_ns(void)
 {
@@ -94,23 +144,29 @@ static void progress_draw(struct progress *p, uint64_t now)
 		done = total;
 	rate = done * 1000000000ull / (now - p->t0_ns);
 	sa = progress_size(done, a);
-	sb = progress_size(rate, b);
+	/* MB/s as the estimate table writes speeds (10^6 bytes) */
+	snprintf(b, sizeof(b), "%" PRIu64 "MB/s", (rate + 500000) / 1000000);
+	sb = b;
 	if (known) {
 		sc = progress_size(total, c);
 		secs = rate ? (total - done) / rate : 0;
 		len = snprintf(line, sizeof(line),
-			       "\r%s%s of %s read, %s/s, ETA %" PRIu64
-			       ":%02" PRIu64 "\033[K", p->prefix, sa, sc, sb,
-			       secs / 60, secs % 60);
+			       "%s%s%s of %s read, %s, ETA %" PRIu64
+			       ":%02" PRIu64 "%s", p->lines ? "" : "\r",
+			       p->prefix, sa, sc, sb, secs / 60, secs % 60,
+			       p->lines ? "\n" : "\033[K");
 	} else {
-		len = snprintf(line, sizeof(line), "\r%s%s read, %s/s\033[K",
-			       p->prefix, sa, sb);
+		len = snprintf(line, sizeof(line), "%s%s%s read, %s%s",
+			       p->lines ? "" : "\r", p->prefix, sa, sb,
+			       p->lines ? "\n" : "\033[K");
 	}
 	if (len >= (int)sizeof(line))
 		len = sizeof(line) - 1;
 	pthread_mutex_lock(&p->draw_lock);
-	if (write(p->fd, line, len) == len)
+	if (write(p->fd, line, len) == len && !p->lines) {
 		p->drawn = 1;
+		progress_sig_fd = p->fd;
+	}
 	pthread_mutex_unlock(&p->draw_lock);
 }
 
@@ -135,7 +191,7 @@ static void *progress_main(void *arg)
 		now = progress_now_ns();
 		if (now < next)
 			continue;
-		next = now + PROGRESS_TICK_NS;
+		next = now + (p->lines ? PROGRESS_LINE_NS : PROGRESS_TICK_NS);
 		pthread_mutex_unlock(&p->lock);
 		progress_draw(p, now);
 		pthread_mutex_lock(&p->lock);
@@ -162,6 +218,7 @@ struct progress *progress_start(int fd, const char *prefix,
 	if (!p)
 		return NULL;
 	p->fd = fd;
+	p->lines = !isatty(fd);
 	p->prefix = prefix;
 	p->counts = counts;
 	p->arg = arg;
@@ -173,6 +230,10 @@ struct progress *progress_start(int fd, const char *prefix,
 	pthread_condattr_destroy(&ca);
 	p->t0_ns = progress_now_ns();
 	p->rchar0 = progress_rchar();
+	if (!p->lines) {
+		progress_catch(SIGINT);
+		progress_catch(SIGTERM);
+	}
 	ret = pthread_create(&p->th, NULL, progress_main, p);
 	if (ret) {
 		progress_free(p);
@@ -189,8 +250,10 @@ void progress_clear(struct progress *p)
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->draw_lock);
-	if (p->drawn && write(p->fd, clear, sizeof(clear) - 1) > 0)
+	if (p->drawn && write(p->fd, clear, sizeof(clear) - 1) > 0) {
 		p->drawn = 0;
+		progress_sig_fd = -1;
+	}
 	pthread_mutex_unlock(&p->draw_lock);
 }
 
@@ -204,5 +267,7 @@ void progress_stop(struct progress *p)
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->th, NULL);
 	progress_clear(p);
+	progress_uncatch(SIGINT);
+	progress_uncatch(SIGTERM);
 	progress_free(p);
 }

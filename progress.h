@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * progress: a one-line progress report redrawn on a terminal by a thread
- * of its own ("PREFIX 1.2GiB of 3.4GiB read, 250MiB/s, ETA 0:09"): nothing
- * in the first second, then a redraw at most five times a second.
+ * of its own ("PREFIX 1.2G of 3.4G read, 250MB/s, ETA 0:09", in the
+ * table's words): nothing in the first second, then a redraw at most five
+ * times a second.  On a file or pipe, a full line every 10 seconds.
  */
 #ifndef COMPSIZE_PROGRESS_H
 #define COMPSIZE_PROGRESS_H
@@ -22,7 +23,7 @@ typedef void (*progress_counts_fn)(void *arg, uint64_t *done,
 struct progress;
 
 /*
- * Start drawing on the terminal fd, each line starting with prefix (kept,
+ * Start drawing on fd (a terminal: one line redrawn; else full lines), each line starting with prefix (kept,
  * not copied).  Returns NULL with errno set (ENOMEM, or
  * pthread_create()'s error).
  */
@@ -32,6 +33,11 @@ struct progress *progress_start(int fd, const char *prefix,
 /* Erase the line, if one is drawn, before writing to stderr.  NULL is
  * fine. */
 void progress_clear(struct progress *p);
+
+/*
+ * While a line is drawn on a terminal, SIGINT and SIGTERM (unless
+ * ignored) erase it before ending the process by their default action.
+ */
 
 /* Stop the thread, erase the line and free.  NULL is fine. */
 void progress_stop(struct progress *p);

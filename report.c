@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rendering the report as a table, JSON or CSV.  Which columns there are,
- * their names and their order come from fields.h; this file only knows
- * how each format lays a column out.
+ * Rendering the report as a table, JSON or CSV (Prometheus text in prom.c,
+ * the ncdu tree in ncdu.c).  Which columns there are, their names and
+ * their order come from fields.h; this file only knows how each format
+ * lays a column out.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +11,9 @@
 #include <string.h>
 #include "fields.h"
 #include "format.h"
+#include "ncdu.h"
 #include "plot.h"
+#include "prom.h"
 #include "report.h"
 
 /* The sums over every type of st. */
@@ -99,6 +102,13 @@ static int total_row(const struct report *r, struct report_row *total)
 	int ret;
 
 	ret = report_row_fill(total, r->total);
+	if (!ret && !r->have_usage) {
+		/* Some usage unread (not root, a file off btrfs): no total
+		 * by type, which a part would pass off as the whole; the
+		 * files' allocation stands in for it. */
+		memset(&total->size, 0, sizeof(total->size));
+		total->ntypes = 0;
+	}
 	if (ret || !r->excl)
 		return ret;
 	total->size.excl = r->excl->exclusive;
@@ -120,14 +130,50 @@ static size_t table_last(const struct report *r)
 	return last;
 }
 
+/* A size column is compsize 1.5's 12 characters wide, or as wide as its
+ * widest cell where the table is ours (rows, estimates, and the usage
+ * table in btrfs-progs' units); 1.5's own table keeps 12 even where a
+ * number is wider (-b of 13 digits and more), byte for byte. */
+#define TABLE_COL 12
+
+/* w grown to hold size v in r's units. */
+static void widen(int *w, const struct report *r, uint64_t v)
+{
+	char buf[FMT_BUF];
+	int len = (int)strlen(fmt_size_in(v, &r->units, buf));
+
+	if (len > *w)
+		*w = len;
+}
+
+/* w[i] grown to hold field i of s, for every size field. */
+static void widen_sizes(int *w, const struct report *r,
+			const struct report_sizes *s)
+{
+	size_t i;
+
+	for (i = 0; i < fields_nsize; i++)
+		widen(&w[i], r, field_value(&fields_size[i], s));
+}
+
+static void widths_init(int *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		w[i] = TABLE_COL;
+}
+
 /*
  * The size columns, the default ones or the optional ones asked for
  * (after 1.5's, and after the rows' estimate columns): their labels when
- * s is NULL, else the sizes of s.  With trim, a last column that is not
- * compsize 1.5's is not padded (1.5 pads its own last column, Referenced).
+ * s is NULL, else the sizes of s, in columns of w[i] characters.  With
+ * trim, a last column that is not compsize 1.5's is not padded (1.5 pads
+ * its own last column, Referenced).
  */
 static void table_sizes(FILE *out, const struct report *r,
-			const struct report_sizes *s, int trim, int optional)
+			const struct report_sizes *s, const int *w, int trim,
+			int optional)
 {
 	size_t i, last = table_last(r);
 	char buf[FMT_BUF];
@@ -138,20 +184,21 @@ static void table_sizes(FILE *out, const struct report *r,
 
 		if (!f->label || !field_shown(f, r) || !f->need != !optional)
 			continue;
-		cell = s ? fmt_size(field_value(f, s), r->bytes, buf) : f->label;
+		cell = s ? fmt_size_in(field_value(f, s), &r->units, buf)
+			 : f->label;
 		if (trim && i == last && f->need)
 			fprintf(out, " %s", cell);
 		else
-			fprintf(out, " %-12s", cell);
+			fprintf(out, " %-*s", w[i], cell);
 	}
 }
 
 /* Every size column of the 1.5 table. */
 static void table_all_sizes(FILE *out, const struct report *r,
-			    const struct report_sizes *s)
+			    const struct report_sizes *s, const int *w)
 {
-	table_sizes(out, r, s, 1, 0);
-	table_sizes(out, r, s, 1, 1);
+	table_sizes(out, r, s, w, 1, 0);
+	table_sizes(out, r, s, w, 1, 1);
 }
 
 /* Perc, in its 8 characters. */
@@ -168,8 +215,15 @@ static int table_usage(FILE *out, FILE *err, const struct report *r,
 		       const struct report_row *total)
 {
 	char name[FMT_BUF];
+	int w[FIELDS_MAX];
 	unsigned t;
 
+	widths_init(w, fields_nsize);
+	if (!fmt_units_15(&r->units)) {
+		widen_sizes(w, r, &total->size);
+		for (t = 0; t < total->ntypes; t++)
+			widen_sizes(w, r, &total->types[t].size);
+	}
 	if (!total->size.uncomp) {
 		fputs(total->files ? "All empty or still-delalloced files.\n"
 				   : "No files.\n", err);
@@ -180,17 +234,17 @@ static int table_usage(FILE *out, FILE *err, const struct report *r,
 		total->files, total->files > 1 ? "s" : "", total->extents,
 		total->refs, total->ninline);
 	fprintf(out, "%-10s %-8s", "Type", "Perc");
-	table_all_sizes(out, r, NULL);
+	table_all_sizes(out, r, NULL, w);
 	fprintf(out, "\n%-10s ", "TOTAL");
 	table_perc(out, &total->size);
-	table_all_sizes(out, r, &total->size);
+	table_all_sizes(out, r, &total->size, w);
 	fputc('\n', out);
 	for (t = 0; t < total->ntypes; t++) {
 		const struct row_type *rt = &total->types[t];
 
 		fprintf(out, "%-10s ", fmt_type_name(rt->type, name));
 		table_perc(out, &rt->size);
-		table_all_sizes(out, r, &rt->size);
+		table_all_sizes(out, r, &rt->size, w);
 		fputc('\n', out);
 	}
 	return 0;
@@ -198,11 +252,12 @@ static int table_usage(FILE *out, FILE *err, const struct report *r,
 
 int report_table(FILE *out, FILE *err, const struct cs_stats *st, int raw)
 {
-	struct report r = { .format = REPORT_TABLE, .bytes = raw,
-			    .total = st, .have_usage = 1 };
+	struct report r = { .format = REPORT_TABLE, .total = st,
+			    .have_usage = 1 };
 	struct report_row total = { 0 };
 	int ret;
 
+	r.units.mode = raw ? FMT_MODE_RAW : FMT_MODE_15;
 	ret = report_row_fill(&total, st);
 	if (!ret)
 		ret = table_usage(out, err, &r, &total);
@@ -227,9 +282,7 @@ static int setting_width(const char *name)
 	return w < 12 ? 12 : w;
 }
 
-/* A row's estimate of setting i: the report's model (same layout on
- * btrfs, else fresh copy), or the fresh copy's. */
-static const uint64_t *row_est(const struct report *r,
+const uint64_t *report_row_est(const struct report *r,
 			       const struct report_row *row, size_t i,
 			       int fresh)
 {
@@ -241,87 +294,143 @@ static const uint64_t *row_est(const struct report *r,
 
 /* The rows' table: Perc, the default sizes, each setting's predicted Disk
  * Usage of the row (the estimate table's model: which directories gain),
- * the optional sizes, Path. */
-static void table_rows(FILE *out, const struct report *r)
+ * the optional sizes, Path; each column as wide as its widest cell. */
+static int table_rows(FILE *out, const struct report *r)
 {
+	int w[FIELDS_MAX], *we = calloc(r->nest ? r->nest : 1, sizeof(*we));
 	char d[FMT_BUF];
 	size_t i, j;
 
-	fprintf(out, "%-8s", "Perc");
-	table_sizes(out, r, NULL, 0, 0);
+	if (!we)
+		return -ENOMEM;
+	widths_init(w, fields_nsize);
 	for (j = 0; j < r->nest; j++)
-		fprintf(out, " %-*s", setting_width(r->est[j].setting),
-			short_setting(r->est[j].setting));
-	table_sizes(out, r, NULL, 0, 1);
+		we[j] = setting_width(r->est[j].setting);
+	for (i = 0; i < r->nrows; i++) {
+		widen_sizes(w, r, &r->rows[i].size);
+		for (j = 0; j < r->nest; j++)
+			widen(&we[j], r, report_row_est(r, &r->rows[i], j, 0)[0]);
+	}
+	fprintf(out, "%-8s", "Perc");
+	table_sizes(out, r, NULL, w, 0, 0);
+	for (j = 0; j < r->nest; j++)
+		fprintf(out, " %-*s", we[j], short_setting(r->est[j].setting));
+	table_sizes(out, r, NULL, w, 0, 1);
 	fprintf(out, " %s\n", "Path");
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 
 		table_perc(out, &row->size);
-		table_sizes(out, r, &row->size, 0, 0);
+		table_sizes(out, r, &row->size, w, 0, 0);
 		for (j = 0; j < r->nest; j++)
-			fprintf(out, " %-*s", setting_width(r->est[j].setting),
-				fmt_size(row_est(r, row, j, 0)[0], r->bytes,
-					 d));
-		table_sizes(out, r, &row->size, 0, 1);
+			fprintf(out, " %-*s", we[j],
+				fmt_size_in(report_row_est(r, row, j, 0)[0],
+					    &r->units, d));
+		table_sizes(out, r, &row->size, w, 0, 1);
 		fputc(' ', out);
 		fmt_table_path(out, row->path);
 		fputc('\n', out);
 	}
+	free(we);
+	return 0;
 }
 
 /* "+12M", "-1.5G", "0B"; raw: "+12345". */
-static void signed_size(int64_t delta, int raw, char buf[FMT_BUF])
+static void signed_size(int64_t delta, const struct fmt_units *u,
+			char buf[FMT_BUF + 1])
 {
 	char tmp[FMT_BUF];
 	uint64_t mag = delta < 0 ? -(uint64_t)delta : (uint64_t)delta;
-	const char *p = fmt_size(mag, raw, tmp);
+	const char *p = fmt_size_in(mag, u, tmp);
 
 	while (*p == ' ')
 		p++;
-	snprintf(buf, FMT_BUF, "%s%s", delta > 0 ? "+" : delta < 0 ? "-" : "",
-		 p);
+	snprintf(buf, FMT_BUF + 1, "%s%s",
+		 delta > 0 ? "+" : delta < 0 ? "-" : "", p);
+}
+
+/* MB/s as the table prints it; "-" when unknown (not measured), "<1"
+ * when measured but too slow to show in whole MB/s. */
+static void mbps(char *buf, size_t len, double v, const char *mark)
+{
+	if (v >= 0.5)
+		snprintf(buf, len, "%.0fMB/s%s", v, mark);
+	else if (v > 0)
+		snprintf(buf, len, "<1MB/s%s", mark);
+	else
+		snprintf(buf, len, "-");
+}
+
+/* The estimate table's cells of e: Perc, Disk Usage, Change, Fresh copy
+ * and Rewrite. */
+struct est_cells {
+	char perc[8];
+	char disk[FMT_BUF], change[FMT_BUF + 1], fresh[FMT_BUF];
+	char rewrite[FMT_BUF + 1];
+};
+
+static void est_cells(const struct report *r, const struct report_est *e,
+		      uint64_t now, struct est_cells *c)
+{
+	snprintf(c->perc, sizeof(c->perc), "%3u%%",
+		 fmt_percent(e->disk, e->uncompressed));
+	fmt_size_in(e->disk, &r->units, c->disk);
+	signed_size((int64_t)(e->disk - now), &r->units, c->change);
+	fmt_size_in(e->disk_fresh, &r->units, c->fresh);
+	signed_size(e->rewrite_change, &r->units, c->rewrite);
+}
+
+static void grow(int *w, const char *cell)
+{
+	if ((int)strlen(cell) > *w)
+		*w = (int)strlen(cell);
 }
 
 static void table_estimates(FILE *out, const struct report *r)
 {
-	char p[8], d[FMT_BUF], c[FMT_BUF], ci[FMT_BUF], cs[16], ds[16];
-	char fr[FMT_BUF];
+	char ci[FMT_BUF], cs[32], ds[32];
+	struct est_cells c;
 	uint64_t now = current_disk(r);
 	int same = r->est[0].same_layout;
+	int wd = TABLE_COL, wc = TABLE_COL, wf = TABLE_COL, wr = TABLE_COL;
 	size_t i;
 
-	fprintf(out, "%-24s %-8s %-12s %-12s ", "Setting", "Perc",
-		"Disk Usage", "Change");
+	/* Columns as wide as their widest cell (-b of 13 digits or more,
+	 * --kbytes). */
+	for (i = 0; i < r->nest; i++) {
+		est_cells(r, &r->est[i], now, &c);
+		grow(&wd, c.disk);
+		grow(&wc, c.change);
+		grow(&wf, c.fresh);
+		grow(&wr, c.rewrite);
+	}
+	fprintf(out, "%-24s %-8s %-*s %-*s ", "Setting", "Perc", wd,
+		"Disk Usage", wc, "Change");
 	if (same)
-		fprintf(out, "%-12s ", "Fresh copy");
+		fprintf(out, "%-*s ", wf, "Fresh copy");
 	if (r->est[0].have_rewrite)
-		fprintf(out, "%-12s ", "Rewrite");
+		fprintf(out, "%-*s ", wr, "Rewrite");
 	fprintf(out, "%-10s %-10s%s\n", "Compress", "Decompress",
 		r->est[0].sampled ? " 95% CI" : "");
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 
-		snprintf(p, sizeof(p), "%3u%%", fmt_percent(e->disk,
-							      e->uncompressed));
-		signed_size((int64_t)(e->disk - now), r->bytes, c);
-		snprintf(cs, sizeof(cs), "%.0fMB/s", e->compress_mbps);
-		snprintf(ds, sizeof(ds), "%.0fMB/s", e->decompress_mbps);
-		fprintf(out, "%s%-*s %-8s %-12s %-12s ", e->setting,
+		est_cells(r, e, now, &c);
+		/* a speed not measured (nothing read) is no speed */
+		mbps(cs, sizeof(cs), e->compress_mbps, "");
+		mbps(ds, sizeof(ds), e->decompress_mbps, "");
+		fprintf(out, "%s%-*s %-8s %-*s %-*s ", e->setting,
 			24 - (int)strlen(e->setting), e->current ? "*" : "",
-			p, fmt_size(e->disk, r->bytes, d), c);
+			c.perc, wd, c.disk, wc, c.change);
 		if (same)
-			fprintf(out, "%-12s ", fmt_size(e->disk_fresh, r->bytes,
-							fr));
-		if (e->have_rewrite) {
-			signed_size(e->rewrite_change, r->bytes, fr);
-			fprintf(out, "%-12s ", fr);
-		}
+			fprintf(out, "%-*s ", wf, c.fresh);
+		if (e->have_rewrite)
+			fprintf(out, "%-*s ", wr, c.rewrite);
 		fprintf(out, "%-10s %-10s", cs, ds);
 		if (e->sampled)
 			fprintf(out, " \xc2\xb1%s",
-				fmt_size((uint64_t)(e->disk_ci95 + 0.5),
-					 r->bytes, ci));
+				fmt_size_in((uint64_t)(e->disk_ci95 + 0.5),
+					    &r->units, ci));
 		fputc('\n', out);
 	}
 	for (i = 0; i < r->nest; i++)
@@ -333,8 +442,8 @@ static void table_estimates(FILE *out, const struct report *r)
 	if (r->est[0].sampled) {
 		const struct report_est *e = &r->est[0];
 		char a[FMT_BUF], b[FMT_BUF];
-		const char *sa = fmt_size(e->data_read, r->bytes, a);
-		const char *sb = fmt_size(e->data, r->bytes, b);
+		const char *sa = fmt_size_in(e->data_read, &r->units, a);
+		const char *sb = fmt_size_in(e->data, &r->units, b);
 
 		while (*sa == ' ')
 			sa++;
@@ -344,15 +453,6 @@ static void table_estimates(FILE *out, const struct report *r)
 			" units read, %s of %s of data.\n", e->units_read,
 			e->units, sa, sb);
 	}
-}
-
-/* MB/s as the table prints it; "-" when unknown. */
-static void mbps(char *buf, size_t len, double v, const char *mark)
-{
-	if (v > 0)
-		snprintf(buf, len, "%.0fMB/s%s", v, mark);
-	else
-		snprintf(buf, len, "-");
 }
 
 /* The decision table: what each setting costs and gives on all cores,
@@ -402,7 +502,9 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 	int ret = 0;
 
 	if (r->nrows) {
-		table_rows(out, r);
+		ret = table_rows(out, r);
+		if (ret)
+			return ret;
 		fputc('\n', out);
 	}
 	if (r->have_usage) {
@@ -416,11 +518,13 @@ static int print_table(FILE *out, FILE *err, const struct report *r)
 		ret = 1;
 	} else {
 		char a[FMT_BUF];
+		const char *s = fmt_size_in(r->alloc_bytes, &r->units, a);
 
+		while (*s == ' ')
+			s++;
 		fprintf(out, "Processed %" PRIu64 " file%s, %s allocated "
 			"(current usage by compression type needs btrfs and root).\n",
-			r->total->nfiles, r->total->nfiles > 1 ? "s" : "",
-			fmt_size(r->alloc_bytes, r->bytes, a));
+			r->total->nfiles, r->total->nfiles > 1 ? "s" : "", s);
 	}
 	if (r->nest && r->total->nfiles) {
 		fputc('\n', out);
@@ -510,12 +614,12 @@ static void json_est(FILE *out, const struct report *r,
 		fprintf(out, "%s{\"setting\":", i ? "," : "");
 		fmt_json_string(out, e->setting);
 		if (row) {
-			const uint64_t *v = row_est(r, row, i, 0);
+			const uint64_t *v = report_row_est(r, row, i, 0);
 
 			fprintf(out, ",\"input\":%" PRIu64 ",\"disk\":%" PRIu64
 				",\"uncompressed\":%" PRIu64
 				",\"disk_fresh\":%" PRIu64 "}",
-				v[2], v[0], v[1], row_est(r, row, i, 1)[0]);
+				v[2], v[0], v[1], report_row_est(r, row, i, 1)[0]);
 			continue;
 		}
 		fprintf(out, ",\"input\":%" PRIu64 ",\"disk\":%" PRIu64
@@ -541,6 +645,9 @@ static void json_est(FILE *out, const struct report *r,
 		if (e->have_rewrite)
 			fprintf(out, ",\"rewrite_change\":%" PRId64,
 				e->rewrite_change);
+		if (e->same_layout && e->disk_extrapolated)
+			fprintf(out, ",\"disk_extrapolated\":%" PRIu64,
+				e->disk_extrapolated);
 		if (e->sampled)
 			fprintf(out, ",\"disk_ci95\":%.0f,\"sample_units_read\":%"
 				PRIu64 ",\"sample_units\":%" PRIu64
@@ -751,13 +858,13 @@ static int print_csv(FILE *out, const struct report *r)
 			   NULL, AT_EST, e, NULL);
 		for (j = 0; j < r->nrows; j++) {
 			const struct report_row *row = &r->rows[j];
-			const uint64_t *v = row_est(r, row, i, 0);
+			const uint64_t *v = report_row_est(r, row, i, 0);
 
 			s.disk = v[0];
 			s.uncomp = v[1];
 			csv_record(out, r, "estimate", row->path, NULL,
 				   e->setting, &s, NULL, AT_EST, NULL,
-				   &row_est(r, row, i, 1)[0]);
+				   &report_row_est(r, row, i, 1)[0]);
 		}
 	}
 	report_row_clear(&total);
@@ -797,7 +904,7 @@ int report_plot(FILE *out, const struct report *r, const char *title)
 		series[k + 1].name = row->path;
 		series[k + 1].ratio = &ratio[(k + 1) * n];
 		for (i = 0; i < n; i++) {
-			const uint64_t *v = row_est(r, row, i, 0);
+			const uint64_t *v = report_row_est(r, row, i, 0);
 
 			ratio[(k + 1) * n + i] = v[0] ? (double)v[1] / v[0]
 						      : 0;
@@ -823,6 +930,12 @@ int report_print(FILE *out, FILE *err, const struct report *r)
 		break;
 	case REPORT_CSV:
 		ret = print_csv(out, r);
+		break;
+	case REPORT_PROMETHEUS:
+		ret = prom_print(out, r);
+		break;
+	case REPORT_NCDU:
+		ret = ncdu_print(r->tree, out, COMPSIZE_VERSION, r->timestamp);
 		break;
 	default:
 		return print_table(out, err, r);

@@ -2,7 +2,8 @@
 /*
  * The whole report: the grand total (compsize 1.5's table), --depth and
  * --per-file rows, --estimate results and the errors met, rendered as a
- * table, JSON or CSV.  The columns are described once, in fields.h; the
+ * table, JSON, CSV or Prometheus text, or (--format=ncdu) the tree of
+ * files gathered along the walk.  The columns are described once, in fields.h; the
  * JSON and CSV schemas are in man/compsize.8.
  *
  * The structures here need no kernel or btrfs header: output code can use
@@ -16,12 +17,17 @@
 #include <stdio.h>
 #include "decide.h"
 #include "extent.h"
+#include "format.h"
 #include "sharing.h"
+
+struct ncdu;
 
 enum report_format {
 	REPORT_TABLE,
 	REPORT_JSON,
 	REPORT_CSV,
+	REPORT_NCDU,		/* ncdu's JSON export (ncdu.h) */
+	REPORT_PROMETHEUS,	/* Prometheus text (prom.h) */
 };
 
 /* The sizes a report shows for the total, a row, or one type of either
@@ -72,6 +78,9 @@ struct report_est {
 	int same_layout;	/* the current usage was read (btrfs, root) */
 	uint64_t disk_same, uncompressed_same;	/* same layout (layout.h) */
 	uint64_t disk_fresh, uncompressed_fresh;	/* fresh copy */
+	/* same layout: the part of disk extrapolated from overwritten
+	 * writes' remains (layout_total.extrap_disk) */
+	uint64_t disk_extrapolated;
 	double compress_mbps;	/* single-thread codec speed on this data */
 	double decompress_mbps;
 	int current;		/* the filesystem is mounted with it now */
@@ -93,7 +102,7 @@ struct report_error {
 
 struct report {
 	enum report_format format;
-	int bytes;			/* -b: raw bytes in the table */
+	struct fmt_units units;		/* the table's sizes (-b, --iec...) */
 	/* REPORT_SHOW_* bits: the optional fields shown (fields.h) */
 	unsigned show;
 	const struct cs_stats *total;
@@ -116,6 +125,10 @@ struct report {
 	/* --exclusive: the totals of the arguments (rows carry their own in
 	 * size.excl); NULL without. */
 	const struct sharing_result *excl;
+	/* --format=ncdu: the tree to print (ncdu.h) and the time of the
+	 * run, for its metadata */
+	const struct ncdu *tree;
+	int64_t timestamp;
 };
 
 /* Fill *row from st (path, est and size.excl left alone): the sums over
@@ -124,6 +137,13 @@ int report_row_fill(struct report_row *row, const struct cs_stats *st);
 
 /* Free what *row holds and zero it. */
 void report_row_clear(struct report_row *row);
+
+/* Row's estimate of setting i: 3 values (disk, uncompressed, input) in
+ * the report's model (same layout on btrfs, else fresh copy), or with
+ * fresh set the fresh copy's. */
+const uint64_t *report_row_est(const struct report *r,
+			       const struct report_row *row, size_t i,
+			       int fresh);
 
 /*
  * Print r to out.  In table form with nothing to report, compsize 1.5's

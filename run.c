@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "array.h"
 #include "decide.h"
@@ -21,6 +22,7 @@
 #include "format.h"
 #include "layout.h"
 #include "mounts.h"
+#include "ncdu.h"
 #include "rewrite.h"
 #include "rows.h"
 #include "sample.h"
@@ -63,6 +65,7 @@ struct run {
 	struct usage_ctx *usage;
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
+	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
 	struct estrun *est;	/* NULL until the first file estimated */
 	struct layout *layout;	/* with --estimate: what each file counts */
 	struct extent_info *ext;	/* the file being planned's extents */
@@ -96,6 +99,9 @@ struct run {
 	size_t nerrors, cap_errors;
 	int needs_root;		/* aborted: metadata needs CAP_SYS_ADMIN */
 	struct report_est *est_report;	/* collect_estimates() */
+	char *const *paths;	/* run_paths()'s arguments (the progress
+				 * line's early total walks them too) */
+	int npaths;
 	const char *first_path;	/* the first argument: --plot's title, and
 				 * whose mount options tell the current
 				 * setting */
@@ -159,7 +165,9 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 			goto fail;
 	}
 	if (opt->nest) {
-		run->layout = layout_create(run->nall);
+		/* a sample reads parts of files, not their writes */
+		run->layout = layout_create(run->nall, !opt->sample &&
+						       !opt->sample_bytes);
 		if (!run->layout)
 			goto fail;
 	}
@@ -175,6 +183,11 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		if (getenv("COMPSIZE_SHARING") &&
 		    !strcmp(getenv("COMPSIZE_SHARING"), "backref"))
 			sharing_set_method(run->sharing, SHARING_BACKREF);
+	}
+	if (opt->format == REPORT_NCDU) {
+		run->ncdu = ncdu_create();
+		if (!run->ncdu)
+			goto fail;
 	}
 	if (opt->depth >= 0 || opt->per_file) {
 		/* with estimates, each row holds both models (layout.h) */
@@ -214,6 +227,7 @@ void run_free(struct run *run)
 	free(run->ext);
 	free(run->est_rows);
 	rows_free(run->rows);
+	ncdu_free(run->ncdu);
 	usage_free(run->usage);
 	sharing_free(run->sharing);
 	mounts_free(run->mounts);
@@ -248,6 +262,9 @@ static void report_failure(struct run *run, const char *path,
 	estrun_clear_progress(run->est);
 	say_path(path, cause);
 	run->failed++;
+	/* out of memory there only leaves the mark out */
+	if (run->ncdu)
+		ncdu_error(run->ncdu, path);
 	e = array_grow(run->errors, &run->cap_errors, run->nerrors,
 		       sizeof(*e));
 	if (!e)
@@ -273,7 +290,7 @@ static void fill_report(struct run *run, struct report *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->format = run->opt->format;
-	r->bytes = run->opt->bytes;
+	r->units = run->opt->units;
 	r->total = &run->usage->stats;
 	r->have_usage = run->have_usage;
 	r->alloc_bytes = run->alloc_bytes;
@@ -376,13 +393,14 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 /* A file's estimate is back (token: its layout ticket): its error, or
  * its shares of the totals and of the rows open when it was found. */
 static int on_est_done(void *arg, const char *path, int err, size_t token,
-		       const uint64_t *delta)
+		       const uint64_t *delta, const uint64_t *gdelta)
 {
 	struct run *run = arg;
 	size_t nrows, rows_token;
 
-	layout_resolve(run->layout, token, err ? NULL : delta, run->est_rows,
-		       &nrows, &rows_token);
+	layout_resolve(run->layout, token, err ? NULL : delta,
+		       err ? NULL : gdelta, run->est_rows, &nrows,
+		       &rows_token);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -392,6 +410,16 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 	if (run->rows)
 		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
 	return 0;
+}
+
+/* A file kept by layout_resolve() is settled: its rows' shares. */
+static void on_settled(void *arg, size_t user, const uint64_t *out,
+		       size_t nrows)
+{
+	struct run *run = arg;
+
+	if (run->rows)
+		rows_add_est_each(run->rows, user, out, nrows);
 }
 
 /* A report row opens or closes: the rows and the estimates' levels. */
@@ -535,6 +563,7 @@ static int collect_extent(const struct search_item *item, void *arg)
 	/* malformed items are the usage report's to tell */
 	if (extent_parse(item->data, item->len, 0, &run->ext[run->next]))
 		return 0;
+	run->ext[run->next].file_pos = item->offset;
 	if (run->ext[run->next].type == BTRFS_FILE_EXTENT_INLINE)
 		run->inline_key = layout_inline_key(item->data, item->len);
 	run->next++;
@@ -592,7 +621,8 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			 const struct stat *st)
 {
-	size_t ticket;
+	const struct est_write *wr;
+	size_t ticket, nw, ng;
 	int ret, skip;
 
 	ret = plan_file(run, sfd, st, &ticket, &skip);
@@ -612,8 +642,14 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
 			.design = run->sampling ? &run->design : NULL,
 			.bands = run->bands,
-			/* only for a person watching, never for scripts */
-			.progress_fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1,
+			/* for a person watching, not for scripts, unless
+			 * --progress asks (full lines, for a log) */
+			.progress_fd = run->opt->progress > 0 ||
+				       (run->opt->progress < 0 &&
+					isatty(STDERR_FILENO)) ? STDERR_FILENO : -1,
+			.paths = run->paths,
+			.npaths = run->npaths,
+			.one_fs = run->opt->one_fs,
 			/* The first filesystem read decides the sector size. */
 			.sectorsize = fs ? fs->sectorsize : 4096,
 			.idle = est_idle,
@@ -630,7 +666,9 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 	 * rows close without waiting for it, so the workers never run dry
 	 * at a row's end (--depth, --per-file).  A failure ends the run:
 	 * the ticket, resolved or not, goes with the layout. */
-	return estrun_submit(run->est, fd, path, st, ticket);
+	ng = layout_writes(run->layout, ticket, &wr, &nw);
+	return estrun_submit_writes(run->est, fd, path, st, ticket, wr, nw,
+				    ng);
 }
 
 /*
@@ -668,11 +706,42 @@ static int open_late(struct run *run, int dirfd, const char *name,
 	return -2;
 }
 
+static uint64_t disk_total(const struct cs_stats *st)
+{
+	uint64_t sum = 0;
+	unsigned t;
+
+	for (t = 0; t < CS_NTYPES; t++)
+		sum += st->disk[t];
+	return sum;
+}
+
+/*
+ * --format=ncdu: the file's usage, and its entry in the tree with what it
+ * added to the total's disk usage: each extent goes to the first file met
+ * that references it, in the walk's order, so the tree adds up to the
+ * report's Disk Usage.  The entry comes before any failure is reported,
+ * which then marks it.
+ */
+static int ncdu_one_file(struct run *run, int fd, const char *path,
+			 const struct stat *st)
+{
+	uint64_t before = disk_total(&run->usage->stats);
+	int ret = usage_file(run->usage, fd, st), ret2;
+
+	ret2 = ncdu_file(run->ncdu, path, st,
+			 disk_total(&run->usage->stats) - before);
+	ret = scan_result(run, path, ret);
+	return ret ? ret : ret2;
+}
+
 /* A regular file open on *fd, or (-1) not opened in directory dirfd. */
 static int one_file(struct run *run, int *fd, int dirfd, const char *name,
 		    const char *path, const struct stat *st, int depth)
 {
-	int row = run->rows && (run->opt->per_file || depth == 0);
+	int row = run->rows && (depth == 0 || (run->opt->per_file &&
+					      (run->opt->depth < 0 ||
+					       depth <= run->opt->depth)));
 	int ret = 0, own = -1;
 
 	if (*fd < 0) {
@@ -689,6 +758,8 @@ static int one_file(struct run *run, int *fd, int dirfd, const char *name,
 	}
 	if (run->deferred.depth >= 0) {
 		/* its usage came with its directory's fast scan */
+	} else if (run->ncdu) {
+		ret = ncdu_one_file(run, *fd, path, st);
 	} else if (run->env->usage && (!run->opt->nest ||
 				       usage_fs_of(run->usage, st->st_dev))) {
 		ret = scan_result(run, path, usage_file(run->usage, *fd, st));
@@ -729,9 +800,16 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 		  int depth)
 {
 	struct run *run = arg;
-	int row = run->rows && !run->opt->per_file && depth <= run->opt->depth;
+	/* --per-file with --depth: files and directories down to depth N,
+	 * as du -a -d N */
+	int row = run->rows && depth <= run->opt->depth;
 	int ret;
 
+	if (run->ncdu) {
+		/* every file is searched alone: its own share of the usage */
+		ret = ncdu_dir(run->ncdu, path, st);
+		return ret ? ret : WALK_ENTER;
+	}
 	if (row) {
 		ret = row_open(run, path);
 		if (ret)
@@ -742,7 +820,8 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	 * counted, nothing under it is counted again. */
 	if (run->opt->walk || !run->env->usage || !run->env->fast ||
 	    run->deferred.depth >= 0 ||
-	    (run->rows && (run->opt->per_file || depth < run->opt->depth)))
+	    (run->rows && (depth < run->opt->depth ||
+			   (run->opt->per_file && run->opt->depth < 0))))
 		return WALK_ENTER;
 	if (!run->mounts) {
 		run->mounts = mounts_create();
@@ -770,6 +849,8 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	int ret = 0;
 
 	(void)path;
+	if (run->ncdu)
+		ncdu_leave(run->ncdu);
 	if (depth == run->deferred.depth) {
 		/* pending or counted -> none */
 		run->deferred.depth = -1;
@@ -777,7 +858,7 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 			ret = scan_deferred(run);
 	}
 	/* Out of memory here leaves the row out; rows_close reports it. */
-	if (run->rows && !run->opt->per_file && depth <= run->opt->depth)
+	if (run->rows && depth <= run->opt->depth)
 		row_close(run);
 	return ret;
 }
@@ -891,10 +972,14 @@ int run_paths(struct run *run, char *const *paths, int n)
 	int i, ret = 0;
 
 	run->first_path = n ? paths[0] : NULL;
+	run->paths = paths;
+	run->npaths = n;
 	for (i = 0; i < n && !ret; i++)
 		ret = walk_path(paths[i], &wo, &ops, run);
 	if (!ret && run->est) {
 		ret = estrun_finish(run->est);
+		if (!ret)
+			ret = layout_settle(run->layout, on_settled, run);
 		/* -EIO: a piece kept to check did not decompress back */
 		if (ret == -EIO)
 			fputs("compsize: --estimate: a codec did not decompress its own output\n",
@@ -971,6 +1056,7 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 		re->uncompressed_fresh = t.fresh_uncomp;
 		re->disk_same = t.disk;
 		re->uncompressed_same = t.uncomp;
+		re->disk_extrapolated = t.extrap_disk;
 		re->disk_ci95 = 0;
 	} else {
 		/* extrapolated: each model's share of the sampled files'
@@ -1057,6 +1143,8 @@ int run_report(struct run *run, FILE *out, FILE *err)
 	}
 	if (run->rows)
 		r.rows = rows_result(run->rows, &r.nrows);
+	r.tree = run->ncdu;
+	r.timestamp = (int64_t)time(NULL);
 	if (run->opt->nest) {
 		r.cpus = default_jobs();
 		free(run->est_report);

@@ -18,13 +18,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "format.h"
 #include "report.h"
 
 struct est_setting;
 
 /* What the command line asks for. */
 struct options {
-	int bytes;		/* -b */
+	struct fmt_units units;	/* -b, --raw, --iec, --kbytes...: the
+				 * table's sizes */
 	int one_fs;		/* -x */
 	int walk;		/* --walk: no fast scan */
 	enum report_format format;
@@ -42,6 +44,8 @@ struct options {
 	const char *plot;	/* --plot=FILE.svg, or NULL */
 	int rewrite;		/* --rewrite */
 	int exclusive;		/* --exclusive */
+	int progress;		/* --progress 1, --no-progress 0, else -1:
+				 * when standard error is a terminal */
 };
 
 /* -j: more threads than this is a typo */

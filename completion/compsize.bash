@@ -56,9 +56,11 @@ _compsize()
 	# '=' and ':' stay inside the word: --estimate=compress=zstd:3
 	_init_completion -s -n := || return
 
-	local opts='-b --bytes -x --one-file-system -e --estimate -j --jobs
-		--sample --seed --device-speed --plot --rewrite --exclusive --format
-		--depth --per-file --sort --top --walk -h --help --version'
+	local opts='-b --bytes --raw --human-readable --iec --si --kbytes
+		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
+		-j --jobs --sample --seed --device-speed --plot --rewrite
+		--exclusive --format --depth --per-file --sort --top --progress
+		--no-progress --walk -h --help --version'
 
 	case $prev in
 	-e | --estimate)
@@ -71,7 +73,7 @@ _compsize()
 			compopt -o nospace
 		;;
 	--format)
-		COMPREPLY=($(compgen -W 'table json csv' -- "$cur"))
+		COMPREPLY=($(compgen -W 'table json csv ncdu prometheus' -- "$cur"))
 		;;
 	--sort)
 		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive' -- "$cur"))

@@ -59,6 +59,7 @@ struct est_ctx {
 	struct est_fstate *bfst;
 	struct est_acct *bacct;
 	bool *braw;
+	bool *bwas;	/* est_writes(): NOCOMPRESS before a write */
 	/* est_part(): the compress= decisions of the last range started */
 	bool *part_raw;
 	bool part_valid;
@@ -90,8 +91,9 @@ static struct est_ctx *est_create(const struct est_setting *s, size_t n,
 	ctx->facct = calloc(n ? n : 1, sizeof(*ctx->facct));
 	ctx->raw = calloc(n ? n : 1, sizeof(*ctx->raw));
 	ctx->part_raw = calloc(n ? n : 1, sizeof(*ctx->part_raw));
+	ctx->bwas = calloc(n ? n : 1, sizeof(*ctx->bwas));
 	if (!ctx->s || !ctx->acct || !ctx->fst || !ctx->facct || !ctx->raw ||
-	    !ctx->part_raw)
+	    !ctx->part_raw || !ctx->bwas)
 		goto nomem;
 	if (n)
 		memcpy(ctx->s, s, n * sizeof(*s));
@@ -126,6 +128,7 @@ static void est_free(struct est_ctx *ctx)
 	free(ctx->facct);
 	free(ctx->raw);
 	free(ctx->part_raw);
+	free(ctx->bwas);
 	free(ctx->arena);
 	free(ctx->pend);
 	free(ctx->bfst);
@@ -430,8 +433,6 @@ static int est_nocompress_at(struct est_ctx *ctx, int fd,
 		if (!ctx->part_raw[i] && limit[i] > end)
 			end = limit[i];
 	}
-	/* part_raw is borrowed: est_part()'s memory of it is gone */
-	ctx->part_valid = false;
 	/* a sparse file's ranges start at its runs of data: not followed */
 	if ((uint64_t)st->st_blocks * 512 < isize)
 		return 0;
@@ -467,6 +468,80 @@ static int est_nocompress_at(struct est_ctx *ctx, int fd,
 		est_measure_end(w, ctx->acct);
 	}
 	est_read_done_range(fd, w->keep_cache, 0, cs);
+	return ret;
+}
+
+static int est_writes(struct est_ctx *ctx, int fd, const struct stat *st,
+		      const struct est_write *wr, size_t nw, size_t ng,
+		      uint64_t *gdelta)
+{
+	struct est_worker *w = ctx->w;
+	struct est_acct *acct = ctx->facct;
+	const uint64_t isize = st->st_size;
+	const size_t n = ctx->n;
+	uint64_t end;
+	size_t k, i;
+	bool *was;
+	int ret = 0;
+
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	was = ctx->bwas;
+	for (k = 0; k < nw; k++)
+		if (wr[k].group >= ng)
+			return -EINVAL;
+	memset(gdelta, 0, ng * 3 * n * sizeof(*gdelta));
+	/* part_raw is borrowed: est_part()'s memory of it is gone */
+	ctx->part_valid = false;
+	est_raw_flags(w, fd, ctx->raw);
+	/* one inode: its NOCOMPRESS flag outlives each write */
+	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
+	for (i = 0; i < n; i++)
+		ctx->fst[i].raw = true;	/* until a write decides */
+	w->keep_cache = est_all_cached(w, fd, isize);
+	w->drop_from = 0;
+	for (k = 0; k < nw && !ret; k++) {
+		uint64_t *g = &gdelta[3 * n * wr[k].group];
+
+		end = wr[k].end < isize ? wr[k].end : isize;
+		if (wr[k].start >= end)
+			continue;
+		memset(acct, 0, n * sizeof(*acct));
+		for (i = 0; i < n; i++)
+			was[i] = ctx->fst[i].nocompress;
+		if (wr[k].grid > wr[k].start)
+			ret = -EINVAL;
+		w->gridded = true;
+		w->grid = wr[k].grid;
+		if (!ret)
+			ret = est_runs_between(w, fd, wr[k].start, end, isize,
+					       ctx->fst, ctx->raw, acct);
+		w->gridded = false;
+		/* raw under compress=, but run through the write path all
+		 * the same: where it sets NOCOMPRESS matters to what follows */
+		for (i = 0; (wr[k].flags & EST_WRITE_RAW_UNFORCED) && i < n; i++)
+			if (!ctx->s[i].force && !ctx->raw[i])
+				acct[i].disk = acct[i].ram =
+					est_round_up(end, ctx->sectorsize) -
+					wr[k].start;
+		for (i = 0; i < n; i++) {
+			struct est_fstate *f = &ctx->fst[i];
+
+			/* set by the piece the cut shortened: not as written */
+			if ((wr[k].flags & EST_WRITE_CUT_END) && !was[i] &&
+			    f->nocompress && f->nocomp_end >= end &&
+			    f->nocomp_end - f->nocomp_at < EST_PIECE_MAX)
+				f->nocompress = false;
+			g[3 * i] += acct[i].disk;
+			g[3 * i + 1] += acct[i].ram;
+			g[3 * i + 2] += end - wr[k].start;
+			/* the codecs' time only: the data is counted once,
+			 * by files() */
+			acct[i].disk = acct[i].ram = 0;
+			est_acct_add(&ctx->acct[i], &acct[i]);
+		}
+	}
+	est_read_done(fd, w->keep_cache);
 	return ret;
 }
 
@@ -530,6 +605,7 @@ const struct est_ops compsize_est_ops = {
 	.files = est_files,
 	.part = est_part,
 	.nocompress_at = est_nocompress_at,
+	.writes = est_writes,
 	.merge = est_merge,
 	.get_result = est_get_result,
 };

@@ -90,6 +90,7 @@ struct est_memo {
 /* Per file and setting: the sticky BTRFS_INODE_NOCOMPRESS flag. */
 struct est_fstate {
 	bool nocompress;
+	uint64_t nocomp_at, nocomp_end;	/* the piece that set it */
 	bool raw;		/* whole current dirty range written raw */
 };
 
@@ -115,6 +116,12 @@ struct est_worker {
 	 * a batch) and its heuristic answers */
 	const uint8_t *data;
 	struct est_memo *memo;
+	/* est_writes(): the part of a write being estimated lies on the
+	 * range, chunk and piece grid of a write that started at grid
+	 * (parts of it overwritten since): chunks and pieces end on that
+	 * grid, and only a range that starts on it decides compress= */
+	bool gridded;
+	uint64_t grid;
 	struct est_memo memo_own;	/* chunk's */
 	/* measure.c: codec time in the chunk being estimated, and the
 	 * pieces kept to check */

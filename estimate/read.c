@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include "internal.h"
 
@@ -114,6 +115,40 @@ int est_load_fd(struct est_worker *w, const void *src, uint64_t cs,
 #define EST_NEVER	1
 #define EST_NOT_UNFORCED 2
 
+/*
+ * Whether the file holds compressed data (FIEMAP's ENCODED flag), looking
+ * at its first extents (FIEMAP never starts writeback without
+ * FIEMAP_FLAG_SYNC).
+ */
+static bool est_has_encoded(int fd)
+{
+	enum { N = 64, ROUNDS = 8 };
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[N];
+	} b;
+	uint64_t start = 0;
+	unsigned r, i;
+
+	for (r = 0; r < ROUNDS; r++) {
+		memset(&b.fm, 0, sizeof(b.fm));
+		b.fm.fm_start = start;
+		b.fm.fm_length = FIEMAP_MAX_OFFSET - start;
+		b.fm.fm_extent_count = N;
+		if (ioctl(fd, FS_IOC_FIEMAP, &b.fm) || !b.fm.fm_mapped_extents)
+			return false;
+		for (i = 0; i < b.fm.fm_mapped_extents; i++) {
+			if (b.fe[i].fe_flags & FIEMAP_EXTENT_ENCODED)
+				return true;
+			if (b.fe[i].fe_flags & FIEMAP_EXTENT_LAST)
+				return false;
+		}
+		i = b.fm.fm_mapped_extents - 1;
+		start = b.fe[i].fe_logical + b.fe[i].fe_length;
+	}
+	return false;
+}
+
 static int est_inode_flags(int fd)
 {
 	int flags = 0;
@@ -122,7 +157,13 @@ static int est_inode_flags(int fd)
 		return 0;
 	if (flags & FS_NOCOW_FL)
 		return EST_NEVER;
-	if (flags & FS_NOCOMP_FL)
+	/* BTRFS_INODE_NOCOMPRESS is also what the kernel sets by itself when
+	 * a piece fails to compress (inode.c mark_incompressible()): a file
+	 * with compressed data got it while it was written, after that
+	 * data, and the write path emulated from the start sets it where
+	 * each setting would.  Without: set before it was written
+	 * (chattr +m), or at its first piece; written raw either way. */
+	if ((flags & FS_NOCOMP_FL) && !est_has_encoded(fd))
 		return EST_NOT_UNFORCED;
 	return 0;
 }

@@ -79,6 +79,16 @@ int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 		if (actual_end <= p)
 			goto raw;
 		len = actual_end - p;
+		if (w->gridded && (p - w->grid) % EST_PIECE_MAX &&
+		    len > EST_PIECE_MAX - (p - w->grid) % EST_PIECE_MAX) {
+			/* the rest of a piece whose start was overwritten */
+			len = EST_PIECE_MAX - (p - w->grid) % EST_PIECE_MAX;
+			if (len <= ss) {
+				est_raw(w, p, p + ss, isize, acct);
+				p += ss;
+				continue;
+			}
+		}
 		/* 6.18: a piece of one sector or less not at 0 saves nothing */
 		if (len <= ss && p > 0)
 			goto raw;
@@ -107,8 +117,11 @@ int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 		out_r = est_round_up(clen, ss);
 		/* must save at least one sector, else mark_incompressible */
 		if (clen == 0 || out_r + ss > in_r) {
-			if (!s->force)
+			if (!s->force && !fst->nocompress) {
 				fst->nocompress = true;
+				fst->nocomp_at = p;
+				fst->nocomp_end = p + len;
+			}
 			goto raw;
 		}
 		acct->disk += out_r;
@@ -165,9 +178,17 @@ int est_run(struct est_worker *w, est_load_fn *load, const void *src,
 	int ret;
 
 	for (rs = start; rs < aend; rs = re) {
-		re = rs + EST_RANGE_MAX < aend ? rs + EST_RANGE_MAX : aend;
+		re = rs + EST_RANGE_MAX;
+		if (w->gridded)
+			re -= (rs - w->grid) % EST_RANGE_MAX;
+		if (re > aend)
+			re = aend;
 		for (cs = rs; cs < re; cs = ce) {
-			ce = cs + EST_CHUNK_SIZE < re ? cs + EST_CHUNK_SIZE : re;
+			ce = cs + EST_CHUNK_SIZE;
+			if (w->gridded)
+				ce -= (cs - w->grid) % EST_CHUNK_SIZE;
+			if (ce > re)
+				ce = re;
 			ret = est_load_chunk(w, load, src, cs, ce, isize);
 			if (ret)
 				return ret;
@@ -176,7 +197,8 @@ int est_run(struct est_worker *w, est_load_fn *load, const void *src,
 					est_raw(w, cs, ce, isize, &acct[i]);
 					continue;
 				}
-				if (cs == rs)
+				if (cs == rs && (!w->gridded ||
+						 !((rs - w->grid) % EST_RANGE_MAX)))
 					est_range_begin(w, i, &fst[i], rs, re);
 				ret = est_chunk(w, i, &fst[i], cs, ce, isize,
 						&acct[i]);

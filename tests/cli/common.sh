@@ -236,29 +236,10 @@ PYTHON=$(command -v /usr/bin/python3 || command -v python3 || true)
 # messages and in CSV (man page: --depth), written here from the man page
 # alone: backslash, newline, tab as \\ \n \t; other C0, DEL and C1
 # control characters and bytes that are not valid UTF-8 as \xHH.
+_CLI_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 escape_name()
 {
-	"$PYTHON" -c '
-import os, sys
-out = []
-for ch in os.fsencode(sys.argv[1]).decode("utf-8", "surrogateescape"):
-    o = ord(ch)
-    if 0xdc80 <= o <= 0xdcff:
-        out.append("\\x%02x" % (o - 0xdc00))
-    elif ch == "\\":
-        out.append("\\\\")
-    elif ch == "\n":
-        out.append("\\n")
-    elif ch == "\t":
-        out.append("\\t")
-    elif o < 0x20 or o == 0x7f:
-        out.append("\\x%02x" % o)
-    elif 0x80 <= o <= 0x9f:
-        out.append("\\xc2\\x%02x" % o)
-    else:
-        out.append(ch)
-sys.stdout.buffer.write("".join(out).encode("utf-8"))
-' "$1"
+	"$PYTHON" "$_CLI_DIR/table_escape.py" "$1"
 }
 
 # compare_x ARGS...: compare with and without -x (and -b).

@@ -201,7 +201,70 @@ static void test_nocompress_at(void)
 	free(data);
 }
 
+/*
+ * writes(): one write of the whole file is the file's estimate; a later
+ * write after the one that set NOCOMPRESS is raw under compress= only; a
+ * write flagged raw is raw under compress= and estimated under force.
+ */
+static void test_writes(void)
+{
+	static const struct est_setting s[] = {
+		{ EST_LZO, 0, false }, { EST_ZSTD, 1, false },
+		{ EST_LZO, 0, true },
+	};
+	const size_t n = 4 * 1024 * PK, trap = 5 * 512 * PK + 128 * PK;
+	const uint64_t cut = 3 * 1024 * PK;
+	uint8_t *data = malloc(n);
+	uint64_t whole[9], g[18], i, s0 = 5;
+	struct est_write w[2] = {
+		{ .start = 0, .end = n, .grid = 0, .group = 0 },
+	};
+	struct est_ctx *ctx;
+	struct stat st;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+	for (i = 0; i < n; i++)
+		data[i] = "the quick brown fox jumps\n"[i % 26];
+	for (i = trap; i < trap + 128 * PK; i++)
+		data[i] = (uint8_t)part_rng(&s0);
+	for (i = trap; i < trap + 128 * PK; i += 256)
+		memset(data + i, 0, 16);
+	fd = part_file(data, n, -1);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	ctx = est()->create(s, 3, 4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_EQUAL(one_file(ctx, fd, &st, whole), 0);
+	CU_ASSERT_EQUAL(est()->writes(ctx, fd, &st, w, 1, 1, g), 0);
+	for (i = 0; i < 9; i++)
+		CU_ASSERT_EQUAL(g[i], whole[i]);
+	/* the first 3 MiB, then the rest written later */
+	w[0].end = cut;
+	w[1] = (struct est_write){ .start = cut, .end = n, .grid = cut,
+				   .group = 1 };
+	CU_ASSERT_EQUAL(est()->writes(ctx, fd, &st, w, 2, 2, g), 0);
+	CU_ASSERT_EQUAL(g[9], n - cut);		/* lzo: NOCOMPRESS */
+	CU_ASSERT(g[12] < (n - cut) / 4);	/* zstd:1: never set */
+	CU_ASSERT(g[15] < (n - cut) / 4);	/* forced */
+	CU_ASSERT_EQUAL(g[11], n - cut);
+	/* raw under compress= */
+	w[0] = (struct est_write){ .start = 0, .end = 1024 * PK,
+				   .flags = EST_WRITE_RAW_UNFORCED };
+	CU_ASSERT_EQUAL(est()->writes(ctx, fd, &st, w, 1, 1, g), 0);
+	CU_ASSERT_EQUAL(g[0], 1024 * PK);
+	CU_ASSERT_EQUAL(g[3], 1024 * PK);
+	CU_ASSERT(g[6] < 1024 * PK / 4);
+	/* a group out of range, a grid after the start */
+	CU_ASSERT_EQUAL(est()->writes(ctx, fd, &st, w, 1, 0, g), -EINVAL);
+	w[0].grid = 4096;
+	CU_ASSERT_EQUAL(est()->writes(ctx, fd, &st, w, 1, 1, g), -EINVAL);
+	close(fd);
+	est()->free(ctx);
+	free(data);
+}
+
 static CU_TestInfo part_tests[] = {
+	{ "writes in order, NOCOMPRESS carried", test_writes },
 	{ "parts add up to the file", test_parts_add_up },
 	{ "NOCOMPRESS found from the start", test_nocompress_at },
 	CU_TEST_INFO_NULL,

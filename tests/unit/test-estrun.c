@@ -104,7 +104,7 @@ struct tcollect {
 };
 
 static int collect(void *arg, const char *path, int err, size_t token,
-		   const uint64_t *delta)
+		   const uint64_t *delta, const uint64_t *gdelta)
 {
 	struct tcollect *c = arg;
 	const char *slash = strrchr(path, '/');
@@ -113,6 +113,9 @@ static int collect(void *arg, const char *path, int err, size_t token,
 	c->calls[i]++;
 	if (token != i + 1000)
 		c->token_ok = 0;
+	/* submitted without writes: no groups come back */
+	if (gdelta)
+		c->errors++;
 	if (err) {
 		c->errors++;
 		return 0;

@@ -46,6 +46,87 @@ static void test_size_raw(void)
 			       "18446744073709551615");
 }
 
+/* btrfs-progs' units (pretty_size_snprintf()): what btrfs filesystem du
+ * prints for the same number (tests/cli/070-units compares with it). */
+static void check_units(uint64_t x, enum fmt_mode mode, unsigned fixed,
+			const char *want)
+{
+	struct fmt_units u = { mode, fixed };
+	char buf[FMT_BUF];
+
+	CU_ASSERT_STRING_EQUAL(fmt_size_in(x, &u, buf), want);
+}
+
+static void test_size_units(void)
+{
+	/* human, base 1024: the largest unit reached, two decimals rounded */
+	check_units(0, FMT_MODE_IEC, 0, "0.00B");
+	check_units(1023, FMT_MODE_IEC, 0, "1023.00B");
+	check_units(1024, FMT_MODE_IEC, 0, "1.00KiB");
+	check_units(1535, FMT_MODE_IEC, 0, "1.50KiB");
+	check_units(1048575, FMT_MODE_IEC, 0, "1024.00KiB");
+	check_units(1048576, FMT_MODE_IEC, 0, "1.00MiB");
+	check_units(1ull << 40, FMT_MODE_IEC, 0, "1.00TiB");
+	check_units(1ull << 60, FMT_MODE_IEC, 0, "1.00EiB");
+	check_units(UINT64_MAX, FMT_MODE_IEC, 0, "16.00EiB");
+	/* base 1000 */
+	check_units(999, FMT_MODE_SI, 0, "999.00B");
+	check_units(1000, FMT_MODE_SI, 0, "1.00kB");
+	check_units(999999, FMT_MODE_SI, 0, "1000.00kB");
+	check_units(1000000, FMT_MODE_SI, 0, "1.00MB");
+	check_units(5140480, FMT_MODE_SI, 0, "5.14MB");
+	check_units(UINT64_MAX, FMT_MODE_SI, 0, "18.45EB");
+	/* one unit */
+	check_units(0, FMT_MODE_IEC, 1, "0.00KiB");
+	check_units(5140480, FMT_MODE_IEC, 1, "5020.00KiB");
+	check_units(5140480, FMT_MODE_SI, 2, "5.14MB");
+	check_units(1ull << 30, FMT_MODE_IEC, 3, "1.00GiB");
+	check_units(1000000000000ull, FMT_MODE_SI, 4, "1.00TB");
+	check_units(1ull << 39, FMT_MODE_IEC, 4, "0.50TiB");
+	/* single precision, as btrfs-progs: not 120563270.52 */
+	check_units(123456789012ull, FMT_MODE_IEC, 1, "120563272.00KiB");
+	/* the widest cell fits FMT_BUF */
+	check_units(UINT64_MAX, FMT_MODE_IEC, 1, "18014398509481984.00KiB");
+	check_units(UINT64_MAX, FMT_MODE_SI, 1, "18446744949882880.00kB");
+	/* compsize 1.5's own */
+	check_units(10240, FMT_MODE_15, 0, "  10K");
+	check_units(10240, FMT_MODE_RAW, 0, "10240");
+}
+
+/* The options combine as btrfs-progs' get_unit_mode_from_arg(). */
+static void check_opts(const enum fmt_unit_opt *o, size_t n,
+		       enum fmt_mode mode, unsigned fixed)
+{
+	struct fmt_units u = { FMT_MODE_15, 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fmt_units_apply(&u, o[i]);
+	CU_ASSERT_EQUAL(u.mode, mode);
+	CU_ASSERT_EQUAL(u.fixed, fixed);
+}
+
+#define OPTS(...) (const enum fmt_unit_opt[]){ __VA_ARGS__ }, \
+	sizeof((const enum fmt_unit_opt[]){ __VA_ARGS__ }) / sizeof(enum fmt_unit_opt)
+
+static void test_unit_options(void)
+{
+	check_opts(OPTS(FMT_OPT_HUMAN), FMT_MODE_IEC, 0);
+	check_opts(OPTS(FMT_OPT_SI), FMT_MODE_SI, 0);
+	check_opts(OPTS(FMT_OPT_KBYTES), FMT_MODE_IEC, 1);
+	check_opts(OPTS(FMT_OPT_TBYTES), FMT_MODE_IEC, 4);
+	check_opts(OPTS(FMT_OPT_SI, FMT_OPT_MBYTES), FMT_MODE_SI, 2);
+	check_opts(OPTS(FMT_OPT_MBYTES, FMT_OPT_SI), FMT_MODE_SI, 2);
+	check_opts(OPTS(FMT_OPT_SI, FMT_OPT_IEC), FMT_MODE_IEC, 0);
+	/* --raw wins over a unit, before or after it */
+	check_opts(OPTS(FMT_OPT_RAW, FMT_OPT_KBYTES), FMT_MODE_RAW, 1);
+	check_opts(OPTS(FMT_OPT_KBYTES, FMT_OPT_RAW), FMT_MODE_RAW, 0);
+	/* --human-readable resets the unit, --si after --raw leaves raw */
+	check_opts(OPTS(FMT_OPT_GBYTES, FMT_OPT_HUMAN), FMT_MODE_IEC, 0);
+	check_opts(OPTS(FMT_OPT_RAW, FMT_OPT_SI), FMT_MODE_SI, 0);
+	check_opts(OPTS(FMT_OPT_RAW, FMT_OPT_HUMAN), FMT_MODE_IEC, 0);
+}
+
 static void test_percent(void)
 {
 	CU_ASSERT_EQUAL(fmt_percent(0, 0), 0);
@@ -73,6 +154,8 @@ static void test_type_names(void)
 static CU_TestInfo tests[] = {
 	{ "size boundaries", test_size_boundaries },
 	{ "size raw", test_size_raw },
+	{ "size units", test_size_units },
+	{ "unit options", test_unit_options },
 	{ "percent", test_percent },
 	{ "type names", test_type_names },
 	CU_TEST_INFO_NULL,

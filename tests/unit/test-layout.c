@@ -33,13 +33,13 @@ static void one(struct layout *l, ino_t ino, const struct extent_info *ext,
 
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 7, &ticket, &skip), 0);
 	CU_ASSERT_NOT_EQUAL(ticket, 0);
-	layout_resolve(l, ticket, skip ? NULL : delta, rows, nrows, &user);
+	layout_resolve(l, ticket, skip ? NULL : delta, NULL, rows, nrows, &user);
 	CU_ASSERT_EQUAL(user, 7);
 }
 
 static void test_hardlinks_reflinks(void)
 {
-	struct layout *l = layout_create(1);
+	struct layout *l = layout_create(1, 1);
 	struct extent_info a[2] = { reg(1 << 20, 131072, 0, 131072),
 				    reg(2 << 20, 65536, 0, 65536) };
 	struct layout_total t;
@@ -60,7 +60,7 @@ static void test_hardlinks_reflinks(void)
 
 static void test_bookend_and_partial(void)
 {
-	struct layout *l = layout_create(1);
+	struct layout *l = layout_create(1, 1);
 	/* a 1 MiB extent referenced at both ends, 256 KiB each, and a new
 	 * extent of 512 KiB in the middle */
 	struct extent_info a[3] = { reg(1 << 20, 1 << 20, 0, 262144),
@@ -105,7 +105,7 @@ static void test_bookend_and_partial(void)
 
 static void test_inline_and_prealloc(void)
 {
-	struct layout *l = layout_create(1);
+	struct layout *l = layout_create(1, 1);
 	struct extent_info in = {
 		.type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 1000,
 		.inline_len = 400,
@@ -124,19 +124,19 @@ static void test_inline_and_prealloc(void)
 	/* inline now and under the setting: with every file (a snapshot's
 	 * copy has another st_dev) */
 	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
-	layout_resolve(l, ticket, inl, NULL, &nrows, &user);
+	layout_resolve(l, ticket, inl, NULL, NULL, &nrows, &user);
 	f.dev = 6;
 	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
-	layout_resolve(l, ticket, inl, NULL, &nrows, &user);
+	layout_resolve(l, ticket, inl, NULL, NULL, &nrows, &user);
 	layout_total(l, 0, &t);
 	CU_ASSERT_EQUAL(t.disk, 600);
 	/* in an extent under the setting: the same content once */
 	f.dev = 7;
 	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
-	layout_resolve(l, ticket, reg4k, NULL, &nrows, &user);
+	layout_resolve(l, ticket, reg4k, NULL, NULL, &nrows, &user);
 	f.dev = 8;
 	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
-	layout_resolve(l, ticket, reg4k, NULL, &nrows, &user);
+	layout_resolve(l, ticket, reg4k, NULL, NULL, &nrows, &user);
 	layout_total(l, 0, &t);
 	CU_ASSERT_EQUAL(t.disk, 600);	/* content 99 was met at dev 5 */
 	/* prealloc stays as it is, once */
@@ -144,10 +144,10 @@ static void test_inline_and_prealloc(void)
 	f.ext = &pre;
 	f.ino = 401;
 	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
-	layout_resolve(l, ticket, NULL, NULL, &nrows, &user);
+	layout_resolve(l, ticket, NULL, NULL, NULL, &nrows, &user);
 	f.ino = 402;
 	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
-	layout_resolve(l, ticket, NULL, NULL, &nrows, &user);
+	layout_resolve(l, ticket, NULL, NULL, NULL, &nrows, &user);
 	layout_total(l, 0, &t);
 	CU_ASSERT_EQUAL(t.disk, 600 + (1 << 20));
 	layout_free(l);
@@ -156,7 +156,7 @@ static void test_inline_and_prealloc(void)
 /* Rows count as if alone: a link in two rows counts in each. */
 static void test_rows(void)
 {
-	struct layout *l = layout_create(2);
+	struct layout *l = layout_create(2, 1);
 	struct extent_info a = reg(1 << 20, 131072, 0, 131072);
 	struct layout_file f = {
 		.dev = 5, .ino = 257, .have_extents = 1, .fs_idx = 1,
@@ -170,7 +170,7 @@ static void test_rows(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
 	CU_ASSERT_EQUAL(layout_push(l), 0);	/* row A */
 	CU_ASSERT_EQUAL(layout_plan(l, &f, 1, &ticket, &skip), 0);
-	layout_resolve(l, ticket, delta, out, &nrows, &user);
+	layout_resolve(l, ticket, delta, NULL, out, &nrows, &user);
 	CU_ASSERT_EQUAL(nrows, 1);
 	CU_ASSERT_EQUAL(out[0], 10);
 	CU_ASSERT_EQUAL(out[3], 11);
@@ -182,7 +182,7 @@ static void test_rows(void)
 	CU_ASSERT_EQUAL(layout_plan(l, &f, 2, &ticket, &skip), 0);
 	CU_ASSERT_EQUAL(skip, 0);
 	memset(out, 0xff, sizeof(out));
-	layout_resolve(l, ticket, delta, out, &nrows, &user);
+	layout_resolve(l, ticket, delta, NULL, out, &nrows, &user);
 	CU_ASSERT_EQUAL(nrows, 2);
 	CU_ASSERT_EQUAL(out[0], 10);	/* C */
 	CU_ASSERT_EQUAL(out[12], 10);	/* B */
@@ -199,7 +199,104 @@ static void test_rows(void)
 	layout_free(l);
 }
 
+/* A file partly overwritten after its first write (generation 10): the
+ * bookend of that write, the overwrite (20), an extent left whole. */
+static void live_file(struct extent_info e[3])
+{
+	e[0] = reg(1 << 20, 131072, 0, 65536);
+	e[1] = reg(3 << 20, 65536, 0, 65536);
+	e[2] = reg(2 << 20, 131072, 0, 131072);
+	e[0].generation = e[2].generation = 10;
+	e[1].generation = 20;
+	e[0].compression = e[2].compression = 3;	/* zstd */
+	e[0].file_pos = 0;
+	e[1].file_pos = 65536;
+	e[2].file_pos = 131072;
+}
+
+/* Plan the live file, check its writes, resolve it with group estimates
+ * 500 (its first write's remains) and 300 (the overwrite). */
+static void plan_live(struct layout *l)
+{
+	struct extent_info e[3];
+	struct layout_file f = {
+		.dev = 5, .ino = 400, .have_extents = 1, .fs_idx = 1,
+		.sectorsize = 4096, .ext = e, .next = 3,
+	};
+	uint64_t delta[3] = { 900, 1000, 262144 };
+	uint64_t gdelta[6] = { 500, 600, 196608, 300, 400, 65536 };
+	const struct est_write *w;
+	size_t ticket, user, nrows, nw;
+	int skip;
+
+	live_file(e);
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 7, &ticket, &skip), 0);
+	CU_ASSERT_EQUAL_FATAL(layout_writes(l, ticket, &w, &nw), 2);
+	CU_ASSERT_EQUAL_FATAL(nw, 3);
+	/* oldest first, on the grid of its start; the bookend's part ends
+	 * where the overwrite cut it */
+	CU_ASSERT(w[0].group == 0 && w[0].start == 0 && w[0].end == 65536 &&
+		  w[0].grid == 0 && w[0].flags == EST_WRITE_CUT_END);
+	CU_ASSERT(w[1].group == 0 && w[1].start == 131072 &&
+		  w[1].end == 262144 && w[1].grid == 0 && !w[1].flags);
+	CU_ASSERT(w[2].group == 1 && w[2].start == 65536 &&
+		  w[2].end == 131072 && w[2].grid == 65536);
+	layout_resolve(l, ticket, delta, gdelta, NULL, &nrows, &user);
+	CU_ASSERT_EQUAL(nrows, 0);	/* kept until settled */
+}
+
+static void test_written_in_steps(void)
+{
+	struct layout *l = layout_create(1, 1);
+	struct extent_info snap[2] = { reg(1 << 20, 131072, 0, 131072),
+				       reg(2 << 20, 131072, 0, 131072) };
+	struct layout_total t;
+	size_t nrows;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	/* a snapshot's copy holds the first write whole: it counts that
+	 * write, the live file only its overwrite */
+	plan_live(l);
+	snap[0].generation = snap[1].generation = 10;
+	snap[1].file_pos = 131072;
+	one(l, 401, snap, 2, 800, NULL, &nrows);
+	CU_ASSERT_EQUAL(layout_settle(l, NULL, NULL), 0);
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 800 + 300);
+	CU_ASSERT_EQUAL(t.extrap_disk, 0);
+	CU_ASSERT_EQUAL(t.fresh_disk, 900 + 800);
+	layout_free(l);
+
+	/* alone: the first write's extents are its own, whole (256 KiB on
+	 * disk for 192 KiB still referenced), and extrapolated */
+	l = layout_create(1, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	plan_live(l);
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 0);
+	CU_ASSERT_EQUAL(layout_settle(l, NULL, NULL), 0);
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 667 + 300);
+	CU_ASSERT_EQUAL(t.extrap_disk, 667);
+	layout_free(l);
+
+	/* without following writes (a sample): as one file */
+	l = layout_create(1, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	{
+		struct extent_info e[3];
+
+		live_file(e);
+		one(l, 400, e, 3, 900, NULL, &nrows);
+		CU_ASSERT_EQUAL(nrows, 0);
+		layout_total(l, 0, &t);
+		CU_ASSERT(t.disk > 0);
+	}
+	layout_free(l);
+}
+
 static CU_TestInfo tests[] = {
+	{ "written in steps, history held or not", test_written_in_steps },
 	{ "hard links and reflinks", test_hardlinks_reflinks },
 	{ "bookends and partly shared files", test_bookend_and_partial },
 	{ "inline and prealloc", test_inline_and_prealloc },

@@ -101,7 +101,8 @@ static char *render(enum report_format format, int raw)
 	};
 	struct cs_stats st = { 0 };
 	struct report r = {
-		.format = format, .bytes = raw, .total = &st, .have_usage = 1,
+		.format = format, .units.mode = raw ? FMT_MODE_RAW : FMT_MODE_15,
+		.total = &st, .have_usage = 1,
 		.rows = rows, .nrows = 1, .est = e, .nest = 1,
 		.errors = errs, .nerrors = 1,
 	};
@@ -187,6 +188,56 @@ static void test_table_rows(void)
 	free(out);
 }
 
+/* -b numbers of 13 digits and more: compsize 1.5's table keeps its 12
+ * characters (1.5 does), the rows and estimate tables widen their columns;
+ * a speed that was not measured is "-", one below 0.5 MB/s "<1MB/s". */
+static void test_table_wide(void)
+{
+	uint64_t est[6] = { 1234567890123ull, 2000000000000ull, 1,
+			    1234567890123ull, 2000000000000ull, 1 };
+	struct report_row rows[] = {
+		{ .path = "d", .size = { 1000000000000ull, 2000000000000ull,
+					 2000000000000ull, 0 },
+		  .est = est },
+	};
+	struct report_est e[] = {
+		{ .setting = "compress=zstd:1", .disk = 1234567890123ull,
+		  .uncompressed = 2000000000000ull, .same_layout = 1,
+		  .disk_fresh = 1234567890123ull, .compress_mbps = 0,
+		  .decompress_mbps = 0.3 },
+	};
+	struct cs_stats st = { 0 };
+	struct report r = {
+		.format = REPORT_TABLE, .units.mode = FMT_MODE_RAW,
+		.total = &st, .have_usage = 1, .rows = rows, .nrows = 1,
+		.est = e, .nest = 1,
+	};
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *fo = open_memstream(&out, &olen);
+
+	st.nfiles = st.nextents = st.nrefs = 1;
+	st.disk[0] = 1000000000000ull;
+	st.uncomp[0] = st.refd[0] = 2000000000000ull;
+	CU_ASSERT_EQUAL(report_print(fo, fo, &r), 0);
+	fclose(fo);
+	CU_ASSERT_STRING_EQUAL(out,
+		"Perc     Disk Usage    Uncompressed  Referenced    zstd:1        Path\n"
+		" 50%     1000000000000 2000000000000 2000000000000 1234567890123 d\n"
+		"\n"
+		"Processed 1 file, 1 regular extents (1 refs), 0 inline.\n"
+		"Type       Perc     Disk Usage   Uncompressed Referenced  \n"
+		"TOTAL       50%     1000000000000 2000000000000 2000000000000\n"
+		"none        50%     1000000000000 2000000000000 2000000000000\n"
+		"\n"
+		"Setting                  Perc     Disk Usage    Change        Fresh copy    Compress   Decompress\n"
+		"compress=zstd:1           61%     1234567890123 +234567890123 1234567890123 -          <1MB/s    \n"
+		"\n"
+		"Setting                  Compress x0    Decompress x0    CPU write   CPU read   \n"
+		"compress=zstd:1          -              -                -           -          \n");
+	free(out);
+}
+
 /* Every field has a key, unique in its table, and a value inside the
  * structure it reads. */
 static void check_fields(const struct field *f, size_t n, size_t size)
@@ -212,6 +263,7 @@ static CU_TestInfo tests[] = {
 	{ "json", test_json },
 	{ "csv", test_csv },
 	{ "table with rows and estimates", test_table_rows },
+	{ "wide numbers", test_table_wide },
 	{ "fields", test_fields },
 	CU_TEST_INFO_NULL,
 };

@@ -42,3 +42,15 @@ expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' --exclusive public
 ours_stdout_is ""
 expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' --exclusive -e zstd:1 public
 ours_stdout_is ""
+# Prometheus and ncdu print what they can, as JSON does: the metrics with
+# the arguments counted as read errors, the tree with each one marked.
+expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' --format=prometheus public private
+CHECKS=$((CHECKS + 1))
+grep -qx 'compsize_read_errors 2' "$OUT/ours.out" || fail "prometheus as nobody: $(cat "$OUT/ours.out")"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$OUT/ours.out" >&2 || fail "promtool: metrics as nobody"
+fi
+expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' --format=ncdu public
+CHECKS=$((CHECKS + 1))
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d[3][1] == {"name": "public", "read_error": True}, d' \
+	"$OUT/ours.out" || fail "ncdu as nobody: $(cat "$OUT/ours.out")"

@@ -44,6 +44,17 @@ for cmd in "${examples[@]}"; do
 		[ "$(grep -c '^path,.*,TOTAL,' "$TESTDIR/usage.csv")" = 4 ] ||
 			fail "usage.csv should have 4 file rows"
 		;;
+	*'> data.ncdu')
+		CHECKS=$((CHECKS + 1))
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d[:2] == [1, 2] and d[3][0]["name"] == sys.argv[2]' \
+			"$TESTDIR/data.ncdu" "$MNT/data" || fail "data.ncdu is no ncdu export"
+		;;
+	*'mv compsize.prom.tmp compsize.prom')
+		CHECKS=$((CHECKS + 1))
+		[ ! -e "$TESTDIR/compsize.prom.tmp" ] &&
+			grep -q '^compsize_disk_bytes{path=' "$TESTDIR/compsize.prom" ||
+			fail "compsize.prom: $(cat "$TESTDIR/compsize.prom")"
+		;;
 	*--top=3*)
 		[ "$(wc -l <"$OUT/example.out")" = 3 ] || fail "--top=3 example: $(cat "$OUT/example.out")"
 		;;

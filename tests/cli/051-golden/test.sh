@@ -80,3 +80,14 @@ golden json-shape-exclusive.out "$OUT/shape"
 expect_ours 0 '' --format=csv --exclusive "$MNT/d"
 head -n 1 "$OUT/ours.out" >"$OUT/header"
 golden csv-header-exclusive.out "$OUT/header"
+
+# Prometheus: the metric families (name and type) of a run with every
+# optional part; ncdu: the metadata's keys and each kind of entry's.
+expect_ours 0 '' --format=prometheus --exclusive -e zstd:1 "$MNT/d"
+grep '^# TYPE ' "$OUT/ours.out" >"$OUT/families"
+golden prometheus-families.out "$OUT/families"
+ln "$MNT/d/a/text" "$MNT/d/hard"
+expect_ours 0 '' --format=ncdu "$MNT/d"
+jq -c '(.[2] | keys_unsorted), ([.[3] | .. | objects | keys_unsorted] | unique[])' \
+	"$OUT/ours.out" >"$OUT/ncdu-keys"
+golden ncdu-keys.out "$OUT/ncdu-keys"

@@ -63,3 +63,40 @@ text_files()
 	done < <(find /usr/share/doc /usr/include -type f -size -200k \
 		-print0 2>/dev/null | sort -z)
 }
+
+# fs IMG MNT OPTION: a fresh filesystem mounted with OPTION.
+fs()
+{
+	umount "$2" 2>/dev/null
+	rm -f "$1"
+	truncate -s 512M "$1" && mkfs.btrfs -q -f "$1" >/dev/null 2>&1 &&
+		mount -o "loop,$3" "$1" "$2"
+}
+
+# check WHAT SETTING PREDICTED KERNEL [EXTRAPOLATED]: the prediction
+# within the target of test.sh (0.5% for compress-force with zstd or lzo,
+# 1% otherwise), or, when EXTRAPOLATED bytes of it are extrapolated
+# (disk_extrapolated), the kernel within that many bytes of it.  Counts
+# checks and failed; CHECK_W is the width of WHAT.
+failed=0
+checks=0
+CHECK_W=${CHECK_W:-12}
+check()
+{
+	local t x=${5:-0} err
+	case $2 in
+	compress-force=zstd* | compress-force=lzo) t=0.5 ;;
+	*) t=1.0 ;;
+	esac
+	[ "$x" = 0 ] || t=$(awk -v p="$3" -v x="$x" 'BEGIN { printf "%.1f", x * 100 / p }')
+	err=$(awk -v p="$3" -v k="$4" 'BEGIN { printf "%+.3f", k ? (p - k) * 100 / k : 0 }')
+	checks=$((checks + 1))
+	if awk -v e="$err" -v t="$t" 'BEGIN { exit !(e <= t && e >= -t) }'; then
+		printf "%-${CHECK_W}s %-24s %10s %10s %8s%% ok (%s%%)\n" \
+			"$1" "$2" "$3" "$4" "$err" "$t"
+	else
+		printf "%-${CHECK_W}s %-24s %10s %10s %8s%% FAIL (target %s%%)\n" \
+			"$1" "$2" "$3" "$4" "$err" "$t"
+		failed=$((failed + 1))
+	fi
+}

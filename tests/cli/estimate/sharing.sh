@@ -56,37 +56,6 @@ build()
 	sync
 }
 
-# fs IMG MNT OPTION: a fresh filesystem mounted with OPTION.
-fs()
-{
-	umount "$2" 2>/dev/null
-	rm -f "$1"
-	truncate -s 512M "$1" && mkfs.btrfs -q -f "$1" >/dev/null 2>&1 &&
-		mount -o "loop,$3" "$1" "$2"
-}
-
-
-failed=0
-checks=0
-# check WHAT SETTING PREDICTED KERNEL
-check()
-{
-	local t err
-	case $2 in
-	compress-force=zstd* | compress-force=lzo) t=0.5 ;;
-	*) t=1.0 ;;
-	esac
-	err=$(awk -v p="$3" -v k="$4" 'BEGIN { printf "%+.3f", k ? (p - k) * 100 / k : 0 }')
-	checks=$((checks + 1))
-	if awk -v e="$err" -v t="$t" 'BEGIN { exit !(e <= t && e >= -t) }'; then
-		printf '%-12s %-24s %10s %10s %8s%% ok\n' "$1" "$2" "$3" "$4" "$err"
-	else
-		printf '%-12s %-24s %10s %10s %8s%% FAIL (target %s%%)\n' \
-			"$1" "$2" "$3" "$4" "$err" "$t"
-		failed=$((failed + 1))
-	fi
-}
-
 fs "$tmp/img" "$mnt" "$A" || die "cannot mount a btrfs image"
 build "$mnt" || die "building the layout failed"
 list=$(IFS=,; echo "$A,${BS[*]}")
