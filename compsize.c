@@ -79,6 +79,9 @@ static void usage(FILE *f)
 	      "                            for ncdu -f) or prometheus (node_exporter)\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
+	      "        --subvolumes        a row per subvolume and snapshot of the whole\n"
+	      "                            filesystem, with its id, read-only flag and\n"
+	      "                            exclusive bytes (implies --exclusive)\n"
 	      "        --sort=KEY          order rows by disk, saved, ratio, name or\n"
 	      "                            exclusive\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
@@ -151,6 +154,7 @@ enum {
 	OPT_PLOT,
 	OPT_REWRITE,
 	OPT_EXCLUSIVE,
+	OPT_SUBVOLUMES,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	/* btrfs-progs' unit options: OPT_UNITS + enum fmt_unit_opt */
@@ -261,6 +265,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "rewrite", no_argument, NULL, OPT_REWRITE },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+		{ "subvolumes", no_argument, NULL, OPT_SUBVOLUMES },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "raw", no_argument, NULL, OPT_UNITS + FMT_OPT_RAW },
@@ -356,6 +361,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case OPT_EXCLUSIVE:
 			opt->exclusive = 1;
 			break;
+		case OPT_SUBVOLUMES:
+			opt->subvolumes = 1;
+			opt->exclusive = 1;
+			break;
 		case 'j':
 			if (optval_count(optarg, RUN_MAX_JOBS, &v) || !v)
 				return bad_value("--jobs", optarg,
@@ -401,9 +410,17 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			return CS_EXIT_USAGE;
 		}
 	}
+	/* --walk does not apply: a subvolume that is not mounted can only
+	 * be read from metadata. */
+	if (opt->subvolumes && (opt->depth >= 0 || opt->per_file ||
+				opt->nest)) {
+		fputs("compsize: --subvolumes reads whole subvolumes: not with --depth, --per-file or --estimate\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
 	if ((opt->sort != ROW_SORT_WALK || opt->top) && opt->depth < 0 &&
-	    !opt->per_file) {
-		fputs("compsize: --sort and --top need --depth or --per-file\n",
+	    !opt->per_file && !opt->subvolumes) {
+		fputs("compsize: --sort and --top need --depth, --per-file or --subvolumes\n",
 		      stderr);
 		return CS_EXIT_USAGE;
 	}
@@ -413,7 +430,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		/* the tree has every file; nothing else fits in it */
 		if (opt->depth >= 0 || sort_given || opt->top || opt->nest ||
 		    opt->exclusive) {
-			fputs("compsize: --format=ncdu takes no --depth, --sort, --top, --estimate or --exclusive\n",
+			fputs("compsize: --format=ncdu takes no --depth, --sort, --top, --estimate, --exclusive or --subvolumes\n",
 			      stderr);
 			return CS_EXIT_USAGE;
 		}
@@ -421,7 +438,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	}
 	/* Prometheus' series are per path: a row per argument at least */
 	if (opt->format == REPORT_PROMETHEUS && opt->depth < 0 &&
-	    !opt->per_file)
+	    !opt->per_file && !opt->subvolumes)
 		opt->depth = 0;
 	if (sample_given && !opt->nest) {
 		fputs("compsize: --sample and --seed need --estimate\n", stderr);

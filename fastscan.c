@@ -568,8 +568,10 @@ static int scan_subvol(struct fastscan *ts, int fd_in, uint64_t tree_id)
 	return ret;
 }
 
-int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
-		  int one_fs, int (*tick)(void *), void *tick_arg)
+/* The scan state both entries start from. */
+static void fastscan_init(struct fastscan *ts, struct usage_ctx *ctx, int fd,
+			  const struct stat *st, int one_fs,
+			  int (*tick)(void *), void *tick_arg)
 {
 	return fastscan_list(ctx, fd, st, one_fs, tick, tick_arg, NULL);
 }
@@ -579,7 +581,8 @@ int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
 		  const struct fastscan_listener *ls)
 {
 	const struct usage_fs *fs = usage_fs_of(ctx, st->st_dev);
-	struct fastscan ts = {
+
+	*ts = (struct fastscan){
 		.ctx = ctx,
 		.fs_idx = fs ? fs->fs_idx : 0,
 		.fd = fd,
@@ -590,13 +593,41 @@ int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
 		.tick_arg = tick_arg,
 		.ls = ls,
 	};
+	ctx->bad_item = EXTENT_OK;
+}
+
+/* Free ts's memory; ret, or -EUCLEAN when it is 0 and an item was bad. */
+static int fastscan_done(struct fastscan *ts, int ret)
+{
+	seen_free(ts->queued);
+	free(ts->pending);
+	free(ts->nested.v);
+	free(ts->subvols.v);
+	if (!ret && ts->ctx->bad_item)
+		ret = -EUCLEAN;
+	return ret;
+}
+
+int fastscan_root(struct usage_ctx *ctx, int fd, const struct stat *st,
+		  uint64_t id, int (*tick)(void *), void *tick_arg)
+{
+	struct fastscan ts;
+
+	fastscan_init(&ts, ctx, fd, st, 1, tick, tick_arg);
+	return fastscan_done(&ts, scan_subvol(&ts, -1, id));
+}
+
+int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
+		  int one_fs, int (*tick)(void *), void *tick_arg)
+{
+	struct fastscan ts;
 	uint64_t id;
 	int ret;
 
 	ret = fastscan_probe(fd, &id);
 	if (ret)
 		return ret;
-	ctx->bad_item = EXTENT_OK;
+	fastscan_init(&ts, ctx, fd, st, one_fs, tick, tick_arg);
 	ts.tree_id = id;
 	ts.queued = seen_create();
 	if (!ts.queued)
@@ -614,11 +645,5 @@ int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
 	while (!ret && ts.subvols.n)
 		ret = scan_subvol(&ts, -1, ts.subvols.v[--ts.subvols.n]);
 out:
-	seen_free(ts.queued);
-	free(ts.pending);
-	free(ts.nested.v);
-	free(ts.subvols.v);
-	if (!ret && ctx->bad_item)
-		ret = -EUCLEAN;
-	return ret;
+	return fastscan_done(&ts, ret);
 }

@@ -66,6 +66,15 @@ int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
 		  const struct fastscan_listener *ls);
 
 /*
+ * Account every file of the tree of subvolume id on the filesystem of fd
+ * (st its stat), mounted or not, nested subvolumes apart, into ctx: what
+ * compsize -x would count for that subvolume's root.  Returns as
+ * fastscan_dir() (never 1); -ENOENT when the subvolume is gone.
+ */
+int fastscan_root(struct usage_ctx *ctx, int fd, const struct stat *st,
+		  uint64_t id, int (*tick)(void *), void *tick_arg);
+
+/*
  * Whether fastscan_dir() would scan the directory open on fd: 0 (and
  * its subvolume's id in *id), 1 when it would return 1, or -EPERM or
  * -ENOMEM as it would.  One ioctl, nothing read.

@@ -22,7 +22,11 @@ _Static_assert(sizeof(fields_size) / sizeof(fields_size[0]) <= FIELDS_MAX,
 	       "FIELDS_MAX must hold every size field");
 
 const struct field fields_count[] = {
-	{ "files", NULL, COUNT(files), 0, 0, "Regular files counted, once per path" },
+	{ "id", "ID", COUNT(id), FIELD_ROW_ONLY, REPORT_SHOW_SUBVOLUMES,
+	  "The subvolume's id" },
+	{ "readonly", "Flags", COUNT(readonly), FIELD_ROW_ONLY | FIELD_BOOL,
+	  REPORT_SHOW_SUBVOLUMES, "1 when the subvolume is read-only" },
+	{ "files", "Files", COUNT(files), 0, 0, "Regular files counted, once per path" },
 	{ "extents", NULL, COUNT(extents), 0, 0, "Distinct regular extents" },
 	{ "refs", NULL, COUNT(refs), 0, 0, "References to regular extents" },
 	{ "inline", NULL, COUNT(ninline), 0, 0, "Inline extents (data kept in metadata)" },
@@ -34,6 +38,11 @@ const size_t fields_ncount = sizeof(fields_count) / sizeof(fields_count[0]);
 int field_shown(const struct field *f, const struct report *r)
 {
 	return !f->need || (r->show & f->need);
+}
+
+int field_in_row(const struct field *f, const struct report_row *row)
+{
+	return row->path || !(f->flags & FIELD_ROW_ONLY);
 }
 
 uint64_t field_value(const struct field *f, const void *base)

@@ -20,6 +20,7 @@
  * default column in CSV, so that those keep their positions. */
 enum report_show {
 	REPORT_SHOW_EXCLUSIVE = 0x1,	/* --exclusive */
+	REPORT_SHOW_SUBVOLUMES = 0x2,	/* --subvolumes */
 };
 
 /* struct field flags */
@@ -28,6 +29,9 @@ enum report_show {
 				 * records fill its column) */
 #define FIELD_TOTAL_TYPES 0x4	/* of the types, only the grand total's
 				 * have it: left out of a row's types */
+#define FIELD_ROW_ONLY	0x8	/* rows have it, the grand total not */
+#define FIELD_BOOL	0x10	/* 0 or 1: JSON false or true, the table
+				 * "-" or its key */
 
 struct field {
 	const char *key;	/* JSON key and CSV column */
@@ -45,12 +49,17 @@ extern const size_t fields_nsize;
 /* At least fields_nsize: room for a width per size column. */
 #define FIELDS_MAX 8
 
-/* Counts: in struct report_row, for the total and rows (JSON, CSV). */
+/* Counts: in struct report_row, for the total and rows (JSON, CSV; the
+ * ones with a label in the rows' table too, before Perc, with
+ * --subvolumes only). */
 extern const struct field fields_count[];
 extern const size_t fields_ncount;
 
 /* Is f shown in the report r? */
 int field_shown(const struct field *f, const struct report *r);
+
+/* Has the row (NULL path: the grand total) a value of count field f? */
+int field_in_row(const struct field *f, const struct report_row *row);
 
 /* The value of f in the structure at base. */
 uint64_t field_value(const struct field *f, const void *base);

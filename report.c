@@ -292,6 +292,45 @@ const uint64_t *report_row_est(const struct report *r,
 	return &row->est[(f ? 3 * stride : 0) + 3 * i];
 }
 
+/* A count field's cell in the rows' table. */
+static const char *count_cell(const struct field *f,
+			      const struct report_row *row, char *buf)
+{
+	uint64_t v = field_value(f, row);
+
+	if (f->flags & FIELD_BOOL)
+		return v ? f->key : "-";
+	snprintf(buf, FMT_BUF, "%" PRIu64, v);
+	return buf;
+}
+
+/* With --subvolumes, the count fields that have a label, before Perc:
+ * their labels when row is NULL, else row's values; each column as wide
+ * as its widest cell. */
+static void table_counts(FILE *out, const struct report *r,
+			 const struct report_row *row)
+{
+	char buf[FMT_BUF];
+	size_t i, k;
+	int w;
+
+	if (!(r->show & REPORT_SHOW_SUBVOLUMES))
+		return;
+	for (i = 0; i < fields_ncount; i++) {
+		const struct field *f = &fields_count[i];
+
+		if (!f->label || !field_shown(f, r))
+			continue;
+		w = (int)strlen(f->label);
+		for (k = 0; k < r->nrows; k++)
+			if ((int)strlen(count_cell(f, &r->rows[k], buf)) > w)
+				w = (int)strlen(count_cell(f, &r->rows[k],
+							   buf));
+		fprintf(out, "%-*s ", w, row ? count_cell(f, row, buf)
+					     : f->label);
+	}
+}
+
 /* The rows' table: Perc, the default sizes, each setting's predicted Disk
  * Usage of the row (the estimate table's model: which directories gain),
  * the optional sizes, Path; each column as wide as its widest cell. */
@@ -311,6 +350,7 @@ static int table_rows(FILE *out, const struct report *r)
 		for (j = 0; j < r->nest; j++)
 			widen(&we[j], r, report_row_est(r, &r->rows[i], j, 0)[0]);
 	}
+	table_counts(out, r, NULL);
 	fprintf(out, "%-8s", "Perc");
 	table_sizes(out, r, NULL, w, 0, 0);
 	for (j = 0; j < r->nest; j++)
@@ -320,6 +360,7 @@ static int table_rows(FILE *out, const struct report *r)
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 
+		table_counts(out, r, row);
 		table_perc(out, &row->size);
 		table_sizes(out, r, &row->size, w, 0, 0);
 		for (j = 0; j < r->nest; j++)
@@ -573,7 +614,14 @@ static void json_fields(FILE *out, const struct report *r,
 	for (i = 0; i < n; i++) {
 		if (!field_shown(&f[i], r) || !has_value(&f[i], at))
 			continue;
-		json_u64(out, f[i].key, field_value(&f[i], base), first);
+		if (f == fields_count && !field_in_row(&f[i], base))
+			continue;
+		if (f[i].flags & FIELD_BOOL)
+			fprintf(out, "%s\"%s\":%s", first ? "" : ",", f[i].key,
+				field_value(&f[i], base) ? "true" : "false");
+		else
+			json_u64(out, f[i].key, field_value(&f[i], base),
+				 first);
 		first = 0;
 	}
 }
@@ -675,7 +723,9 @@ static int print_json(FILE *out, const struct report *r)
 	if (r->nest)
 		json_est(out, r, NULL);
 	if (r->rows) {
-		fputs(",\"paths\":[", out);
+		fprintf(out, ",\"%s\":[",
+			r->show & REPORT_SHOW_SUBVOLUMES ? "subvolumes"
+							 : "paths");
 		for (i = 0; i < r->nrows; i++) {
 			fputs(i ? ",{" : "{", out);
 			fmt_json_path(out, "path", r->rows[i].path);
@@ -754,7 +804,7 @@ static void csv_cells(FILE *out, const struct report *r,
 		if (!csv_shown(f, r, optional))
 			continue;
 		fputc(',', out);
-		if (counts)
+		if (counts && field_in_row(f, counts))
 			fprintf(out, "%" PRIu64, field_value(f, counts));
 	}
 }
@@ -847,7 +897,9 @@ static int print_csv(FILE *out, const struct report *r)
 	fputc('\n', out);
 	csv_row(out, r, "total", &total, AT_TOTAL_TYPE);
 	for (i = 0; i < r->nrows; i++)
-		csv_row(out, r, "path", &r->rows[i], AT_ROW_TYPE);
+		csv_row(out, r,
+			r->show & REPORT_SHOW_SUBVOLUMES ? "subvolume" : "path",
+			&r->rows[i], AT_ROW_TYPE);
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 

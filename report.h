@@ -49,6 +49,8 @@ struct report_row {
 	char *path;		/* NULL for the grand total */
 	/* the fields_count table names these */
 	uint64_t files, extents, refs, ninline, nfrag;
+	uint64_t id, readonly;	/* --subvolumes: the subvolume's id, and
+				 * 1 when it is read-only */
 	struct report_sizes size;
 	struct row_type *types;	/* the types with data, in row order */
 	unsigned ntypes;

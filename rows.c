@@ -11,6 +11,7 @@ struct open_row {
 	char *path;
 	uint64_t *est;
 	size_t token;		/* its est_node: rows_est_token() */
+	uint64_t id, readonly;	/* rows_set_subvol() */
 };
 
 /*
@@ -92,6 +93,8 @@ int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path)
 		return -ENOMEM;
 	}
 	o->token = 0;
+	o->id = 0;
+	o->readonly = 0;
 	if (rows->nest) {
 		e = &rows->nodes[rows->nnodes++];
 		e->est = o->est;
@@ -100,6 +103,14 @@ int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path)
 	}
 	rows->nopen++;
 	return 0;
+}
+
+void rows_set_subvol(struct rows *rows, uint64_t id, int readonly)
+{
+	if (!rows->nopen)
+		return;
+	rows->open[rows->nopen - 1].id = id;
+	rows->open[rows->nopen - 1].readonly = !!readonly;
 }
 
 size_t rows_open_count(const struct rows *rows)
@@ -238,6 +249,8 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 	row->path = o->path;
 	row->est = o->est;
 	row->est_token = o->token;
+	row->id = o->id;
+	row->readonly = o->readonly;
 	row->seq = rows->seq++;
 	rows->ndone++;
 	return 0;

@@ -31,6 +31,10 @@ int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path);
 /* Close the innermost open row.  Returns 0 or -ENOMEM. */
 int rows_close(struct rows *rows, struct usage_ctx *ctx);
 
+/* --subvolumes: the innermost open row is subvolume id, read-only or
+ * not. */
+void rows_set_subvol(struct rows *rows, uint64_t id, int readonly);
+
 /* Rows open now. */
 size_t rows_open_count(const struct rows *rows);
 

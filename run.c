@@ -29,6 +29,7 @@
 #include "sampleplan.h"
 #include "run.h"
 #include "sharing.h"
+#include "subvols.h"
 #include "usage.h"
 #include "walk.h"
 
@@ -106,6 +107,8 @@ struct run {
 				 * whose mount options tell the current
 				 * setting */
 	struct report report;	/* run_report()'s, for run_plot() */
+	dev_t *subvol_devs;	/* --subvolumes: the filesystems listed */
+	size_t nsubvol_devs, cap_subvol_devs;
 };
 
 /*
@@ -189,7 +192,7 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		if (!run->ncdu)
 			goto fail;
 	}
-	if (opt->depth >= 0 || opt->per_file) {
+	if (opt->depth >= 0 || opt->per_file || opt->subvolumes) {
 		/* with estimates, each row holds both models (layout.h) */
 		run->rows = rows_create(opt->sort, opt->top, 2 * run->nall);
 		if (!run->rows)
@@ -226,6 +229,7 @@ void run_free(struct run *run)
 	free(run->twin);
 	free(run->ext);
 	free(run->est_rows);
+	free(run->subvol_devs);
 	rows_free(run->rows);
 	ncdu_free(run->ncdu);
 	usage_free(run->usage);
@@ -951,6 +955,45 @@ int run_sample(struct run *run, char *const *paths, int n)
 			      &run->sampling, &run->bands);
 }
 
+/* --subvolumes: the rows of every subvolume of path's filesystem, once
+ * per filesystem.  Returns 0 to go on or a negative errno to abort. */
+static int subvolumes_of(struct run *run, const char *path)
+{
+	struct stat st;
+	dev_t *d;
+	size_t i;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st)) {
+		report_failure(run, path, strerror(errno));
+		ret = 0;
+		goto out;
+	}
+	ret = usage_probe_fs(run->usage, fd, &st);
+	if (ret <= 0) {
+		ret = scan_result(run, path, ret ? ret : -ENOTTY);
+		goto out;
+	}
+	for (i = 0; i < run->nsubvol_devs; i++)
+		if (run->subvol_devs[i] == st.st_dev)
+			goto out;
+	d = array_grow(run->subvol_devs, &run->cap_subvol_devs,
+		       run->nsubvol_devs, sizeof(*d));
+	if (!d) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	run->subvol_devs = d;
+	d[run->nsubvol_devs++] = st.st_dev;
+	ret = scan_result(run, path, subvols_scan(run->usage, run->rows, fd,
+						  &st, on_tick, run));
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int run_paths(struct run *run, char *const *paths, int n)
 {
 	const struct walk_ops ops = {
@@ -975,7 +1018,8 @@ int run_paths(struct run *run, char *const *paths, int n)
 	run->paths = paths;
 	run->npaths = n;
 	for (i = 0; i < n && !ret; i++)
-		ret = walk_path(paths[i], &wo, &ops, run);
+		ret = run->opt->subvolumes ? subvolumes_of(run, paths[i])
+					   : walk_path(paths[i], &wo, &ops, run);
 	if (!ret && run->est) {
 		ret = estrun_finish(run->est);
 		if (!ret)
@@ -1138,6 +1182,8 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		sharing_total(run->sharing, &run->excl);
 		r.excl = &run->excl;
 		r.show |= REPORT_SHOW_EXCLUSIVE;
+		if (run->opt->subvolumes)
+			r.show |= REPORT_SHOW_SUBVOLUMES;
 		if (run->rows)
 			rows_set_exclusive(run->rows, run->sharing);
 	}

@@ -44,6 +44,7 @@ struct options {
 	const char *plot;	/* --plot=FILE.svg, or NULL */
 	int rewrite;		/* --rewrite */
 	int exclusive;		/* --exclusive */
+	int subvolumes;		/* --subvolumes (implies exclusive) */
 	int progress;		/* --progress 1, --no-progress 0, else -1:
 				 * when standard error is a terminal */
 };

@@ -580,6 +580,14 @@ section_exclusive()
 	x_pair "tree/ + 1 snapshot"
 	x_snapshots 2 10
 	x_pair "tree/ + 10 snapshots"
+	# --subvolumes: every subvolume's row and exclusive bytes, against
+	# btrfs filesystem du -s over every subvolume (its Exclusive column)
+	x_snapshots 11 50
+	x_time xs 3 "$OURS" --subvolumes "$XMNT"
+	x_time xd 1 btrfs filesystem du -s "$XMNT"/tree "$XMNT"/snap*
+	XSUB=$(awk -v ts="$(median <"$WORK/xs.t")" -v td="$(median <"$WORK/xd.t")" \
+		-v rs="$(median <"$WORK/xs.rss")" -v n="$(ls -d "$XMNT"/snap* | wc -l)" \
+		'BEGIN { printf "| %d snapshots + tree/ | %.1f | %.1f | %.1fx | %d |", n, ts / 1e6, td / 1e6, td / ts, rs }')
 	umount "$XMNT"
 	rm -f "$XIMG"
 
@@ -595,6 +603,13 @@ section_exclusive()
 	for r in "${XROWS[@]}"; do
 		echo "$r"
 	done
+	echo
+	echo "\`--subvolumes\` on the whole filesystem against \`btrfs filesystem du -s\` of every"
+	echo "subvolume (median of 3 warm runs; du once):"
+	echo
+	echo "| case | ours --subvolumes (s) | btrfs fi du -s (s) | speed-up | peak RSS KiB |"
+	echo "|---|---:|---:|---:|---:|"
+	echo "$XSUB"
 	echo
 }
 

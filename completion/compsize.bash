@@ -59,7 +59,8 @@ _compsize()
 	local opts='-b --bytes --raw --human-readable --iec --si --kbytes
 		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
 		-j --jobs --sample --seed --device-speed --plot --rewrite
-		--exclusive --format --depth --per-file --sort --top --progress
+		--exclusive --subvolumes --format --depth --per-file --sort --top
+		--progress
 		--no-progress --walk -h --help --version'
 
 	case $prev in

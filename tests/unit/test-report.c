@@ -258,6 +258,64 @@ static void test_fields(void)
 	check_fields(fields_count, fields_ncount, sizeof(struct report_row));
 }
 
+/* --subvolumes rows: ID, Flags and Files before Perc in the table, the
+ * rows in "subvolumes" with id and readonly (not in the grand total), CSV
+ * records of kind subvolume with the two columns last. */
+static char *render_subvols(enum report_format format)
+{
+	static struct report_row rows[] = {
+		{ .path = "/snap", .id = 257, .readonly = 1, .files = 12,
+		  .size = { 4096, 8192, 8192, 4096 } },
+		{ .path = "/", .id = 5, .files = 0 },
+	};
+	struct sharing_result excl = { .exclusive = 4096 };
+	struct cs_stats st = { 0 };
+	struct report r = {
+		.format = format, .units.mode = FMT_MODE_RAW, .total = &st,
+		.have_usage = 1, .rows = rows, .nrows = 2, .excl = &excl,
+		.show = REPORT_SHOW_EXCLUSIVE | REPORT_SHOW_SUBVOLUMES,
+	};
+	char *out = NULL, *err = NULL;
+	size_t olen = 0, elen = 0;
+	FILE *fo = open_memstream(&out, &olen);
+	FILE *fe = open_memstream(&err, &elen);
+
+	st.nfiles = 12;
+	st.disk[0] = 4096;
+	st.uncomp[0] = st.refd[0] = 8192;
+	CU_ASSERT_EQUAL(report_print(fo, fe, &r), 0);
+	fclose(fo);
+	fclose(fe);
+	free(err);
+	return out;
+}
+
+static void test_subvolumes(void)
+{
+	char *out = render_subvols(REPORT_TABLE);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(strstr(out,
+		"ID  Flags    Files Perc     Disk Usage   Uncompressed Referenced   Exclusive    Path\n"
+		"257 readonly 12     50%     4096         8192         8192         4096         /snap\n"
+		"5   -        0       0%     0            0            0            0            /\n"));
+	free(out);
+	out = render_subvols(REPORT_JSON);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"subvolumes\":[{\"path\":\"/snap\","
+				  "\"id\":257,\"readonly\":true,\"files\":12,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"id\":5,\"readonly\":false,"));
+	CU_ASSERT_PTR_NULL(strstr(out, "\"paths\""));
+	/* the grand total has no id */
+	CU_ASSERT_EQUAL(strncmp(out, "{\"files\":12,", 12), 0);
+	free(out);
+	out = render_subvols(REPORT_CSV);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",rewrite_change,exclusive,id,readonly\n"
+				  "total,,TOTAL,,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nsubvolume,/snap,TOTAL,,4096,8192,8192,12,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",4096,257,1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",0,5,0\n"));
+	free(out);
+}
+
 static CU_TestInfo tests[] = {
 	{ "1.5 table", test_table },
 	{ "json", test_json },
@@ -265,6 +323,7 @@ static CU_TestInfo tests[] = {
 	{ "table with rows and estimates", test_table_rows },
 	{ "wide numbers", test_table_wide },
 	{ "fields", test_fields },
+	{ "subvolume rows", test_subvolumes },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(report, tests)

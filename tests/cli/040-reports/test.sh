@@ -179,4 +179,4 @@ expect_ours 2 "invalid --format 'xml'" --format=xml data
 expect_ours 2 "invalid --depth '-1'" --depth=-1 data
 expect_ours 2 "invalid --sort 'size'" --depth=1 --sort=size data
 expect_ours 2 "invalid --top '0'" --per-file --top=0 data
-expect_ours 2 'need --depth or --per-file' --sort=disk data
+expect_ours 2 'need --depth, --per-file or --subvolumes' --sort=disk data

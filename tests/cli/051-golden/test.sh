@@ -91,3 +91,15 @@ expect_ours 0 '' --format=ncdu "$MNT/d"
 jq -c '(.[2] | keys_unsorted), ([.[3] | .. | objects | keys_unsorted] | unique[])' \
 	"$OUT/ours.out" >"$OUT/ncdu-keys"
 golden ncdu-keys.out "$OUT/ncdu-keys"
+
+# --subvolumes: rows in "subvolumes" with id and readonly; id and readonly
+# last in CSV, after exclusive.
+btrfs -q subvolume create "$MNT/sv" >/dev/null
+text_data 100K >"$MNT/sv/f"
+sync
+expect_ours 0 '' --format=json --subvolumes "$MNT/d"
+shape "$OUT/ours.out" >"$OUT/shape"
+golden json-shape-subvolumes.out "$OUT/shape"
+expect_ours 0 '' --format=csv --subvolumes "$MNT/d"
+head -n 1 "$OUT/ours.out" >"$OUT/header"
+golden csv-header-subvolumes.out "$OUT/header"
