@@ -100,3 +100,15 @@ int extent_account(struct cs_stats *st, struct seen_set *seen,
 	st->fragend = ei->disk_bytenr + ei->disk_num_bytes;
 	return 0;
 }
+
+void extent_current(const struct extent_info *ei, uint64_t *disk,
+		    uint64_t *ram)
+{
+	if (ei->type == BTRFS_FILE_EXTENT_INLINE) {
+		*disk += ei->inline_len;
+		*ram += ei->ram_bytes;
+	} else if (ei->type == BTRFS_FILE_EXTENT_REG && ei->disk_bytenr) {
+		*disk += ei->disk_num_bytes;
+		*ram += ei->ram_bytes;
+	}
+}

@@ -79,6 +79,15 @@ void extent_begin_file(struct cs_stats *st);
 int extent_account(struct cs_stats *st, struct seen_set *seen,
 		   const struct extent_info *ei);
 
+/*
+ * What ei adds to a file's current stored bytes (*disk: an inline item's
+ * payload, a regular extent's whole disk_num_bytes) and their uncompressed
+ * size (*ram); holes and prealloc add nothing.  The current ratio
+ * *disk / *ram is --sample's stratification variable (sample_band()).
+ */
+void extent_current(const struct extent_info *ei, uint64_t *disk,
+		    uint64_t *ram);
+
 /* Row index of an extent in struct cs_stats. */
 unsigned extent_row(const struct extent_info *ei);
 

@@ -48,6 +48,11 @@ struct fastscan {
 	struct extent_info *pending;
 	size_t npending, cap_pending;
 
+	/* NULL, or told about each file (fastscan_list()), which is built
+	 * in cur while its items stream by */
+	const struct fastscan_listener *ls;
+	struct fastscan_file cur;
+
 	/* Nested subvolume candidates: (dir, subvolume id) pairs. */
 	struct u64_vec nested;
 	/* Subvolumes still to stream, and every one ever queued: on a
@@ -83,6 +88,11 @@ static int finish_inode(struct fastscan *ts)
 	size_t i;
 	int ret;
 
+	if (ts->ls && ts->cur_mult) {
+		ret = ts->ls->file(ts->ls->arg, &ts->cur);
+		if (ret)
+			return ret;
+	}
 	if (ts->cur_mult > 1) {
 		for (r = 0; r < ts->cur_mult; r++) {
 			usage_begin_file(ts->ctx);
@@ -137,6 +147,14 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 	}
 	/* nlink 0: an orphan being deleted, which no path reaches. */
 	ts->cur_mult = ts->whole ? nlink : wanted_mult(ts, it->objectid);
+	if (ts->ls) {
+		ts->cur.tree_id = ts->tree_id;
+		ts->cur.ino = it->objectid;
+		ts->cur.size = get_le64(it->data + INODE_SIZE_OFF);
+		ts->cur.nbytes = get_le64(it->data + INODE_NBYTES);
+		ts->cur.nlink = nlink;
+		ts->cur.disk = ts->cur.ram = 0;
+	}
 	if (ts->cur_mult && ts->ctx->sharing) {
 		ret = sharing_file(ts->ctx->sharing, ts->fs_idx, ts->tree_id,
 				   it->objectid, nlink, ts->cur_mult);
@@ -160,6 +178,8 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 		note_bad(ts->ctx, err, it->offset);
 		return 0;
 	}
+	if (ts->ls)
+		extent_current(&ei, &ts->cur.disk, &ts->cur.ram);
 	if (ts->cur_mult == 1)
 		return usage_account(ts->ctx, ts->fs_idx, &ei);
 	p = array_grow(ts->pending, &ts->cap_pending, ts->npending,
@@ -548,10 +568,11 @@ static int scan_subvol(struct fastscan *ts, int fd_in, uint64_t tree_id)
 	return ret;
 }
 
-/* The scan state both entries start from. */
+/* The scan state every entry starts from; ls may be NULL. */
 static void fastscan_init(struct fastscan *ts, struct usage_ctx *ctx, int fd,
 			  const struct stat *st, int one_fs,
-			  int (*tick)(void *), void *tick_arg)
+			  int (*tick)(void *), void *tick_arg,
+			  const struct fastscan_listener *ls)
 {
 	const struct usage_fs *fs = usage_fs_of(ctx, st->st_dev);
 
@@ -564,6 +585,7 @@ static void fastscan_init(struct fastscan *ts, struct usage_ctx *ctx, int fd,
 		.one_fs = one_fs,
 		.tick = tick,
 		.tick_arg = tick_arg,
+		.ls = ls,
 	};
 	ctx->bad_item = EXTENT_OK;
 }
@@ -585,12 +607,19 @@ int fastscan_root(struct usage_ctx *ctx, int fd, const struct stat *st,
 {
 	struct fastscan ts;
 
-	fastscan_init(&ts, ctx, fd, st, 1, tick, tick_arg);
+	fastscan_init(&ts, ctx, fd, st, 1, tick, tick_arg, NULL);
 	return fastscan_done(&ts, scan_subvol(&ts, -1, id));
 }
 
 int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg)
+{
+	return fastscan_list(ctx, fd, st, one_fs, tick, tick_arg, NULL);
+}
+
+int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
+		  int one_fs, int (*tick)(void *), void *tick_arg,
+		  const struct fastscan_listener *ls)
 {
 	struct fastscan ts;
 	uint64_t id;
@@ -599,7 +628,7 @@ int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
 	ret = fastscan_probe(fd, &id);
 	if (ret)
 		return ret;
-	fastscan_init(&ts, ctx, fd, st, one_fs, tick, tick_arg);
+	fastscan_init(&ts, ctx, fd, st, one_fs, tick, tick_arg, ls);
 	ts.tree_id = id;
 	ts.queued = seen_create();
 	if (!ts.queued)

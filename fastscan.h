@@ -38,6 +38,33 @@
 int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg);
 
+/* A regular file met by fastscan_list(). */
+struct fastscan_file {
+	uint64_t tree_id;	/* its subvolume */
+	uint64_t ino;
+	uint64_t size;		/* st_size */
+	uint64_t nbytes;	/* st_blocks * 512, less any delalloc */
+	uint32_t nlink;
+	uint64_t disk, ram;	/* extent_current() over its extents */
+};
+
+struct fastscan_listener {
+	/* Non-zero aborts the scan with that value. */
+	int (*file)(void *arg, const struct fastscan_file *f);
+	void *arg;
+};
+
+/*
+ * fastscan_dir() that also tells ls about each regular file it counts,
+ * from the items it streams anyway (--sample's pre-pass: its candidates
+ * and their current ratio without a search per file).  A file comes once
+ * per subvolume streamed or per batch of a listed subtree: one with
+ * several links may come more than once.  Returns as fastscan_dir().
+ */
+int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
+		  int one_fs, int (*tick)(void *), void *tick_arg,
+		  const struct fastscan_listener *ls);
+
 /*
  * Account every file of the tree of subvolume id on the filesystem of fd
  * (st its stat), mounted or not, nested subvolumes apart, into ctx: what

@@ -39,6 +39,8 @@
 
 /* struct btrfs_inode_item */
 #define INODE_GENERATION		0
+#define INODE_SIZE_OFF			16
+#define INODE_NBYTES			24
 #define INODE_NLINK			40
 #define INODE_MODE			52
 #define INODE_ITEM_SIZE			160

@@ -88,6 +88,9 @@ struct run {
 	struct sample_design design;	/* --sample */
 	int sampling;		/* ... drawn from (0: read everything) */
 	struct sample_bands *bands;	/* ... and the files' ratio bands */
+	/* directories the pre-pass counted with the fast scan, by
+	 * sample_key(st_dev, st_ino): the walk only reads under them */
+	struct seen_set *prescanned;
 	struct deferred deferred;
 	int have_usage;		/* usage was read, and every file was on
 				 * btrfs */
@@ -218,6 +221,7 @@ void run_free(struct run *run)
 	free(run->est_report);
 	estrun_free(run->est);
 	sample_bands_free(run->bands);
+	seen_free(run->prescanned);
 	layout_free(run->layout);
 	rewrite_free(run->rewrite);
 	if (run->est_all != run->opt->est)
@@ -473,6 +477,12 @@ static int defer_scan(struct run *run, int fd, const char *path,
 	uint64_t id;
 	int ret;
 
+	if (run->prescanned &&
+	    seen_contains(run->prescanned, sample_key(st->st_dev, st->st_ino))) {
+		/* counted by the pre-pass (sample_dir()) */
+		d->depth = depth;
+		return WALK_ENTER;
+	}
 	ret = fastscan_probe(fd, &id);
 	if (ret == 1)
 		return WALK_ENTER;
@@ -859,6 +869,74 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	return ret;
 }
 
+/* The subvolume a sample_dir() scan started in, whose files' keys are
+ * known: their st_dev is the directory's. */
+struct sample_scan {
+	struct sampleplan *p;
+	dev_t dev;
+	uint64_t id;
+};
+
+static int sample_listed(void *arg, const struct fastscan_file *f)
+{
+	const struct sample_scan *sc = arg;
+	/* as estrun_data_bytes(): st_blocks on btrfs is nbytes (and any
+	 * delalloc, which a committed inode item has none of) */
+	uint64_t x = f->nbytes && f->nbytes <= f->size ? f->nbytes : f->size;
+
+	if (f->tree_id != sc->id)
+		/* a nested subvolume: its st_dev is not known here, so its
+		 * files are in band 0, as the walk will find them */
+		return sampleplan_add(sc->p, sample_key(~f->tree_id, f->ino),
+				      f->nlink, f->size, x, 0);
+	return sampleplan_add(sc->p, sample_key(sc->dev, f->ino), f->nlink,
+			      f->size, x,
+			      f->size ? sample_band(1, f->ram, f->disk) : 0);
+}
+
+/*
+ * The pre-pass meets a directory: where the walk would count it with the
+ * fast scan, count it now, and list its files and their current ratios
+ * from the same items (sampleplan_add()); the walk then only reads the
+ * files drawn under it (defer_scan() finds it counted).
+ */
+static int sample_dir(void *arg, struct sampleplan *p, int fd,
+		      const char *path, const struct stat *st, int depth)
+{
+	struct run *run = arg;
+	struct fastscan_listener ls = { .file = sample_listed };
+	struct sample_scan sc = { .p = p, .dev = st->st_dev };
+	int ret;
+
+	(void)depth;
+	if (!run->mounts) {
+		run->mounts = mounts_create();
+		if (!run->mounts)
+			return -ENOMEM;
+	}
+	ret = usage_probe_fs(run->usage, fd, st);
+	if (ret == -ENOMEM)
+		return ret;
+	/* anything else odd: the walk finds and reports it */
+	if (ret != 1 || mounts_beneath(run->mounts, st) ||
+	    fastscan_probe(fd, &sc.id))
+		return WALK_ENTER;
+	if (!run->prescanned) {
+		run->prescanned = seen_create();
+		if (!run->prescanned)
+			return -ENOMEM;
+	}
+	ls.arg = &sc;
+	ret = fastscan_list(run->usage, fd, st, run->opt->one_fs, on_tick,
+			    run, &ls);
+	if (ret == 1)
+		return WALK_ENTER;
+	if (seen_insert(run->prescanned, sample_key(st->st_dev, st->st_ino)) < 0)
+		return -ENOMEM;
+	ret = scan_result(run, path, ret);
+	return ret < 0 ? ret : WALK_SKIP;
+}
+
 int run_sample(struct run *run, char *const *paths, int n)
 {
 	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
@@ -868,6 +946,11 @@ int run_sample(struct run *run, char *const *paths, int n)
 		.seed = run->opt->seed,
 		/* the files' current ratio, where it can be read */
 		.bands = run->env->usage,
+		/* as on_dir() decides for the walk: without rows, the fast
+		 * scan counts whole directories */
+		.dir = run->env->usage && run->env->fast && !run->opt->walk &&
+		       !run->rows ? sample_dir : NULL,
+		.arg = run,
 	};
 
 	return sampleplan_run(paths, n, &wo, &so, &run->design,

@@ -42,13 +42,7 @@ static int sampleplan_item(const struct search_item *item, void *arg)
 	if (item->type != BTRFS_EXTENT_DATA_KEY ||
 	    extent_parse(item->data, item->len, 0, &ei))
 		return 0;
-	if (ei.type == BTRFS_FILE_EXTENT_INLINE) {
-		u->disk += ei.inline_len;
-		u->ram += ei.ram_bytes;
-	} else if (ei.type == BTRFS_FILE_EXTENT_REG && ei.disk_bytenr) {
-		u->disk += ei.disk_num_bytes;
-		u->ram += ei.ram_bytes;
-	}
+	extent_current(&ei, &u->disk, &u->ram);
 	return 0;
 }
 
@@ -80,10 +74,27 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st)
 	return sample_band(1, u.ram, u.disk);
 }
 
+int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
+		   uint64_t size, uint64_t x, unsigned band)
+{
+	int ret;
+
+	if (nlink > 1) {
+		ret = seen_insert(p->links, key);
+		if (ret <= 0)
+			return ret;
+	}
+	if (p->bands && band && sample_bands_put(p->bands, key, band))
+		return -ENOMEM;
+	sample_pop_add(&p->pop, size, x, p->bands ? band : 0);
+	return 0;
+}
+
 static int sampleplan_file(void *arg, int *fd, const char *path,
 			   const struct stat *st, int depth)
 {
 	struct sampleplan *p = arg;
+	uint64_t key = sample_key(st->st_dev, st->st_ino);
 	unsigned band = 0;
 	int ret;
 
@@ -91,18 +102,23 @@ static int sampleplan_file(void *arg, int *fd, const char *path,
 	(void)path;
 	(void)depth;
 	if (st->st_nlink > 1) {
-		ret = seen_insert(p->links, sample_key(st->st_dev, st->st_ino));
+		/* counted once: before its band is searched */
+		ret = seen_insert(p->links, key);
 		if (ret <= 0)
 			return ret;
 	}
-	if (p->bands && st->st_size) {
+	if (p->bands && st->st_size)
 		band = sampleplan_band(p, st);
-		if (sample_bands_put(p->bands, sample_key(st->st_dev, st->st_ino),
-				     band))
-			return -ENOMEM;
-	}
-	sample_pop_add(&p->pop, st->st_size, estrun_data_bytes(st), band);
-	return 0;
+	return sampleplan_add(p, key, 1, st->st_size, estrun_data_bytes(st),
+			      band);
+}
+
+static int sampleplan_dir(void *arg, int fd, const char *path,
+			  const struct stat *st, int depth)
+{
+	struct sampleplan *p = arg;
+
+	return p->o->dir(p->o->arg, p, fd, path, st, depth);
 }
 
 /* A new filesystem or subvolume: keep a descriptor on it to search. */
@@ -146,6 +162,7 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 {
 	const struct walk_ops ops = {
 		.file = sampleplan_file,
+		.dir = o->dir ? sampleplan_dir : NULL,
 		.enter_fs = sampleplan_enter_fs,
 		.tick = sampleplan_tick,
 		.error = sampleplan_error,

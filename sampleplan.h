@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sampleplan: the pre-pass of --sample.  Lists the files under the paths
- * with fstatat() (walk_opts.stat_files: none opened), a file with several
- * links once, and where btrfs metadata can be read (root) each file's
- * current ratio band from its extent items (one tree search per file on
- * its subvolume's descriptor), then plans sample.c's design for the
- * budget.  See docs/sampling.md.
+ * sampleplan: the pre-pass of --sample.  Lists the files under the paths,
+ * a file with several links once, then plans sample.c's design for the
+ * budget.  A directory the caller lists whole (opts.dir: on btrfs as root,
+ * the fast scan, which streams every file's inode and extent items) comes
+ * with its files' current ratio bands at no cost per file; the rest is
+ * walked with fstatat() (walk_opts.stat_files: none opened) and, where
+ * btrfs metadata can be read (root), one tree search per file on its
+ * subvolume's descriptor for its band.  See docs/sampling.md.
  */
 #ifndef COMPSIZE_SAMPLEPLAN_H
 #define COMPSIZE_SAMPLEPLAN_H
@@ -14,12 +16,32 @@
 #include "sample.h"
 #include "walk.h"
 
+struct sampleplan;
+
 struct sampleplan_opts {
 	uint64_t bytes;		/* data to read, or 0 for ... */
 	double frac;		/* ... this fraction of all of it */
 	uint64_t seed;
 	int bands;		/* read the current ratio bands (root) */
+	/*
+	 * NULL, or a directory about to be walked (as walk_ops.dir): the
+	 * caller may list its whole subtree itself, adding every regular
+	 * file with sampleplan_add(), and return WALK_SKIP; or WALK_ENTER
+	 * to have it walked; or a negative errno to abort.
+	 */
+	int (*dir)(void *arg, struct sampleplan *p, int fd, const char *path,
+		   const struct stat *st, int depth);
+	void *arg;
 };
+
+/*
+ * A file listed by opts.dir: key its sample_key() (files with nlink > 1
+ * are counted once by key), size its st_size, x its data bytes
+ * (estrun_data_bytes()), band its current ratio band (0: not known; kept
+ * when the plan keeps bands).  Returns 0 or -ENOMEM.
+ */
+int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
+		   uint64_t size, uint64_t x, unsigned band);
 
 /*
  * Walk paths[0..n) as wo says (stat_files forced) and plan the design

@@ -6,8 +6,10 @@
 # the design of sample.c is then drawn over SEEDS seeds at each of PCTS,
 # with and without the current-ratio strata, and compared with the full
 # estimate.  Then compsize itself: the full estimate's time against a 1%
-# sample's and the usage scan alone (COST=0 skips it).  Root; the image is
-# cached in $BENCH_DIR (delete it to rebuild).
+# sample's and the usage scan alone, per tree and on the whole image
+# (COST=0 skips it; COST_TREES chooses, "all" being the whole image; SIMULATE=0
+# skips the simulation).  Root; the image is cached in $BENCH_DIR (delete
+# it to rebuild).
 #
 #   bench/sample.sh [COMPSIZE] > result.md
 set -eu
@@ -19,6 +21,7 @@ PCTS=${PCTS:-1,5,20}
 SETTINGS=${SETTINGS:-zstd:1,zstd:3,compress-force=zstd:3,lzo,compress-force=zlib:3}
 TREES=${TREES:-usr-share lib-bin home few-big}
 COST=${COST:-1}
+SIMULATE=${SIMULATE:-1}
 IMG=$BENCH_DIR/btrfs.img
 MNT=$BENCH_DIR/mnt
 LAYOUT=1
@@ -105,7 +108,7 @@ log "building sample-sim"
 echo "# --sample on real trees ($(date -u +%F), $(git -C "$ROOT" rev-parse --short HEAD))"
 echo
 echo "Settings: $SETTINGS; $SEEDS seeds per cell; truth: the full estimate."
-for t in $TREES; do
+for t in $([ "$SIMULATE" = 1 ] && echo "$TREES"); do
 	units=$BENCH_DIR/$t.units
 	if [ ! -s "$units" ] || [ "$units" -ot "$IMG" ]; then
 		log "$t: full pass"
@@ -122,16 +125,29 @@ for t in $TREES; do
 done
 
 [ "$COST" = 1 ] || exit 0
+# median of $1 runs of the rest, wall seconds
+median() {
+	local n=$1 i
+	shift
+	for i in $(seq 1 "$n"); do
+		{ /usr/bin/time -f %e "$@" >/dev/null; } 2>&1 | tail -1
+	done | sort -n | sed -n "$(((n + 1) / 2))p"
+}
+RUNS=${RUNS:-3}
 echo
-echo "## Cost: compsize -e $SETTINGS (-j $(nproc), page cache warm)"
+echo "## Cost: compsize -e $SETTINGS (-j $(nproc), page cache warm, median of $RUNS)"
 echo
-echo "| tree | usage scan s | full estimate s | --sample=1% s | 1% - usage / full |"
-echo "|---|---:|---:|---:|---:|"
-for t in $TREES; do
-	cat "$MNT/$t" >/dev/null 2>&1 || true
-	tar -cf - "$MNT/$t" 2>/dev/null | cat >/dev/null
-	us=$( { /usr/bin/time -f %e "$COMPSIZE" "$MNT/$t" >/dev/null; } 2>&1 | tail -1)
-	full=$( { /usr/bin/time -f %e "$COMPSIZE" -e "$SETTINGS" "$MNT/$t" >/dev/null; } 2>&1 | tail -1)
-	one=$( { /usr/bin/time -f %e "$COMPSIZE" -e "$SETTINGS" --sample=1% "$MNT/$t" >/dev/null; } 2>&1 | tail -1)
-	echo "| $t | $us | $full | $one | $(echo "scale=1; 100 * ($one - $us) / $full" | bc)% |"
+echo "| tree | files | usage scan s | full estimate s | --sample=1% s | (1% - usage) / full | target 2% |"
+echo "|---|---:|---:|---:|---:|---:|---|"
+for t in ${COST_TREES:-$TREES all}; do
+	d=$MNT/$t
+	[ "$t" = all ] && d=$MNT
+	tar -cf - "$d" 2>/dev/null | cat >/dev/null
+	files=$(find "$d" -type f | wc -l)
+	us=$(median "$RUNS" "$COMPSIZE" "$d")
+	full=$(median "$RUNS" "$COMPSIZE" -e "$SETTINGS" "$d")
+	one=$(median "$RUNS" "$COMPSIZE" -e "$SETTINGS" --sample=1% "$d")
+	pct=$(echo "scale=1; 100 * ($one - $us) / $full" | bc)
+	ok=$(echo "$pct <= 2" | bc)
+	echo "| $t | $files | $us | $full | $one | $pct% | $([ "$ok" = 1 ] && echo ok || echo missed) |"
 done
