@@ -123,30 +123,36 @@ int est_load_fd(struct est_worker *w, const void *src, uint64_t cs,
 static bool est_has_encoded(int fd)
 {
 	enum { N = 64, ROUNDS = 8 };
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent fe[N];
-	} b;
+	/* struct fiemap ends in a flexible array: room for N after it */
+	struct fiemap *fm = malloc(sizeof(*fm) + N * sizeof(fm->fm_extents[0]));
+	struct fiemap_extent *fe;
 	uint64_t start = 0;
 	unsigned r, i;
+	bool found = false;
 
+	if (!fm)
+		return false;
+	fe = fm->fm_extents;
 	for (r = 0; r < ROUNDS; r++) {
-		memset(&b.fm, 0, sizeof(b.fm));
-		b.fm.fm_start = start;
-		b.fm.fm_length = FIEMAP_MAX_OFFSET - start;
-		b.fm.fm_extent_count = N;
-		if (ioctl(fd, FS_IOC_FIEMAP, &b.fm) || !b.fm.fm_mapped_extents)
-			return false;
-		for (i = 0; i < b.fm.fm_mapped_extents; i++) {
-			if (b.fe[i].fe_flags & FIEMAP_EXTENT_ENCODED)
-				return true;
-			if (b.fe[i].fe_flags & FIEMAP_EXTENT_LAST)
-				return false;
+		memset(fm, 0, sizeof(*fm));
+		fm->fm_start = start;
+		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		fm->fm_extent_count = N;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) || !fm->fm_mapped_extents)
+			break;
+		for (i = 0; i < fm->fm_mapped_extents; i++)
+			if (fe[i].fe_flags & (FIEMAP_EXTENT_ENCODED |
+					      FIEMAP_EXTENT_LAST))
+				break;
+		if (i < fm->fm_mapped_extents) {
+			found = !!(fe[i].fe_flags & FIEMAP_EXTENT_ENCODED);
+			break;
 		}
-		i = b.fm.fm_mapped_extents - 1;
-		start = b.fe[i].fe_logical + b.fe[i].fe_length;
+		i = fm->fm_mapped_extents - 1;
+		start = fe[i].fe_logical + fe[i].fe_length;
 	}
-	return false;
+	free(fm);
+	return found;
 }
 
 static int est_inode_flags(int fd)
