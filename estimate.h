@@ -95,7 +95,7 @@ struct est_write {
 #define EST_WRITE_CUT_END	2u
 
 /* Bump when struct est_ops or the meaning of a function changes. */
-#define EST_OPS_ABI		6
+#define EST_OPS_ABI		7
 
 struct est_ops {
 	uint32_t abi;			/* EST_OPS_ABI */
@@ -126,6 +126,7 @@ struct est_ops {
 	 * the page cache behind the reads and at the end
 	 * (POSIX_FADV_DONTNEED), unless the whole file was cached before
 	 * (cachestat, Linux 6.5+, or a read that did not have to wait).
+	 * cached: NULL, or what ahead() said of file f.
 	 * Never writes. delta is NULL, or delta[f] is NULL or 3n values:
 	 * setting i's disk, uncompressed and input for file f alone at 3i,
 	 * 3i + 1 and 3i + 2 (as in est_result). Files of 512 KiB or less
@@ -139,7 +140,21 @@ struct est_ops {
 	 * decompress what is left, on the calling thread.
 	 */
 	int (*files)(struct est_ctx *ctx, size_t nf, const int *fd,
-		     const struct stat *st, int *err, uint64_t *const *delta);
+		     const struct stat *st, const signed char *cached,
+		     int *err, uint64_t *const *delta);
+
+	/*
+	 * Before the file open on fd is handed to files(), on any thread
+	 * with a ctx of its own: whether its first len bytes are all in the
+	 * page cache (1), not (0: then up to 2 MiB of them are asked for,
+	 * POSIX_FADV_WILLNEED, nothing waits; *asked says how much), or it
+	 * can't be told (-1: no cachestat(); nothing started).  files()
+	 * takes the answer in cached[f] (NULL, or -1 for a file not asked
+	 * about: it finds out itself) for its page-cache policy, which the
+	 * read started here would otherwise fool.
+	 */
+	int (*ahead)(struct est_ctx *ctx, int fd, uint64_t len,
+		     uint64_t *asked);
 
 	/*
 	 * Estimate one part of a large file alone, as the kernel writes it

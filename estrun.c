@@ -55,6 +55,13 @@
  * setting.  Once the walk is done a worker takes at most its share of what
  * is left, so the workers finish together.
  */
+/*
+ * Files queued and not yet taken by a worker have their reads started
+ * (est_ops.ahead()) while there are at most this many bytes of such reads:
+ * a cold tree's files are then read many at a time, ahead of workers
+ * busy compressing, and the page cache they fill stays bounded.
+ */
+#define ESTRUN_AHEAD_BYTES	(64u * 1024 * 1024)
 #define ESTRUN_BATCH_FILES	256
 #define ESTRUN_BATCH_BYTES	(4u * 1024 * 1024)
 #define ESTRUN_SMALL		(512u * 1024)
@@ -75,6 +82,8 @@ struct estrun_slot {
 	int gdone;		/* gdelta holds the file's groups */
 	unsigned h;		/* sampling: the file's stratum */
 	uint64_t bytes;		/* bytes to read: st_size, or its units' */
+	signed char cached;	/* est_ops.ahead()'s answer, or -1 */
+	uint64_t asked;		/* ... and the bytes it asked for */
 };
 
 struct estrun_worker {
@@ -83,6 +92,7 @@ struct estrun_worker {
 	/* the batch being estimated */
 	struct estrun_slot *batch[ESTRUN_BATCH_FILES];
 	int fd[ESTRUN_BATCH_FILES], err[ESTRUN_BATCH_FILES];
+	signed char cached[ESTRUN_BATCH_FILES];
 	struct stat st[ESTRUN_BATCH_FILES];
 	uint64_t *delta[ESTRUN_BATCH_FILES];
 	/* sampling: 2n sums (disk, uncompressed of each setting) of the
@@ -146,6 +156,7 @@ struct estrun {
 	uint64_t bytes_waiting;		/* of those still in the queue */
 	uint64_t bytes_done;
 	int walk_done;
+	uint64_t ahead_bytes;		/* asked for, of files queued */
 };
 
 /* ---- sampling ---- */
@@ -335,6 +346,7 @@ static struct estrun_slot *estrun_take(struct estrun *r)
 
 	r->qhead = (r->qhead + 1) % r->nslots;
 	r->queued--;
+	r->ahead_bytes -= r->slots[k].asked;
 	return &r->slots[k];
 }
 
@@ -394,9 +406,11 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 		sl = w->batch[i];
 		w->fd[i] = sl->fd;
 		w->st[i] = sl->st;
+		w->cached[i] = sl->cached;
 		w->delta[i] = sl->delta;
 	}
-	w->r->ops->files(w->ctx, k, w->fd, w->st, w->err, w->delta);
+	w->r->ops->files(w->ctx, k, w->fd, w->st, w->cached, w->err,
+			 w->delta);
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];
@@ -523,6 +537,10 @@ void estrun_free(struct estrun *r)
 		}
 	}
 	for (i = 0; r->slots && i < r->nslots; i++) {
+		/* never read (stopped): what was read ahead goes again */
+		if (r->slots[i].fd >= 0 && r->slots[i].asked)
+			posix_fadvise(r->slots[i].fd, 0, 0,
+				      POSIX_FADV_DONTNEED);
 		if (r->slots[i].fd >= 0)
 			close(r->slots[i].fd);
 		free(r->slots[i].path);
@@ -768,7 +786,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	struct estrun_slot *sl = NULL;
 	uint64_t bytes;
 	size_t i;
-	int ret;
+	int ret, room;
 
 	if (st->st_nlink > 1) {
 		/* A file's data is estimated once, at its first path. */
@@ -850,10 +868,23 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->err = 0;
 	sl->h = estrun_stratum(r, st);
 	sl->bytes = bytes;
+	sl->cached = -1;
+	sl->asked = 0;
 	r->nfree--;
+	/* A full estimate reads whole files: start reading this one now if
+	 * what is asked of the files queued leaves room (only the workers
+	 * change it meanwhile, down).  A sample reads parts: not worth it. */
+	pthread_mutex_lock(&r->lock);
+	room = r->ahead_bytes < ESTRUN_AHEAD_BYTES;
+	pthread_mutex_unlock(&r->lock);
+	if (!r->sampling && room)
+		sl->cached = (signed char)r->ops->ahead(r->total, sl->fd,
+							st->st_size,
+							&sl->asked);
 	pthread_mutex_lock(&r->lock);
 	r->queue[(r->qhead + r->queued) % r->nslots] = sl - r->slots;
 	r->queued++;
+	r->ahead_bytes += sl->asked;
 	r->busy++;
 	r->bytes_queued += bytes;
 	r->bytes_waiting += bytes;

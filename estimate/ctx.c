@@ -296,8 +296,18 @@ done:
 	return ret == -ENOMEM ? ret : 0;
 }
 
+static int est_ahead_op(struct est_ctx *ctx, int fd, uint64_t len,
+			uint64_t *asked)
+{
+	int cached;
+
+	*asked = est_ahead(ctx->w, fd, len, &cached);
+	return cached;
+}
+
 static int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
-		     const struct stat *st, int *err, uint64_t *const *delta)
+		     const struct stat *st, const signed char *cached,
+		     int *err, uint64_t *const *delta)
 {
 	uint64_t ahead = 0;
 	size_t f, a = 0, k;
@@ -308,15 +318,16 @@ static int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
 	 * keep the reads of the next files in flight (est_ahead()) while
 	 * one is estimated, up to EST_AHEAD_MAX bytes and EST_AHEAD_FILES
 	 * files ahead.  Whether each was cached is asked first, for the
-	 * page-cache policy.
+	 * page-cache policy; a file the caller asked about (ahead()) is
+	 * not asked again.
 	 */
 	for (f = 0; f < nf && !ret; f++) {
 		for (; a < nf && a < f + EST_AHEAD_FILES &&
 		       (a == f || ahead < EST_AHEAD_MAX); a++) {
 			k = a % EST_AHEAD_FILES;
-			ctx->cached[k] = -1;
+			ctx->cached[k] = cached ? cached[a] : -1;
 			ctx->asked[k] = 0;
-			if (S_ISREG(st[a].st_mode))
+			if (ctx->cached[k] < 0 && S_ISREG(st[a].st_mode))
 				ctx->asked[k] = est_ahead(ctx->w, fd[a],
 							  st[a].st_size,
 							  &ctx->cached[k]);
@@ -633,6 +644,7 @@ const struct est_ops compsize_est_ops = {
 	.create = est_create,
 	.free = est_free,
 	.files = est_files,
+	.ahead = est_ahead_op,
 	.part = est_part,
 	.nocompress_at = est_nocompress_at,
 	.writes = est_writes,

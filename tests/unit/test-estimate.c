@@ -876,7 +876,7 @@ static void test_files_batch(void)
 	for (f = 0; f < NBATCH; f++)
 		CU_ASSERT_EQUAL(one_file(one, fd[f], &st[f], d1[f]),
 				f == 5 ? -EINVAL : 0);
-	CU_ASSERT_EQUAL(est()->files(all, NBATCH, fd, st, err, dp), 0);
+	CU_ASSERT_EQUAL(est()->files(all, NBATCH, fd, st, NULL, err, dp), 0);
 	for (f = 0; f < NBATCH; f++) {
 		CU_ASSERT_EQUAL(err[f], f == 5 ? -EINVAL : 0);
 		if (f != 5 && memcmp(d1[f], d2[f], sizeof(d1[f])))
@@ -1038,7 +1038,7 @@ static void test_files_cache_ahead(void)
 		unit_skip("no cachestat(), or /tmp keeps pages that "
 			  "POSIX_FADV_DONTNEED should drop");
 	} else {
-		CU_ASSERT_EQUAL(est()->files(ctx, NF, fd, st, err, NULL), 0);
+		CU_ASSERT_EQUAL(est()->files(ctx, NF, fd, st, NULL, err, NULL), 0);
 		for (f = 0; f < NF; f++) {
 			size = sizes[f % 2];
 			CU_ASSERT_EQUAL(err[f], 0);
