@@ -59,9 +59,13 @@
  * Files queued and not yet taken by a worker have their reads started
  * (est_ops.ahead()) while there are at most this many bytes of such reads:
  * a cold tree's files are then read many at a time, ahead of workers
- * busy compressing, and the page cache they fill stays bounded.
+ * busy compressing, and the page cache they fill stays bounded ...
  */
 #define ESTRUN_AHEAD_BYTES	(64u * 1024 * 1024)
+/* ... and only when at least this many files are queued: with fewer the
+ * walk is what the workers wait for (a warm tree, a fast scan), and the
+ * read-ahead a worker does for its own batch is enough. */
+#define ESTRUN_AHEAD_QUEUED	256
 #define ESTRUN_BATCH_FILES	256
 #define ESTRUN_BATCH_BYTES	(4u * 1024 * 1024)
 #define ESTRUN_SMALL		(512u * 1024)
@@ -873,9 +877,12 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	r->nfree--;
 	/* A full estimate reads whole files: start reading this one now if
 	 * what is asked of the files queued leaves room (only the workers
-	 * change it meanwhile, down).  A sample reads parts: not worth it. */
+	 * change it meanwhile, down), and the workers have enough queued
+	 * that this thread is ahead of them.  A sample reads parts: not
+	 * worth it. */
 	pthread_mutex_lock(&r->lock);
-	room = r->ahead_bytes < ESTRUN_AHEAD_BYTES;
+	room = r->ahead_bytes < ESTRUN_AHEAD_BYTES &&
+	       r->queued >= ESTRUN_AHEAD_QUEUED;
 	pthread_mutex_unlock(&r->lock);
 	if (!r->sampling && room)
 		sl->cached = (signed char)r->ops->ahead(r->total, sl->fd,
