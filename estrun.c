@@ -675,11 +675,18 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 			ret = errno == EAGAIN ? -ENOMEM : -errno;
 			goto fail;
 		}
-		/* without a total the line shows none: not worth failing */
-		if (o->npaths)
-			r->tally = tally_start(o->paths, o->npaths, o->one_fs,
-					       estrun_tally_bytes, r);
 	}
+	/*
+	 * The tally's walk (tally.h) also reads the tree's metadata ahead of
+	 * the estimate's walk: on a cold tree that walk would otherwise wait
+	 * for each file's inode in turn while the workers wait for files.
+	 * So it runs for a full estimate even without a progress line; a
+	 * sample reads too little for it to pay.  Without it the line shows
+	 * no total: not worth failing.
+	 */
+	if (o->npaths && (r->prog || !r->sampling))
+		r->tally = tally_start(o->paths, o->npaths, o->one_fs,
+				       estrun_tally_bytes, r);
 	return r;
 fail:
 	estrun_free(r);

@@ -7,7 +7,9 @@
  * reading no data), and sums what each file will cost (the caller's
  * callback: its data bytes, or its sampled bytes).  A file with several
  * links counts once; below an argument, filesystems other than btrfs are
- * left out, as the estimate's walk leaves them out.
+ * left out, as the estimate's walk leaves them out.  Being ahead, it
+ * also brings a cold tree's inodes into memory before the estimate's
+ * walk opens them (estrun.c starts it for that reason too).
  */
 #ifndef COMPSIZE_TALLY_H
 #define COMPSIZE_TALLY_H

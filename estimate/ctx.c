@@ -51,6 +51,9 @@ struct est_ctx {
 	struct est_acct *facct;
 	bool *raw;
 	int err;	/* a kept piece failed to decompress (est_merge()) */
+	/* est_files(): the files ahead, est_ahead()'s answers, a ring */
+	int cached[EST_AHEAD_FILES];
+	uint64_t asked[EST_AHEAD_FILES];
 	/* The batch, allocated at the first small file. */
 	uint8_t *arena;
 	size_t arena_used;
@@ -224,7 +227,7 @@ static void est_batch_run(struct est_ctx *ctx)
  * Returns 0 (*err set, or to be set by the batch) or -ENOMEM.
  */
 static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
-		   int *err, uint64_t *delta)
+		   int cached, int *err, uint64_t *delta)
 {
 	struct est_acct *acct = ctx->facct;
 	uint64_t isize = st->st_size, slot;
@@ -245,7 +248,8 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 	memset(acct, 0, n * sizeof(*acct));
 	if (isize > EST_CHUNK_SIZE) {
 		est_raw_flags(ctx->w, fd, ctx->raw);
-		ctx->w->keep_cache = est_all_cached(ctx->w, fd, isize);
+		ctx->w->keep_cache = cached < 0 ?
+			est_all_cached(ctx->w, fd, isize) : cached;
 		ret = est_file_runs(ctx->w, fd, isize, ctx->fst, ctx->raw, acct);
 		goto done;
 	}
@@ -259,7 +263,7 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 		est_batch_run(ctx);
 	p = &ctx->pend[ctx->npend];
 	ret = est_preload(ctx->w, fd, isize, ctx->arena + ctx->arena_used,
-			  &p->keep_cache);
+			  cached, &p->keep_cache);
 	ctx->w->keep_cache = p->keep_cache;
 	if (ret < 0)
 		goto done;
@@ -295,12 +299,38 @@ done:
 static int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
 		     const struct stat *st, int *err, uint64_t *const *delta)
 {
-	size_t f;
+	uint64_t ahead = 0;
+	size_t f, a = 0, k;
 	int ret = 0;
 
-	for (f = 0; f < nf && !ret; f++)
-		ret = est_one(ctx, fd[f], &st[f], &err[f],
+	/*
+	 * Cold files are read at the device's latency, one after the other:
+	 * keep the reads of the next files in flight (est_ahead()) while
+	 * one is estimated, up to EST_AHEAD_MAX bytes and EST_AHEAD_FILES
+	 * files ahead.  Whether each was cached is asked first, for the
+	 * page-cache policy.
+	 */
+	for (f = 0; f < nf && !ret; f++) {
+		for (; a < nf && a < f + EST_AHEAD_FILES &&
+		       (a == f || ahead < EST_AHEAD_MAX); a++) {
+			k = a % EST_AHEAD_FILES;
+			ctx->cached[k] = -1;
+			ctx->asked[k] = 0;
+			if (S_ISREG(st[a].st_mode))
+				ctx->asked[k] = est_ahead(ctx->w, fd[a],
+							  st[a].st_size,
+							  &ctx->cached[k]);
+			ahead += ctx->asked[k];
+		}
+		k = f % EST_AHEAD_FILES;
+		ahead -= ctx->asked[k];
+		ret = est_one(ctx, fd[f], &st[f], ctx->cached[k], &err[f],
 			      delta ? delta[f] : NULL);
+	}
+	/* stopped (out of memory): what was asked for and not read goes */
+	for (k = f; k < a; k++)
+		if (ctx->asked[k % EST_AHEAD_FILES])
+			est_read_done(fd[k], false);
 	/* out of memory: the rest is not looked at */
 	for (; f < nf; f++)
 		err[f] = ret;

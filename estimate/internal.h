@@ -236,12 +236,27 @@ void est_raw_flags(const struct est_worker *w, int fd, bool *raw);
 bool est_all_cached(struct est_worker *w, int fd, uint64_t len);
 
 /*
+ * Before a file is read: whether its first len bytes are all in the page
+ * cache (1), not (0), or it can't be told (-1: no cachestat()); when not,
+ * the kernel is asked to start reading up to EST_AHEAD_FILE of them
+ * (POSIX_FADV_WILLNEED), so that the reads of the files after the one
+ * being estimated are in flight meanwhile.  Returns the bytes asked for.
+ */
+uint64_t est_ahead(struct est_worker *w, int fd, uint64_t len, int *cached);
+
+/* The most est_ahead() asks for of one file, and of the files ahead. */
+#define EST_AHEAD_FILE		(2u * 1024 * 1024)
+#define EST_AHEAD_MAX		(16u * 1024 * 1024)
+#define EST_AHEAD_FILES		256
+
+/*
  * Read a file of one chunk or less (isize bytes) whole into buf; sets
- * *keep_cache. Returns 1 when it is one data run [0, isize), 0 when the
- * caller must look for holes (est_file_runs()), or -errno.
+ * *keep_cache, to cached when that is 0 or 1 (est_ahead()'s answer),
+ * else by looking. Returns 1 when it is one data run [0, isize), 0 when
+ * the caller must look for holes (est_file_runs()), or -errno.
  */
 int est_preload(struct est_worker *w, int fd, uint64_t isize, uint8_t *buf,
-		bool *keep_cache);
+		int cached, bool *keep_cache);
 
 /*
  * Account file fd of isize bytes (more than 0) into acct (n), its data

@@ -52,6 +52,29 @@ bool est_all_cached(struct est_worker *w, int fd, uint64_t len)
 	return cs.nr_cache >= (len + EST_PAGE_SIZE - 1) / EST_PAGE_SIZE;
 }
 
+uint64_t est_ahead(struct est_worker *w, int fd, uint64_t len, int *cached)
+{
+	struct est_cachestat_range range = { 0, len };
+	struct est_cachestat cs;
+
+	*cached = -1;
+	if (w->no_cachestat || !len)
+		return 0;
+	if (syscall(SYS_cachestat, fd, &range, &cs, 0)) {
+		w->no_cachestat = errno == ENOSYS;
+		return 0;
+	}
+	*cached = cs.nr_cache >= (len + EST_PAGE_SIZE - 1) / EST_PAGE_SIZE;
+	if (*cached)
+		return 0;
+	/* Asynchronous: the pages are allocated and the reads submitted
+	 * (page_cache_ra_unbounded()), nothing waits for them. */
+	if (len > EST_AHEAD_FILE)
+		len = EST_AHEAD_FILE;
+	posix_fadvise(fd, 0, len, POSIX_FADV_WILLNEED);
+	return len;
+}
+
 /*
  * Read len bytes of fd at off into buf, the first got of them already
  * there: until all are, or end of file.  Returns the bytes in buf, or
@@ -181,10 +204,11 @@ static bool est_all_zero(const uint8_t *p, size_t len)
 }
 
 /*
- * Read a file of one chunk or less whole into buf (isize bytes), trying
- * first without waiting (RWF_NOWAIT): if all of it comes back that way it
- * was all in the page cache, which sets *keep_cache as est_all_cached()
- * would, without that system call.  Then look for holes in what was read
+ * Read a file of one chunk or less whole into buf (isize bytes).  Unless
+ * est_ahead() already told (cached 0 or 1), try first without waiting
+ * (RWF_NOWAIT): if all of it comes back that way it was all in the page
+ * cache, which sets *keep_cache as est_all_cached() would, without that
+ * system call.  Then look for holes in what was read
  * instead of asking: a hole reads as zeros, so when no sector of the file
  * is all zeros it has none and is one data run [0, isize), without the
  * SEEK_HOLE (each a tree search; most files of a tree are small).
@@ -198,14 +222,14 @@ static bool est_all_zero(const uint8_t *p, size_t len)
  * the refused read has already started readahead of the rest.
  */
 int est_preload(struct est_worker *w, int fd, uint64_t isize, uint8_t *buf,
-		bool *keep_cache)
+		int cached, bool *keep_cache)
 {
 	const uint32_t ss = w->sectorsize;
 	uint64_t got = 0, off;
 	ssize_t r;
 
-	*keep_cache = false;
-	if (!w->no_nowait) {
+	*keep_cache = cached == 1;
+	if (cached < 0 && !w->no_nowait) {
 		struct iovec iov = { buf, isize };
 
 		r = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
@@ -218,7 +242,7 @@ int est_preload(struct est_worker *w, int fd, uint64_t isize, uint8_t *buf,
 			return -errno;
 		*keep_cache = got == isize;
 	}
-	if (w->no_nowait)
+	if (cached < 0 && w->no_nowait)
 		*keep_cache = est_all_cached(w, fd, isize);
 	r = est_pread(fd, buf, isize, 0, got);
 	if (r < 0)

@@ -1001,6 +1001,62 @@ static void test_file_cache(void)
 	free(text);
 }
 
+/*
+ * The same policy when files() reads several files together and starts
+ * reading the next ones ahead (est_ahead()): a file read ahead must not
+ * then look cached.  Files of one chunk and of four, not cached, half
+ * cached and all cached, in one call; each must end as it would alone.
+ */
+static void test_files_cache_ahead(void)
+{
+	enum { NF = 6 };
+	static const size_t sizes[2] = { 100 * K, 2048 * K };
+	struct est_setting s = { EST_ZSTD, 1, true };
+	uint8_t *text = malloc(2048 * K);
+	struct est_ctx *ctx = est()->create(&s, 1, 4096);
+	int fd[NF], err[NF];
+	struct stat st[NF];
+	size_t f, size, keep;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	fill_text(text, 2048 * K);
+	for (f = 0; f < NF; f++) {
+		size = sizes[f % 2];
+		fd[f] = temp_file();
+		CU_ASSERT_FATAL(fd[f] >= 0);
+		CU_ASSERT_EQUAL(pwrite(fd[f], text, size, 0), (ssize_t)size);
+	}
+	for (f = 0; f < NF; f++) {
+		size = sizes[f % 2];
+		/* f / 2: not cached, half, all */
+		keep = f / 2 == 0 ? 0 : f / 2 == 1 ? size / 2 : size;
+		uncache(fd[f], keep);
+		CU_ASSERT_EQUAL_FATAL(fstat(fd[f], &st[f]), 0);
+	}
+	if (cached_pages(fd[0], sizes[0]) > sizes[0] / 4096 / 4 ||
+	    !have_cachestat(fd[0])) {
+		unit_skip("no cachestat(), or /tmp keeps pages that "
+			  "POSIX_FADV_DONTNEED should drop");
+	} else {
+		CU_ASSERT_EQUAL(est()->files(ctx, NF, fd, st, err, NULL), 0);
+		for (f = 0; f < NF; f++) {
+			size = sizes[f % 2];
+			CU_ASSERT_EQUAL(err[f], 0);
+			if (f / 2 == 2) {
+				CU_ASSERT_EQUAL(cached_pages(fd[f], size),
+						size / 4096);
+			} else {
+				CU_ASSERT(cached_pages(fd[f], size) <=
+					  size / 4096 / 4);
+			}
+		}
+	}
+	for (f = 0; f < NF; f++)
+		close(fd[f]);
+	est()->free(ctx);
+	free(text);
+}
+
 /* 64 KiB sectors: same rules, max_inline still 2048, raw rounds to 64K. */
 static void test_sector_64k(void)
 {
@@ -1126,6 +1182,7 @@ static CU_TestInfo tests[] = {
 	{ "files(): one at a time", test_file },
 	{ "small files: holes read as zeros", test_small_file_holes },
 	{ "page cache kept or dropped", test_file_cache },
+	{ "page cache policy with files read ahead", test_files_cache_ahead },
 	{ "kept pieces decompressed in batches", test_kept_pieces },
 	{ "files(): batches give one-at-a-time results", test_files_batch },
 	{ "64 KiB sectors", test_sector_64k },
