@@ -32,6 +32,12 @@
  * one static: a signal handler has nowhere else to write. */
 static volatile sig_atomic_t want_stats;
 
+/* --sample=auto: the half-width asked for unless --precision says, the
+ * first round's sample, and the most rounds */
+#define CS_AUTO_PRECISION	0.02
+#define CS_AUTO_FIRST		0.01
+#define CS_AUTO_ROUNDS		6
+
 static void on_sigusr1(int sig)
 {
 	(void)sig;
@@ -63,6 +69,9 @@ static void usage(FILE *f)
 	      "    -j, --jobs=N            estimate on N threads (default: one per CPU)\n"
 	      "        --sample=PERCENT|SIZE  estimate from a random part of the data,\n"
 	      "                            e.g. 5% or 2G, with a 95% interval\n"
+	      "        --sample=auto       sample in rounds until the 95% interval is\n"
+	      "                            at most 2% of the estimate either side\n"
+	      "        --precision=P%      with --sample=auto: that width instead\n"
 	      "        --seed=N            choose another sample (default 0)\n"
 	      "        --device-speed=WRITE[,READ]  with --estimate: the file data\n"
 	      "                            each setting moves through a device of\n"
@@ -150,6 +159,7 @@ enum {
 	OPT_TOP,
 	OPT_SAMPLE,
 	OPT_SEED,
+	OPT_PRECISION,
 	OPT_DEVICE_SPEED,
 	OPT_PLOT,
 	OPT_REWRITE,
@@ -261,6 +271,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "precision", required_argument, NULL, OPT_PRECISION },
 		{ "device-speed", required_argument, NULL, OPT_DEVICE_SPEED },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "rewrite", no_argument, NULL, OPT_REWRITE },
@@ -285,6 +296,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	char err[256];
 	long long v;
 	int c, sort_given = 0, sample_given = 0, need_est = 0;
+	int fixed_sample = 0;
+	uint64_t v64;
 
 	while ((c = getopt_long(argc, argv, "bxhe:j:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -372,10 +385,25 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->jobs = (unsigned)v;
 			break;
 		case OPT_SAMPLE:
-			if (optval_sample(optarg, &opt->sample,
-					  &opt->sample_bytes))
+			if (!strcmp(optarg, "auto")) {
+				if (!opt->precision)
+					opt->precision = CS_AUTO_PRECISION;
+				opt->sample = 0;
+				opt->sample_bytes = 0;
+			} else if (optval_sample(optarg, &opt->sample,
+						 &opt->sample_bytes)) {
 				return bad_value("--sample", optarg,
-						 "use a percentage such as 5% or a size such as 500M or 2G");
+						 "use auto, a percentage such as 5% or a size such as 500M or 2G");
+			} else {
+				fixed_sample = 1;
+			}
+			sample_given = 1;
+			break;
+		case OPT_PRECISION:
+			if (optval_sample(optarg, &opt->precision, &v64) ||
+			    v64 || opt->precision >= 1)
+				return bad_value("--precision", optarg,
+						 "use a percentage under 100%, such as 2% or 0.5%");
 			sample_given = 1;
 			break;
 		case OPT_SEED:
@@ -441,7 +469,13 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	    !opt->per_file && !opt->subvolumes)
 		opt->depth = 0;
 	if (sample_given && !opt->nest) {
-		fputs("compsize: --sample and --seed need --estimate\n", stderr);
+		fputs("compsize: --sample, --seed and --precision need --estimate\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (fixed_sample && opt->precision) {
+		fputs("compsize: --precision goes with --sample=auto, not a sample of a given size\n",
+		      stderr);
 		return CS_EXIT_USAGE;
 	}
 	if (need_est && !opt->nest) {
@@ -454,6 +488,81 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		return CS_EXIT_USAGE;
 	}
 	return -1;
+}
+
+/*
+ * --sample=auto: samples of growing size until the 95% half-width of
+ * every setting's estimate is at most opt->precision of it.  The
+ * half-width goes as one over the square root of the data read, so each
+ * round aims, from the last one's width, 25% beyond what should do; past
+ * half of the data a full estimate costs little more and is exact.  Each
+ * round is a run of its own (the same seed: a larger sample keeps every
+ * unit a smaller one drew, and reads those again); what a round says on
+ * the way is kept and printed only for the last, the report's.  *out is
+ * the last round's run.  Returns run_paths()' result, or -ENOMEM.
+ */
+static int sample_rounds(struct options *opt, const struct run_env *env,
+			 char *const *paths, int npaths, struct run **out)
+{
+	double f = CS_AUTO_FIRST, w = 0, next;
+	uint64_t read = 0, data = 0;
+	struct run *run;
+	char *buf = NULL;
+	size_t len = 0;
+	int round, ret, last;
+	FILE *err;
+
+	for (round = 1;; round++) {
+		opt->sample = f < 1 ? f : 0;
+		run = run_create(opt, env);
+		err = run ? open_memstream(&buf, &len) : NULL;
+		if (!err) {
+			run_free(run);
+			*out = NULL;
+			return -ENOMEM;
+		}
+		run_set_err(run, err);
+		ret = opt->sample ? run_sample(run, paths, npaths) : 0;
+		if (!ret)
+			ret = run_paths(run, paths, npaths);
+		if (!ret && opt->sample)
+			w = run_sample_width(run, &read, &data);
+		run_set_err(run, stderr);
+		last = ret || !opt->sample || w <= opt->precision ||
+		       round == CS_AUTO_ROUNDS;
+		if (fclose(err))
+			ret = -ENOMEM;
+		if (last || ret) {
+			if (buf)
+				fwrite(buf, 1, len, stderr);
+			free(buf);
+			break;
+		}
+		free(buf);
+		buf = NULL;
+		run_free(run);
+		/* from the fraction really read (16 draws a stratum at
+		 * least make it more than asked on small trees) */
+		next = data ? (double)read / data : f;
+		next *= w / opt->precision * (w / opt->precision) * 1.25;
+		if (next < 2 * f)
+			next = 2 * f;
+		if (next > 16 * f)
+			next = 16 * f;
+		f = next > 0.5 ? 1 : next;
+	}
+	*out = run;
+	if (ret)
+		return ret;
+	if (!opt->sample)
+		fprintf(stderr, "compsize: --sample=auto: round %d: the full estimate (a 95%% half-width of %g%% needs more than half of the data)\n",
+			round, opt->precision * 100);
+	else
+		fprintf(stderr, "compsize: --sample=auto: round %d read %.2g%% of the data; 95%% half-width %.2g%% of the estimate, %s %g%% asked\n",
+			round, data ? 100.0 * read / data : 0, w * 100,
+			w <= opt->precision ? "within the" : "wider than the",
+			opt->precision * 100);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -490,18 +599,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "compsize: --estimate: %s\n", err);
 		goto out;
 	}
-	run = run_create(&opt, &env);
-	if (!run)
-		goto nomem;
 	raise_fd_limit();
-	if (opt.sample || opt.sample_bytes) {
-		ret = run_sample(run, paths, npaths);
-		if (ret == -ENOMEM)
+	if (opt.precision) {
+		signal(SIGUSR1, on_sigusr1);
+		ret = sample_rounds(&opt, &env, paths, npaths, &run);
+	} else {
+		run = run_create(&opt, &env);
+		if (!run)
 			goto nomem;
+		if (opt.sample || opt.sample_bytes) {
+			ret = run_sample(run, paths, npaths);
+			if (ret == -ENOMEM)
+				goto nomem;
+		}
+		signal(SIGUSR1, on_sigusr1);
+		ret = run_paths(run, paths, npaths);
 	}
-	signal(SIGUSR1, on_sigusr1);
-
-	ret = run_paths(run, paths, npaths);
 	if (ret == -ENOMEM)
 		goto nomem;
 	if (ret) {

@@ -63,6 +63,7 @@ struct deferred {
 struct run {
 	const struct options *opt;
 	const struct run_env *env;
+	FILE *err;		/* what is said on the way: run_set_err() */
 	struct usage_ctx *usage;
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
@@ -154,6 +155,7 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		return NULL;
 	run->opt = opt;
 	run->env = env;
+	run->err = stderr;
 	run->deferred.depth = -1;
 	run->deferred.fd = -1;
 	run->have_usage = env->usage;
@@ -248,13 +250,14 @@ unsigned long run_failed(const struct run *run)
 	return run->failed;
 }
 
-/* "compsize: PATH: what" on stderr, the path escaped as in the table: a
+/* "compsize: PATH: what" on run->err, the path escaped as in the table: a
  * name must not reach a terminal as a control sequence. */
-static void say_path(const char *path, const char *what)
+static void say_path(const struct run *run, const char *path,
+		     const char *what)
 {
-	fputs("compsize: ", stderr);
-	fmt_table_path(stderr, path);
-	fprintf(stderr, ": %s\n", what);
+	fputs("compsize: ", run->err);
+	fmt_table_path(run->err, path);
+	fprintf(run->err, ": %s\n", what);
 }
 
 /* path could not be read: say so, count it and keep it for the report. */
@@ -264,7 +267,7 @@ static void report_failure(struct run *run, const char *path,
 	struct report_error *e;
 
 	estrun_clear_progress(run->est);
-	say_path(path, cause);
+	say_path(run, path, cause);
 	run->failed++;
 	/* out of memory there only leaves the mark out */
 	if (run->ncdu)
@@ -335,7 +338,7 @@ static int scan_result(struct run *run, const char *path, int ret)
 		return ret;
 	case -EPERM:
 		/* Every other file would fail the same way. */
-		say_path(path, "reading btrfs metadata needs root (CAP_SYS_ADMIN)");
+		say_path(run, path, "reading btrfs metadata needs root (CAP_SYS_ADMIN)");
 		run->needs_root = 1;
 		return ret;
 	case -EUCLEAN:
@@ -389,7 +392,7 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	} else {
 		/* 1.5 dies here; a tmpfs or ext4 mount inside the tree is
 		 * simply not part of what compsize measures. */
-		say_path(path, "skipped: not a btrfs filesystem");
+		say_path(run, path, "skipped: not a btrfs filesystem");
 		if (run->ncdu && ncdu_excluded(run->ncdu, path, st))
 			return -ENOMEM;
 	}
@@ -1029,14 +1032,14 @@ int run_paths(struct run *run, char *const *paths, int n)
 		/* -EIO: a piece kept to check did not decompress back */
 		if (ret == -EIO)
 			fputs("compsize: --estimate: a codec did not decompress its own output\n",
-			      stderr);
+			      run->err);
 		else if (ret && ret != -ENOMEM)
-			fprintf(stderr, "compsize: --estimate: %s\n",
+			fprintf(run->err, "compsize: --estimate: %s\n",
 				strerror(-ret));
 	}
 	if (!ret && run->opt->rewrite && !run->have_usage) {
 		fputs("compsize: --rewrite: needs the current usage (btrfs and root): not computed\n",
-		      stderr);
+		      run->err);
 		run->failed++;
 	}
 	if (!ret && run->rewrite && run->have_usage) {
@@ -1044,13 +1047,13 @@ int run_paths(struct run *run, char *const *paths, int n)
 		 * of the filesystem, as for --exclusive */
 		ret = rewrite_resolve(run->rewrite, on_tick, run);
 		if (ret && ret != -ENOMEM)
-			fprintf(stderr, "compsize: --rewrite: %s\n",
+			fprintf(run->err, "compsize: --rewrite: %s\n",
 				strerror(-ret));
 	}
 	if (!ret && run->sharing) {
 		ret = sharing_resolve(run->sharing, on_tick, run);
 		if (ret && ret != -ENOMEM)
-			fprintf(stderr, "compsize: --exclusive: %s\n",
+			fprintf(run->err, "compsize: --exclusive: %s\n",
 				strerror(-ret));
 		if (ret == -EPERM)
 			run->needs_root = 1;
@@ -1175,6 +1178,34 @@ static struct report_est *collect_estimates(struct run *run, unsigned cpus)
 	return re;
 }
 
+void run_set_err(struct run *run, FILE *err)
+{
+	run->err = err;
+}
+
+double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data)
+{
+	struct report_est re;
+	double w, worst = 0;
+	size_t i;
+
+	*data_read = *data = 0;
+	if (!run->est)
+		return 0;
+	for (i = 0; i < run->opt->nest; i++) {
+		memset(&re, 0, sizeof(re));
+		est_models(run, i, &re);
+		if (!re.sampled)
+			continue;
+		*data_read = re.data_read;
+		*data = re.data;
+		w = re.disk ? re.disk_ci95 / re.disk : 0;
+		if (w > worst)
+			worst = w;
+	}
+	return worst;
+}
+
 int run_report(struct run *run, FILE *out, FILE *err)
 {
 	struct report r;
@@ -1259,7 +1290,7 @@ int run_plot(struct run *run, const char *path)
 	}
 fail:
 	free(tmp);
-	say_path(path, strerror(-ret));
+	say_path(run, path, strerror(-ret));
 	return -1;
 }
 

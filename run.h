@@ -40,6 +40,10 @@ struct options {
 	double sample;		/* --sample=PERCENT as a fraction, or 0 */
 	uint64_t sample_bytes;	/* --sample=SIZE, or 0 */
 	uint64_t seed;		/* --seed=N */
+	/* --sample=auto / --precision=P%: the 95% half-width asked for, as
+	 * a fraction of the estimate (compsize.c samples in rounds until
+	 * every setting's is at most that), or 0 */
+	double precision;
 	double dev_write, dev_read;	/* --device-speed, MB/s, or 0 */
 	const char *plot;	/* --plot=FILE.svg, or NULL */
 	int rewrite;		/* --rewrite */
@@ -86,6 +90,21 @@ int run_sample(struct run *run, char *const *paths, int n);
  * (run_needs_root(); printed), another -errno (printed).
  */
 int run_paths(struct run *run, char *const *paths, int n);
+
+/*
+ * Where the run writes what it says on the way (paths that fail, mounts
+ * skipped): stderr unless set.  A round of --sample=auto that may not be
+ * the last writes into a buffer, printed if it is.
+ */
+void run_set_err(struct run *run, FILE *err);
+
+/*
+ * After run_paths() with a sample: the largest 95% half-width of the
+ * estimates' disk, as a fraction of the estimate (0 when nothing was
+ * sampled or the estimate is 0); *data_read and *data the bytes of data
+ * the sample read and the data it was drawn from.
+ */
+double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data);
 
 /* The run stopped because reading metadata needs CAP_SYS_ADMIN. */
 int run_needs_root(const struct run *run);

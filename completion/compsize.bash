@@ -58,7 +58,7 @@ _compsize()
 
 	local opts='-b --bytes --raw --human-readable --iec --si --kbytes
 		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
-		-j --jobs --sample --seed --device-speed --plot --rewrite
+		-j --jobs --sample --precision --seed --device-speed --plot --rewrite
 		--exclusive --subvolumes --format --depth --per-file --sort --top
 		--progress
 		--no-progress --walk -h --help --version'
@@ -82,7 +82,11 @@ _compsize()
 	--plot)
 		_filedir svg
 		;;
-	-j | --jobs | --sample | --seed | --device-speed | --depth | --top)
+	--sample)
+		# a number or size, or auto
+		COMPREPLY=($(compgen -W 'auto' -- "$cur"))
+		;;
+	-j | --jobs | --precision | --seed | --device-speed | --depth | --top)
 		# a number or size: nothing to offer
 		return
 		;;
@@ -100,7 +104,7 @@ _compsize()
 			local i
 			for i in "${!COMPREPLY[@]}"; do
 				case ${COMPREPLY[i]} in
-				--estimate | --jobs | --sample | --seed | \
+				--estimate | --jobs | --sample | --precision | --seed | \
 				--device-speed | --plot | --format | --depth | \
 				--sort | --top)
 					COMPREPLY[i]+='='
