@@ -37,6 +37,8 @@ static volatile sig_atomic_t want_stats;
 #define CS_AUTO_PRECISION	0.02
 #define CS_AUTO_FIRST		0.01
 #define CS_AUTO_ROUNDS		6
+/* ... and the default for a full estimate longer than this (seconds) */
+#define CS_AUTO_AFTER		60
 
 static void on_sigusr1(int sig)
 {
@@ -72,6 +74,8 @@ static void usage(FILE *f)
 	      "        --sample=auto       sample in rounds until the 95% interval is\n"
 	      "                            at most 2% of the estimate either side\n"
 	      "        --precision=P%      with --sample=auto: that width instead\n"
+	      "        --no-sample         the full estimate even where it would take\n"
+	      "                            more than a minute (else: --sample=auto)\n"
 	      "        --seed=N            choose another sample (default 0)\n"
 	      "        --device-speed=WRITE[,READ]  with --estimate: the file data\n"
 	      "                            each setting moves through a device of\n"
@@ -160,6 +164,7 @@ enum {
 	OPT_SAMPLE,
 	OPT_SEED,
 	OPT_PRECISION,
+	OPT_NO_SAMPLE,
 	OPT_DEVICE_SPEED,
 	OPT_PLOT,
 	OPT_REWRITE,
@@ -272,6 +277,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "precision", required_argument, NULL, OPT_PRECISION },
+		{ "no-sample", no_argument, NULL, OPT_NO_SAMPLE },
 		{ "device-speed", required_argument, NULL, OPT_DEVICE_SPEED },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "rewrite", no_argument, NULL, OPT_REWRITE },
@@ -296,7 +302,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	char err[256];
 	long long v;
 	int c, sort_given = 0, sample_given = 0, need_est = 0;
-	int fixed_sample = 0;
+	int fixed_sample = 0, no_sample = 0;
 	uint64_t v64;
 
 	while ((c = getopt_long(argc, argv, "bxhe:j:", longopts, NULL)) != -1) {
@@ -399,6 +405,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			}
 			sample_given = 1;
 			break;
+		case OPT_NO_SAMPLE:
+			no_sample = 1;
+			break;
 		case OPT_PRECISION:
 			if (optval_sample(optarg, &opt->precision, &v64) ||
 			    v64 || opt->precision >= 1)
@@ -473,6 +482,15 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		      stderr);
 		return CS_EXIT_USAGE;
 	}
+	if (no_sample && (sample_given || !opt->nest)) {
+		fputs("compsize: --no-sample goes with --estimate, without --sample, --seed or --precision\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
+	/* A full estimate that would take more than a minute samples
+	 * instead, unless asked not to (run_too_big()) */
+	if (opt->nest && !sample_given && !no_sample)
+		opt->auto_after = CS_AUTO_AFTER;
 	if (fixed_sample && opt->precision) {
 		fputs("compsize: --precision goes with --sample=auto, not a sample of a given size\n",
 		      stderr);
@@ -573,6 +591,7 @@ int main(int argc, char **argv)
 	char *const *paths;
 	char err[512];
 	int ret, code, npaths;
+	uint64_t big;
 
 	code = parse_options(argc, argv, &opt);
 	if (code >= 0)
@@ -614,6 +633,16 @@ int main(int argc, char **argv)
 		}
 		signal(SIGUSR1, on_sigusr1);
 		ret = run_paths(run, paths, npaths);
+		if (ret == -ECANCELED && run_too_big(run, &big)) {
+			fprintf(stderr, "compsize: --estimate: the full estimate of %.3g GB of data would take about %.0f minutes here: sampling instead (--sample=auto, a 95%% interval within %g%%); --no-sample makes the full estimate\n",
+				big / 1e9, run_too_big(run, &big) / 60 + 0.5,
+				CS_AUTO_PRECISION * 100);
+			run_free(run);
+			run = NULL;
+			opt.precision = CS_AUTO_PRECISION;
+			opt.auto_after = 0;
+			ret = sample_rounds(&opt, &env, paths, npaths, &run);
+		}
 	}
 	if (ret == -ENOMEM)
 		goto nomem;

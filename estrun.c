@@ -910,6 +910,12 @@ int estrun_drain(struct estrun *r)
 	return ret;
 }
 
+int estrun_tallied(struct estrun *r, uint64_t *bytes)
+{
+	*bytes = 0;
+	return r->tally && tally_get(r->tally, bytes);
+}
+
 int estrun_finish(struct estrun *r)
 {
 	unsigned i;

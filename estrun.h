@@ -113,6 +113,13 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
  */
 int estrun_drain(struct estrun *r);
 
+/*
+ * The data a full estimate of the arguments will read (the tally's
+ * total, tally.h) into *bytes: returns 1 once the tally has seen every
+ * file, else 0 (not done, or no tally).
+ */
+int estrun_tallied(struct estrun *r, uint64_t *bytes);
+
 /* Erase the progress line, if one is drawn, before writing to stderr. */
 void estrun_clear_progress(struct estrun *r);
 

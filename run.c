@@ -64,6 +64,14 @@ struct run {
 	const struct options *opt;
 	const struct run_env *env;
 	FILE *err;		/* what is said on the way: run_set_err() */
+	/* opt->auto_after: what is said is held here until the tally tells
+	 * whether the full estimate is too long (then it is dropped) */
+	FILE *held;
+	char *held_buf;
+	size_t held_len;
+	int size_known;		/* the tally's total was looked at */
+	double too_big;		/* seconds the full estimate would take */
+	uint64_t too_big_bytes;
 	struct usage_ctx *usage;
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
@@ -156,6 +164,14 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	run->opt = opt;
 	run->env = env;
 	run->err = stderr;
+	if (opt->nest && opt->auto_after > 0) {
+		run->held = open_memstream(&run->held_buf, &run->held_len);
+		if (!run->held) {
+			free(run);
+			return NULL;
+		}
+		run->err = run->held;
+	}
 	run->deferred.depth = -1;
 	run->deferred.fd = -1;
 	run->have_usage = env->usage;
@@ -212,6 +228,9 @@ void run_free(struct run *run)
 
 	if (!run)
 		return;
+	if (run->held)
+		fclose(run->held);
+	free(run->held_buf);
 	for (i = 0; i < run->nerrors; i++) {
 		free(run->errors[i].path);
 		free(run->errors[i].error);
@@ -305,10 +324,90 @@ static void fill_report(struct run *run, struct report *r)
 	r->nerrors = run->nerrors;
 }
 
+/* What a held run said, said now; what it says from now on, as it does. */
+static void release_held(struct run *run)
+{
+	if (!run->held)
+		return;
+	if (!fclose(run->held) && run->held_len)
+		fwrite(run->held_buf, 1, run->held_len, stderr);
+	run->held = NULL;
+	if (run->err != stderr && !run->too_big)
+		run->err = stderr;
+}
+
+/*
+ * CPU seconds a GB of data costs a setting in a full estimate, on one
+ * core, roughly as measured here on system files (bench/RESULTS.md):
+ * lzo 2, zstd 4 up to level 3, 17 at 9 and 90 at 15, zlib 11 at level 1
+ * and 36 at 9.  Only to tell a minute from an hour.
+ */
+static double setting_cost(const struct est_setting *s)
+{
+	double c = 17;
+	int l;
+
+	switch (s->alg) {
+	case EST_LZO:
+		return 2;
+	case EST_ZSTD:
+		if (s->level <= 3)
+			return 4;
+		if (s->level <= 9)
+			return 4 + 2.2 * (s->level - 3);
+		for (l = 9; l < s->level; l++)
+			c *= 1.3;
+		return c;
+	case EST_ZLIB:
+		return 11 + 3.1 * (s->level - 1);
+	}
+	return 4;
+}
+
+static unsigned default_jobs(void);
+
+/* opt->auto_after: once the tally knows the data, whether the full
+ * estimate would take longer; returns -ECANCELED to stop the walk. */
+static int check_size(struct run *run)
+{
+	uint64_t bytes;
+	double cost = 0;
+	size_t i;
+
+	if (run->size_known || !run->est ||
+	    !estrun_tallied(run->est, &bytes))
+		return 0;
+	run->size_known = 1;
+	for (i = 0; i < run->nall; i++)
+		cost += setting_cost(&run->est_all[i]);
+	cost *= (double)bytes / 1e9 /
+		(run->opt->jobs ? run->opt->jobs : default_jobs());
+	if (cost <= run->opt->auto_after) {
+		release_held(run);
+		return 0;
+	}
+	run->too_big = cost;
+	run->too_big_bytes = bytes;
+	return -ECANCELED;
+}
+
+double run_too_big(const struct run *run, uint64_t *bytes)
+{
+	*bytes = run->too_big_bytes;
+	return run->too_big;
+}
+
 static int on_tick(void *arg)
 {
 	struct run *run = arg;
 	struct report r;
+	int ret;
+
+	if (run->held) {
+		ret = check_size(run);
+		if (ret)
+			return ret;
+	}
 
 	if (run->env->want_stats && *run->env->want_stats) {
 		/* Partial statistics, as compsize 1.5 prints them; on stderr
@@ -1025,6 +1124,11 @@ int run_paths(struct run *run, char *const *paths, int n)
 	for (i = 0; i < n && !ret; i++)
 		ret = run->opt->subvolumes ? subvolumes_of(run, paths[i])
 					   : walk_path(paths[i], &wo, &ops, run);
+	/* the walk is done: the tally too, unless it failed */
+	if (!ret && run->held)
+		ret = check_size(run);
+	if (!run->too_big)
+		release_held(run);
 	if (!ret && run->est) {
 		ret = estrun_finish(run->est);
 		if (!ret)

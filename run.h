@@ -44,6 +44,10 @@ struct options {
 	 * a fraction of the estimate (compsize.c samples in rounds until
 	 * every setting's is at most that), or 0 */
 	double precision;
+	/* Without a sample: when the full estimate would take more than
+	 * this many seconds (from the tally's data and the settings' cost),
+	 * stop early, run_too_big() says so; 0: never */
+	double auto_after;
 	double dev_write, dev_read;	/* --device-speed, MB/s, or 0 */
 	const char *plot;	/* --plot=FILE.svg, or NULL */
 	int rewrite;		/* --rewrite */
@@ -105,6 +109,14 @@ void run_set_err(struct run *run, FILE *err);
  * the sample read and the data it was drawn from.
  */
 double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data);
+
+/*
+ * run_paths() returned -ECANCELED because the full estimate would take
+ * more than opt->auto_after seconds: the seconds it would take (0 when
+ * it did not stop for that), and the data it would read in *bytes.
+ * What the run said on the way until it knew is not printed.
+ */
+double run_too_big(const struct run *run, uint64_t *bytes);
 
 /* The run stopped because reading metadata needs CAP_SYS_ADMIN. */
 int run_needs_root(const struct run *run);
