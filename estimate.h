@@ -93,6 +93,18 @@ struct est_write {
  * when it was written, so that piece failing to compress does not set
  * NOCOMPRESS for the writes after it. */
 #define EST_WRITE_CUT_END	2u
+/* A lower bound, not a prediction: each piece of [start, end) compressed
+ * on its own (compress-force semantics, no heuristic, a piece that does
+ * not shrink costs its own sectors and nothing more), the inode's state
+ * neither used nor changed: disk is what the data of [start, end) costs
+ * at least wherever it lands in the kernel's pieces (layout.h, bounds).
+ * Its uncompressed value counts only the pieces that compress='s
+ * heuristic (btrfs_compress_heuristic() on the piece) lets through. */
+#define EST_WRITE_INDEP		4u
+/* The first part of a write: when it does not start where the write
+ * began (its start was overwritten since), the dirty range's compress=
+ * decision is taken on it, which is all that is left to take it on. */
+#define EST_WRITE_BEGIN		8u
 
 /* Bump when struct est_ops or the meaning of a function changes. */
 #define EST_OPS_ABI		7

@@ -35,6 +35,24 @@ struct layout_level {
 	size_t ntent, cap_tent;
 };
 
+/* A 512 KiB cell of a group's grid (the kernel's async chunks) where
+ * its write's data is partly gone: [start, end) is the cell's part of the
+ * write's span (plan_bounds()). */
+struct layout_cell {
+	uint64_t base;		/* the chunk's start on the grid */
+	uint64_t start, end;
+	uint32_t group;
+	uint8_t vis;		/* some of it is still referenced */
+};
+
+/* A group's write as far as its extents tell (plan_bounds()). */
+struct layout_gspan {
+	uint64_t s0, e0;	/* its first span */
+	uint64_t span_raw;	/* its spans, raw, as big as range extents go */
+	uint64_t vis_raw;	/* its parts referenced now, raw */
+	uint8_t loose;		/* its start may be gone: grid unknown */
+};
+
 /* An extent a ticket met first among tentative files. */
 struct layout_tx {
 	uint64_t bytenr, disk;
@@ -82,6 +100,16 @@ struct layout_ticket {
 	uint8_t *gself;
 	size_t cap_gself;
 	int tentative;		/* some group is: resolved by layout_settle() */
+	/* bounds of the extrapolated groups (plan_bounds()): nb buckets
+	 * given to writes(): ng groups' clean parts, ncell dirty cells,
+	 * then the same again as lower bounds (EST_WRITE_INDEP) */
+	size_t nb, ncell;
+	struct layout_cell *cell;
+	size_t cap_cell;
+	struct layout_gspan *gs;	/* per group */
+	size_t cap_gs;
+	uint64_t *gfull;	/* per group: its extents met first, whole */
+	size_t cap_gfull;
 	struct layout_tx *tx;
 	size_t ntx, cap_tx;
 	uint64_t *stash;	/* tentative: its estimate, until settled */
@@ -101,6 +129,7 @@ struct layout {
 	size_t nt, cap_t;
 	size_t free_head;	/* index + 1 of a free ticket, 0: none */
 	struct layout_total *tot;	/* nest */
+	uint8_t *force;		/* nest: layout_set_force() */
 	int follow;		/* layout_create()'s follow_writes */
 };
 
@@ -140,7 +169,8 @@ struct layout *layout_create(size_t nest, int follow_writes)
 	l->nest = nest;
 	l->follow = follow_writes;
 	l->tot = calloc(nest ? nest : 1, sizeof(*l->tot));
-	if (!l->tot || layout_push(l)) {
+	l->force = calloc(nest ? nest : 1, sizeof(*l->force));
+	if (!l->tot || !l->force || layout_push(l)) {
 		layout_free(l);
 		return NULL;
 	}
@@ -165,12 +195,22 @@ void layout_free(struct layout *l)
 		free(l->t[i].gself);
 		free(l->t[i].tx);
 		free(l->t[i].stash);
+		free(l->t[i].cell);
+		free(l->t[i].gs);
+		free(l->t[i].gfull);
 	}
 	free(l->t);
 	free(l->lev);
 	free(l->devs);
 	free(l->tot);
+	free(l->force);
 	free(l);
+}
+
+void layout_set_force(struct layout *l, size_t i, int force)
+{
+	if (i < l->nest)
+		l->force[i] = !!force;
 }
 
 int layout_push(struct layout *l)
@@ -200,7 +240,11 @@ static void settle_level(struct layout *l, size_t k)
 			const struct seen_set *c = tx->fs_idx < lev->claimed.n ?
 				lev->claimed.set[tx->fs_idx] : NULL;
 
-			if (tx->level != k || (c && seen_contains(c, tx->bytenr)))
+			if (tx->level != k)
+				continue;
+			if (!k)
+				t->gfull[tx->group] += tx->disk;
+			if (c && seen_contains(c, tx->bytenr))
 				continue;
 			t->gnum[k * t->ng + tx->group] += tx->disk;
 			if (!k)
@@ -474,6 +518,294 @@ static int in_sequence(const struct est_write *w, size_t nw)
 	return 1;
 }
 
+/* Cells of a group's grid: async chunks and dirty ranges. */
+#define LAYOUT_CELL (512ull << 10)
+#define LAYOUT_PIECE (128ull << 10)
+#define LAYOUT_RANGE (128ull << 20)
+/* More dirty cells than this in a file: bounds from the spans alone. */
+#define LAYOUT_MAX_CELLS 1024
+
+static uint64_t ceil_to(uint64_t x, uint64_t grid, uint64_t step)
+{
+	return x + (step - (x - grid) % step) % step;
+}
+
+/* Whether extent e is data written after group g's (a later group). */
+static int newer(const struct layout_ticket *t, const struct layout_file *f,
+		 size_t e, size_t g)
+{
+	return data_extent(&f->ext[e]) && t->grp[e] != UINT32_MAX &&
+	       t->grp[e] > g;
+}
+
+/* Whether extent e starts where extent e - 1 ends. */
+static int touches(const struct layout_file *f, size_t e)
+{
+	return e && f->ext[e - 1].file_pos + f->ext[e - 1].num_bytes ==
+		    f->ext[e].file_pos;
+}
+
+/* Mark the cells of [a, b) (gone data of group g, on grid) dirty, each
+ * clipped to the span [s, e) it is part of. */
+static int dirty_cells(struct layout_ticket *t, uint32_t g, uint64_t grid,
+		       uint64_t a, uint64_t b, uint64_t s, uint64_t e)
+{
+	uint64_t c;
+
+	for (c = a - (a - grid) % LAYOUT_CELL; c < b; c += LAYOUT_CELL) {
+		uint64_t cs = c > s ? c : s;
+		uint64_t ce = c + LAYOUT_CELL < e ? c + LAYOUT_CELL : e;
+		struct layout_cell *x;
+
+		if (t->ncell && t->cell[t->ncell - 1].group == g &&
+		    t->cell[t->ncell - 1].end > c) {
+			x = &t->cell[t->ncell - 1];
+			x->start = x->start < cs ? x->start : cs;
+			x->end = x->end > ce ? x->end : ce;
+			continue;
+		}
+		if (t->ncell >= LAYOUT_MAX_CELLS)
+			return -E2BIG;
+		x = array_grow(t->cell, &t->cap_cell, t->ncell, sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		t->cell = x;
+		x[t->ncell++] = (struct layout_cell){
+			.base = c, .start = cs, .end = ce, .group = g,
+		};
+	}
+	return 0;
+}
+
+/* Bytes of [a, b) in [c, d). */
+static uint64_t overlap(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	uint64_t s = a > c ? a : c, e = b < d ? b : d;
+
+	return e > s ? e - s : 0;
+}
+
+/*
+ * One span of group g: [s, e) is what its extents from e0 to e1 held when
+ * written (each extent's whole range), head and tail the neighbouring
+ * runs of later data that may hide more of the write.  Adds its raw size
+ * (as far as a dirty range reaches, for compress=) to the group and marks
+ * the cells where its data is partly gone (as far as an async chunk
+ * reaches, for compress-force=).
+ */
+static int one_span(struct layout_ticket *t, uint32_t g, uint64_t s, uint64_t e, uint64_t head,
+		    uint64_t tail)
+{
+	struct layout_gspan *gs = &t->gs[g];
+	uint64_t grid = 0, ef = e, ec = e, sc = s, pos;
+	size_t k;
+	int ret;
+
+	for (k = 0; k < t->nw; k++)
+		if (t->wr[k].group == g) {
+			grid = t->wr[k].grid;
+			break;
+		}
+	if (head < s) {
+		/* the write may have begun under later data: its start,
+		 * so its grid, is not known */
+		gs->loose = 1;
+		sc = s - head < LAYOUT_RANGE ? head : s - LAYOUT_RANGE;
+	}
+	if (tail > e && (e - grid) % LAYOUT_PIECE == 0) {
+		/* the write may have gone on under later data */
+		ef = ceil_to(e, grid, LAYOUT_CELL);
+		ef = ef < tail ? ef : tail;
+		ec = ceil_to(e, grid, LAYOUT_RANGE);
+		ec = ec < tail ? ec : tail;
+	}
+	if (!gs->e0) {
+		gs->s0 = s;
+		gs->e0 = e;
+	}
+	gs->span_raw += ec - sc;
+	/* the gaps of [s, ef): no data of the group referenced there */
+	pos = s;
+	for (k = 0; k < t->nw; k++) {
+		const struct est_write *w = &t->wr[k];
+
+		if (w->group != g || w->end <= pos || w->start >= ef)
+			continue;
+		if (w->start > pos) {
+			ret = dirty_cells(t, g, grid, pos, w->start, s,
+					  ef);
+			if (ret)
+				return ret;
+		}
+		pos = w->end;
+	}
+	return pos < ef ? dirty_cells(t, g, grid, pos, ef, s, ef) : 0;
+}
+
+/*
+ * The bounds of a file with tentative groups (layout.h, layout_total):
+ * each group's spans (what its extents say was written), the cells of
+ * its grid where part of its data is gone, and the writes split at
+ * those cells, then each again as a lower bound (EST_WRITE_INDEP).
+ * Returns 0 or -ENOMEM; too many cells: bounds from the spans alone.
+ */
+static int plan_bounds(struct layout_ticket *t, const struct layout_file *f)
+{
+	size_t g, e, k, c, n, nw, lb;
+	int ret;
+
+	if (GROW_TO(t->gs, t->cap_gs, t->ng))
+		return -ENOMEM;
+	memset(t->gs, 0, t->ng * sizeof(*t->gs));
+	t->ncell = 0;
+	for (k = 0; k < t->nw; k++)
+		t->gs[t->wr[k].group].vis_raw += t->wr[k].end - t->wr[k].start;
+	for (g = 0; g < t->ng; g++) {
+		/* spans: extents of g in file order, joined across later
+		 * data that touches them (overwrites of the write) */
+		uint64_t s = 0, end = 0, head = 0, tail = 0, run = 0;
+		int open = 0, bridge = 0, inrun = 0;
+
+		for (e = 0; e < f->next; e++) {
+			const struct extent_info *ei = &f->ext[e];
+			int tch = touches(f, e);
+
+			if (t->grp[e] == g) {
+				uint64_t os = ei->file_pos - ei->offset,
+					 oe = os + ei->ram_bytes;
+
+				if (open && bridge) {
+					if (oe > end)
+						end = oe;
+				} else {
+					if (open) {
+						ret = one_span(t, (uint32_t)g,
+							       s, end, head,
+							       tail);
+						if (ret)
+							goto fail;
+					}
+					open = 1;
+					s = os;
+					end = oe;
+					head = inrun && tch ? run : os;
+				}
+				tail = end;
+				bridge = 1;
+				inrun = 0;
+				continue;
+			}
+			if (newer(t, f, e, g)) {
+				if (!(inrun && tch))
+					run = ei->file_pos;
+				inrun = 1;
+				if (open && bridge && tch)
+					tail = ei->file_pos + ei->num_bytes;
+				else
+					bridge = 0;
+				continue;
+			}
+			inrun = 0;
+			bridge = 0;
+		}
+		if (open) {
+			ret = one_span(t, (uint32_t)g, s, end, head,
+				       tail);
+			if (ret)
+				goto fail;
+		}
+	}
+	/* writes split at the dirty cells, then their lower bounds */
+	nw = t->nw;
+	n = 0;
+	for (k = 0; k < nw; k++)
+		for (c = 0; c < t->ncell; c++)
+			n += t->cell[c].group == t->wr[k].group &&
+			     overlap(t->wr[k].start, t->wr[k].end,
+				     t->cell[c].start, t->cell[c].end);
+	if (GROW_TO(t->wr, t->cap_wr, 2 * (nw + 2 * n)))
+		return -ENOMEM;
+	/* split in place from the back: part k's pieces land at or after k */
+	memmove(t->wr + 2 * n, t->wr, nw * sizeof(*t->wr));
+	for (k = 0, e = 0; k < nw; k++) {
+		struct est_write w = t->wr[2 * n + k];
+		uint32_t cutend = w.flags & EST_WRITE_CUT_END;
+
+		w.flags &= ~EST_WRITE_CUT_END;
+		for (c = 0; c < t->ncell && w.start < w.end; c++) {
+			const struct layout_cell *x = &t->cell[c];
+			struct est_write part = w;
+
+			if (x->group != w.group ||
+			    !overlap(w.start, w.end, x->start, x->end))
+				continue;
+			t->cell[c].vis = 1;
+			if (x->start > w.start) {
+				part.end = x->start;
+				t->wr[e++] = part;
+				part.start = x->start;
+				part.flags &= ~EST_WRITE_BEGIN;
+			}
+			part.end = w.end < x->end ? w.end : x->end;
+			part.group = (uint32_t)(t->ng + c);
+			t->wr[e++] = part;
+			w.start = part.end;
+			w.flags &= ~EST_WRITE_BEGIN;
+		}
+		if (w.start < w.end)
+			t->wr[e++] = w;
+		t->wr[e - 1].flags |= cutend;
+	}
+	nw = e;
+	/* a clean part after a dirty cell of its group: its own bucket */
+	for (k = 0; k < nw; k++)
+		for (c = 0; t->wr[k].group < t->ng && c < t->ncell; c++)
+			if (t->cell[c].group == t->wr[k].group &&
+			    t->cell[c].start < t->wr[k].start) {
+				t->wr[k].group += (uint32_t)(t->ng + t->ncell);
+				break;
+			}
+	/* the lower bounds: a dirty cell's piece by piece */
+	if (GROW_TO(t->wr, t->cap_wr, 2 * nw + 4 * t->ncell))
+		return -ENOMEM;
+	lb = 2 * t->ng + t->ncell;
+	for (k = 0, e = nw; k < nw; k++) {
+		struct est_write w = t->wr[k];
+		uint32_t b = w.group;
+
+		w.flags = EST_WRITE_INDEP;
+		if (b < t->ng || b >= t->ng + t->ncell) {
+			w.group = (uint32_t)(lb + (b < t->ng ? b :
+				   b - t->ng - t->ncell + t->ng + 4 * t->ncell));
+			t->wr[e++] = w;
+			continue;
+		}
+		c = b - t->ng;
+		while (w.start < w.end) {
+			uint64_t pe = t->cell[c].base + LAYOUT_PIECE *
+				      ((w.start - t->cell[c].base) /
+				       LAYOUT_PIECE + 1);
+			struct est_write part = w;
+
+			part.end = pe < w.end ? pe : w.end;
+			part.group = (uint32_t)(lb + t->ng + 4 * c +
+				(w.start - t->cell[c].base) / LAYOUT_PIECE);
+			t->wr[e++] = part;
+			w.start = part.end;
+		}
+	}
+	t->nw = e;
+	t->nb = lb + 2 * t->ng + 4 * t->ncell;
+	return 0;
+fail:
+	if (ret != -E2BIG)
+		return ret;
+	/* too many cells: the spans alone bound the groups */
+	t->ncell = 0;
+	t->nb = t->ng;
+	return 0;
+}
+
 /*
  * A file whose extents were written in more than one transaction (a file
  * partly overwritten after a snapshot or a reflink keeps the bookends of
@@ -490,7 +822,7 @@ static int plan_groups(struct layout_ticket *t, const struct layout_file *f,
 	size_t e, ng = 0, nw = 0, g;
 	int ret = -ENOMEM;
 
-	t->ng = t->nw = 0;
+	t->ng = t->nw = t->nb = t->ncell = 0;
 	t->tentative = 0;
 	if (!f->have_extents || f->next < 2 || small_file(f))
 		return 0;
@@ -516,9 +848,11 @@ static int plan_groups(struct layout_ticket *t, const struct layout_file *f,
 	    GROW_TO(t->wr, t->cap_wr, f->next) ||
 	    GROW_TO(t->gvis, t->cap_gvis, ng) ||
 	    GROW_TO(t->gtent, t->cap_gtent, ng) ||
-	    GROW_TO(t->gself, t->cap_gself, ng))
+	    GROW_TO(t->gself, t->cap_gself, ng) ||
+	    GROW_TO(t->gfull, t->cap_gfull, ng))
 		goto out;
 	memset(t->gself, 0, ng * sizeof(*t->gself));
+	memset(t->gfull, 0, ng * sizeof(*t->gfull));
 	memset(t->gvis, 0, ng * sizeof(*t->gvis));
 	memset(t->gtent, 0, ng * sizeof(*t->gtent));
 	for (e = 0; e < f->next; e++) {
@@ -586,7 +920,13 @@ static int plan_groups(struct layout_ticket *t, const struct layout_file *f,
 	for (e = 0; e < t->nw; e++)
 		t->wr[e].grid = e && t->wr[e - 1].group == t->wr[e].group ?
 				t->wr[e - 1].grid : t->wr[e].grid;
-	ret = 0;
+	/* a write whose start is gone decides on what is left of it */
+	for (e = 0; e < t->nw; e++)
+		if ((!e || t->wr[e - 1].group != t->wr[e].group) &&
+		    t->wr[e].start != t->wr[e].grid)
+			t->wr[e].flags |= EST_WRITE_BEGIN;
+	t->nb = ng;
+	ret = t->tentative ? plan_bounds(t, f) : 0;
 out:
 	free(gen);
 	return ret;
@@ -709,7 +1049,63 @@ size_t layout_writes(const struct layout *l, size_t ticket,
 
 	*w = t->ng ? t->wr : NULL;
 	*nw = t->ng ? t->nw : 0;
-	return t->ng;
+	return t->ng ? t->nb : 0;
+}
+
+/* Setting i's value v (0: disk, 1: uncompressed) of bucket b. */
+static uint64_t bucket(const uint64_t *gd, size_t n, size_t b, size_t i,
+		       size_t v)
+{
+	return gd[3 * n * b + 3 * i + v];
+}
+
+/* Buckets of writes() (plan_bounds()): each group's clean parts before
+ * its first dirty cell, the dirty cells, the clean parts after; then as
+ * lower bounds the same, a dirty cell in its four pieces. */
+static size_t b_after(const struct layout_ticket *t, size_t g)
+{
+	return t->ng + t->ncell + g;
+}
+
+static size_t b_low(const struct layout_ticket *t)
+{
+	return 2 * t->ng + t->ncell;
+}
+
+static size_t b_low_piece(const struct layout_ticket *t, size_t c, size_t k)
+{
+	return b_low(t) + t->ng + 4 * c + k;
+}
+
+static size_t b_low_after(const struct layout_ticket *t, size_t g)
+{
+	return b_low(t) + t->ng + 4 * t->ncell + g;
+}
+
+/* Group g's prediction (value v), or with low its lower bound (0 when
+ * none was estimated). */
+static uint64_t group_pred(const struct layout_ticket *t, size_t g,
+			   size_t i, size_t n, const uint64_t *gd, size_t v,
+			   int low)
+{
+	size_t c, k;
+	uint64_t x;
+
+	if (t->nb == t->ng)
+		return low ? 0 : bucket(gd, n, g, i, v);
+	if (!low) {
+		x = bucket(gd, n, g, i, v) + bucket(gd, n, b_after(t, g), i, v);
+		for (c = 0; c < t->ncell; c++)
+			if (t->cell[c].group == g)
+				x += bucket(gd, n, t->ng + c, i, v);
+		return x;
+	}
+	x = bucket(gd, n, b_low(t) + g, i, v) +
+	    bucket(gd, n, b_low_after(t, g), i, v);
+	for (c = 0; c < t->ncell; c++)
+		for (k = 0; t->cell[c].group == g && k < 4; k++)
+			x += bucket(gd, n, b_low_piece(t, c, k), i, v);
+	return x;
 }
 
 /*
@@ -726,12 +1122,172 @@ static void group_values(const struct layout_ticket *t, size_t k, size_t i,
 
 	*disk = *uncomp = 0;
 	for (g = 0; g < t->ng; g++) {
-		const uint64_t *p = &gd[3 * n * g + 3 * i];
 		uint64_t num = t->gnum[k * t->ng + g], den = t->gvis[g];
 
-		*disk += layout_scale(p[0], num, den);
-		*uncomp += layout_scale(p[1], num, den);
+		*disk += layout_scale(group_pred(t, g, i, n, gd, 0, 0), num,
+				      den);
+		*uncomp += layout_scale(group_pred(t, g, i, n, gd, 1, 0), num,
+					den);
 	}
+}
+
+/* The group of nominal bucket b. */
+static size_t bucket_group(const struct layout_ticket *t, size_t b)
+{
+	if (b < t->ng)
+		return b;
+	if (b < t->ng + t->ncell)
+		return t->cell[b - t->ng].group;
+	return b - t->ng - t->ncell;
+}
+
+/* Bytes of group g's data referenced now in [a, b). */
+static uint64_t vis_in(const struct layout_ticket *t, size_t g, uint64_t a,
+		       uint64_t b)
+{
+	uint64_t v = 0;
+	size_t k;
+
+	for (k = 0; k < t->nw; k++)
+		if (!(t->wr[k].flags & EST_WRITE_INDEP) &&
+		    bucket_group(t, t->wr[k].group) == g)
+			v += overlap(t->wr[k].start, t->wr[k].end, a, b);
+	return v;
+}
+
+/* Bytes of the nominal writes of bucket b. */
+static uint64_t bucket_bytes(const struct layout_ticket *t, size_t b)
+{
+	uint64_t v = 0;
+	size_t k;
+
+	for (k = 0; k < t->nw; k++)
+		if (!(t->wr[k].flags & EST_WRITE_INDEP) && t->wr[k].group == b)
+			v += t->wr[k].end - t->wr[k].start;
+	return v;
+}
+
+/*
+ * Under compress-force=, the most dirty cell c can use: its pieces from
+ * the chunk's start that are all there and compress (alone, as the
+ * kernel compresses them: the lower bound's piece is that piece) as
+ * they do, from the first one that is not, raw to the cell's end, one
+ * extent that stays whole if any of it is referenced.
+ */
+static uint64_t cell_upper(const struct layout_ticket *t, size_t c,
+			   size_t i, size_t n, const uint64_t *gd,
+			   uint32_t ss)
+{
+	const struct layout_cell *x = &t->cell[c];
+	uint64_t u = 0, pos = x->start;
+	size_t k;
+
+	for (k = 0; k < 4 && pos == x->base + k * LAYOUT_PIECE; k++) {
+		uint64_t pe = x->base + (k + 1) * LAYOUT_PIECE;
+		uint64_t low = bucket(gd, n, b_low_piece(t, c, k), i, 0);
+		uint64_t in_r;
+
+		pe = pe < x->end ? pe : x->end;
+		in_r = pe > pos ? ((pe - pos + ss - 1) / ss) * ss : 0;
+		/* compress=: only a piece its heuristic lets through */
+		if (pe <= pos || pe - pos <= ss ||
+		    vis_in(t, x->group, pos, pe) != pe - pos ||
+		    low + ss > in_r ||
+		    bucket(gd, n, b_low_piece(t, c, k), i, 1) != in_r)
+			break;
+		u += low;
+		pos = pe;
+	}
+	if (pos < x->end && vis_in(t, x->group, pos, x->end))
+		u += x->end - pos;
+	return u;
+}
+
+/*
+ * The bounds of a file's disk at the grand total (layout_total): lo and
+ * hi, what it may use at least and at most under setting i when some of
+ * its groups were left to it (gself), from what their extents say
+ * (docs/estimate.md, "Bounds").  Groups no gone data can touch count as
+ * predicted.  An extrapolated group under compress-force=: as predicted
+ * where its async chunks hold no gone data (they are independent there),
+ * a chunk with gone data at least its referenced data's pieces each
+ * compressed alone, at most cell_upper().  Under compress=: at least the
+ * pieces alone, at most its spans raw whole (the dirty range's heuristic
+ * may have said no on data that is gone), or, when the range began with
+ * data that is all there and something of it compressed, as predicted up
+ * to its first chunk with gone data and raw from there (gone data may
+ * have failed a piece, or set NOCOMPRESS); every later group then at
+ * least its pieces alone, at most raw.
+ */
+static void file_bounds(const struct layout *l, const struct layout_ticket *t,
+			size_t i, const uint64_t *gd, uint64_t nominal,
+			uint64_t *lo, uint64_t *hi)
+{
+	const struct layout_share *sh = &t->sh[0];
+	uint64_t L = sh->prealloc_disk, U = sh->prealloc_disk;
+	size_t g, c, k, n = l->nest;
+	int coupled = 0, force = l->force[i], cells = t->nb > t->ng;
+
+	for (g = 0; g < t->ng; g++) {
+		uint64_t num = t->gnum[g], den = t->gvis[g];
+		uint64_t p = group_pred(t, g, i, n, gd, 0, 0);
+		uint64_t low = group_pred(t, g, i, n, gd, 0, 1);
+
+		if (t->gself[g] && num && t->gs) {
+			const struct layout_gspan *gs = &t->gs[g];
+			uint64_t u, lw, full = t->gfull[g] > num ?
+					     t->gfull[g] : num;
+			uint64_t h = gs->e0 - gs->s0 < LAYOUT_PIECE ?
+				     gs->e0 - gs->s0 : LAYOUT_PIECE;
+
+			if (cells && !gs->loose && (force ||
+			    (!coupled && gs->span_raw <= LAYOUT_RANGE &&
+			     p < gs->vis_raw &&
+			     vis_in(t, g, gs->s0, gs->s0 + h) == h))) {
+				u = bucket(gd, n, g, i, 0);
+				lw = u + bucket(gd, n, b_low_after(t, g), i, 0);
+				u += force ? bucket(gd, n, b_after(t, g), i, 0) :
+				     bucket_bytes(t, b_after(t, g));
+				if (force)
+					lw += bucket(gd, n, b_after(t, g), i, 0) -
+					      bucket(gd, n, b_low_after(t, g),
+						     i, 0);
+				for (c = 0, k = 0; c < t->ncell; c++) {
+					const struct layout_cell *x =
+						&t->cell[c];
+					size_t q;
+
+					if (x->group != g)
+						continue;
+					for (q = 0; q < 4; q++)
+						lw += bucket(gd, n,
+							b_low_piece(t, c, q), i,
+							0);
+					/* compress=: after the first, NOCOMPRESS
+					 * may be set */
+					u += force || !k++ ?
+					     cell_upper(t, c, i, n, gd,
+							l->sectorsize) :
+					     vis_in(t, g, x->start, x->end) ?
+					     x->end - x->start : 0;
+				}
+			} else {
+				u = gs->span_raw;
+				lw = low;
+			}
+			coupled |= !force;
+			U += layout_scale(u, num, full);
+			L += layout_scale(lw, num, full);
+		} else if (coupled) {
+			U += layout_scale(t->gs[g].vis_raw, num, den);
+			L += layout_scale(low, num, den);
+		} else {
+			U += layout_scale(p, num, den);
+			L += layout_scale(p, num, den);
+		}
+	}
+	*lo = L < nominal ? nominal - L : 0;
+	*hi = U > nominal ? U - nominal : 0;
 }
 
 /* Setting i's six values for a file at one level. */
@@ -779,7 +1335,7 @@ static void level_values(const struct layout *l,
 static void apply(struct layout *l, const struct layout_ticket *t,
 		  const uint64_t *delta, const uint64_t *gdelta, uint64_t *out)
 {
-	uint64_t v[6];
+	uint64_t v[6], extrap = 0;
 	size_t i, k;
 
 	for (i = 0; i < l->nest; i++) {
@@ -791,9 +1347,19 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 		level_values(l, t, 0, i, d, gdelta, v);
 		for (k = 0; d && gdelta && t->sh[0].fresh && k < t->ng; k++)
 			if (t->gself[k])
-				tot->extrap_disk += layout_scale(
-					gdelta[3 * l->nest * k + 3 * i],
+				extrap += layout_scale(
+					group_pred(t, k, i, l->nest, gdelta,
+						   0, 0),
 					t->gnum[k], t->gvis[k]);
+		if (extrap) {
+			uint64_t lo, hi;
+
+			file_bounds(l, t, i, gdelta, v[0], &lo, &hi);
+			tot->extrap_disk += extrap;
+			tot->extrap_lo += lo;
+			tot->extrap_hi += hi;
+			extrap = 0;
+		}
 		if (d) {
 			tot->est_disk += d[0];
 			tot->est_uncomp += d[1];
@@ -823,7 +1389,7 @@ void layout_resolve(struct layout *l, size_t ticket, const uint64_t *delta,
 		    size_t *user)
 {
 	struct layout_ticket *t = &l->t[ticket - 1];
-	size_t nd = 3 * l->nest, ng = gdelta ? nd * t->ng : 0;
+	size_t nd = 3 * l->nest, ng = gdelta && t->ng ? nd * t->nb : 0;
 
 	*user = t->user;
 	*nrows = t->nlev ? t->nlev - 1 : 0;

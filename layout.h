@@ -47,6 +47,9 @@ struct layout;
 struct layout *layout_create(size_t nest, int follow_writes);
 void layout_free(struct layout *l);
 
+/* Setting i is compress-force= (its bounds differ: layout_total). */
+void layout_set_force(struct layout *l, size_t i, int force);
+
 /* A report row opens: a level with its own inodes and extents.  Returns 0
  * or -ENOMEM. */
 int layout_push(struct layout *l);
@@ -147,6 +150,11 @@ struct layout_total {
 	 * extents when no file holds them as written (layout_settle()):
 	 * extrapolated from the part still referenced */
 	uint64_t extrap_disk;
+	/* bounds of disk: the kernel uses at least disk - extrap_lo and at
+	 * most disk + extrap_hi, whatever the data that is gone was
+	 * (layout.c file_bounds(), docs/estimate.md); 0 when nothing is
+	 * extrapolated */
+	uint64_t extrap_lo, extrap_hi;
 };
 void layout_total(const struct layout *l, size_t i, struct layout_total *t);
 

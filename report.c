@@ -427,6 +427,17 @@ static void grow(int *w, const char *cell)
 		*w = (int)strlen(cell);
 }
 
+/* v in the table's units, without the padding. */
+static const char *size_trim(uint64_t v, const struct report *r,
+			     char buf[FMT_BUF])
+{
+	const char *p = fmt_size_in(v, &r->units, buf);
+
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
 static void table_estimates(FILE *out, const struct report *r)
 {
 	char ci[FMT_BUF], cs[32], ds[32];
@@ -434,6 +445,7 @@ static void table_estimates(FILE *out, const struct report *r)
 	uint64_t now = current_disk(r);
 	int same = r->est[0].same_layout;
 	int wd = TABLE_COL, wc = TABLE_COL, wf = TABLE_COL, wr = TABLE_COL;
+	int ranged = 0;
 	size_t i;
 
 	/* Columns as wide as their widest cell (-b of 13 digits or more,
@@ -451,8 +463,11 @@ static void table_estimates(FILE *out, const struct report *r)
 		fprintf(out, "%-*s ", wf, "Fresh copy");
 	if (r->est[0].have_rewrite)
 		fprintf(out, "%-*s ", wr, "Rewrite");
-	fprintf(out, "%-10s %-10s%s\n", "Compress", "Decompress",
-		r->est[0].sampled ? " 95% CI" : "");
+	for (i = 0; i < r->nest; i++)
+		ranged |= r->est[i].same_layout && r->est[i].disk_extrapolated;
+	fprintf(out, "%-10s %-10s%s%s\n", "Compress", "Decompress",
+		r->est[0].sampled ? " 95% CI" : "",
+		ranged ? " Disk Usage range" : "");
 	for (i = 0; i < r->nest; i++) {
 		const struct report_est *e = &r->est[i];
 
@@ -472,8 +487,18 @@ static void table_estimates(FILE *out, const struct report *r)
 			fprintf(out, " \xc2\xb1%s",
 				fmt_size_in((uint64_t)(e->disk_ci95 + 0.5),
 					    &r->units, ci));
+		if (e->same_layout && e->disk_extrapolated) {
+			char a[FMT_BUF], b[FMT_BUF];
+
+			fprintf(out, " %s..%s", size_trim(e->disk_min, r, a),
+				size_trim(e->disk_max, r, b));
+		}
 		fputc('\n', out);
 	}
+	if (ranged)
+		fputs("Disk Usage range: where overwritten data that no file "
+		      "references any more\nwas estimated from what remains, "
+		      "the usage whatever that data was.\n", out);
 	for (i = 0; i < r->nest; i++)
 		if (r->est[i].current) {
 			fputs("* the setting the filesystem is mounted with now\n",
@@ -483,16 +508,11 @@ static void table_estimates(FILE *out, const struct report *r)
 	if (r->est[0].sampled) {
 		const struct report_est *e = &r->est[0];
 		char a[FMT_BUF], b[FMT_BUF];
-		const char *sa = fmt_size_in(e->data_read, &r->units, a);
-		const char *sb = fmt_size_in(e->data, &r->units, b);
 
-		while (*sa == ' ')
-			sa++;
-		while (*sb == ' ')
-			sb++;
 		fprintf(out, "Sample: %" PRIu64 " of %" PRIu64
 			" units read, %s of %s of data.\n", e->units_read,
-			e->units, sa, sb);
+			e->units, size_trim(e->data_read, r, a),
+			size_trim(e->data, r, b));
 	}
 }
 
@@ -694,8 +714,10 @@ static void json_est(FILE *out, const struct report *r,
 			fprintf(out, ",\"rewrite_change\":%" PRId64,
 				e->rewrite_change);
 		if (e->same_layout && e->disk_extrapolated)
-			fprintf(out, ",\"disk_extrapolated\":%" PRIu64,
-				e->disk_extrapolated);
+			fprintf(out, ",\"disk_extrapolated\":%" PRIu64
+				",\"disk_min\":%" PRIu64 ",\"disk_max\":%"
+				PRIu64, e->disk_extrapolated, e->disk_min,
+				e->disk_max);
 		if (e->sampled)
 			fprintf(out, ",\"disk_ci95\":%.0f,\"sample_units_read\":%"
 				PRIu64 ",\"sample_units\":%" PRIu64
@@ -813,8 +835,8 @@ static void csv_cells(FILE *out, const struct report *r,
 #define CSV_EST_COLUMNS "compress_mbps,decompress_mbps,disk_ci95," \
 	"disk_fresh,current,compress_mbps_all,decompress_mbps_all," \
 	"cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps," \
-	"rewrite_change"
-#define CSV_DECIDE_EMPTY ",,,,,,,,"
+	"rewrite_change,disk_extrapolated,disk_min,disk_max"
+#define CSV_DECIDE_EMPTY ",,,,,,,,,,,"
 
 /* The estimates' cells: est's (a setting's total), else only disk_fresh
  * when fresh is not NULL (a row's estimate). */
@@ -843,6 +865,11 @@ static void csv_est_cells(FILE *out, const struct report *r,
 	fputc(',', out);
 	if (est->have_rewrite)
 		fprintf(out, "%" PRId64, est->rewrite_change);
+	if (est->same_layout && est->disk_extrapolated)
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+			est->disk_extrapolated, est->disk_min, est->disk_max);
+	else
+		fputs(",,,", out);
 }
 
 /* A record; est and fresh as csv_est_cells(). */

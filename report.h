@@ -83,6 +83,9 @@ struct report_est {
 	/* same layout: the part of disk extrapolated from overwritten
 	 * writes' remains (layout_total.extrap_disk) */
 	uint64_t disk_extrapolated;
+	/* same layout, when extrapolated: what the kernel uses at least and
+	 * at most, whatever the data that is gone was (layout_total) */
+	uint64_t disk_min, disk_max;
 	double compress_mbps;	/* single-thread codec speed on this data */
 	double decompress_mbps;
 	int current;		/* the filesystem is mounted with it now */

@@ -158,6 +158,7 @@ static int plan_settings(struct run *run)
 struct run *run_create(const struct options *opt, const struct run_env *env)
 {
 	struct run *run = calloc(1, sizeof(*run));
+	size_t i;
 
 	if (!run)
 		return NULL;
@@ -191,6 +192,8 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 						       !opt->sample_bytes);
 		if (!run->layout)
 			goto fail;
+		for (i = 0; i < run->nall; i++)
+			layout_set_force(run->layout, i, run->est_all[i].force);
 	}
 	if (opt->exclusive) {
 		run->sharing = sharing_create();
@@ -1210,6 +1213,8 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 		re->disk_same = t.disk;
 		re->uncompressed_same = t.uncomp;
 		re->disk_extrapolated = t.extrap_disk;
+		re->disk_min = t.disk - t.extrap_lo;
+		re->disk_max = t.disk + t.extrap_hi;
 		re->disk_ci95 = 0;
 	} else {
 		/* extrapolated: each model's share of the sampled files'

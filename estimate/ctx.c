@@ -63,6 +63,7 @@ struct est_ctx {
 	struct est_acct *bacct;
 	bool *braw;
 	bool *bwas;	/* est_writes(): NOCOMPRESS before a write */
+	struct est_fstate *ifst;	/* est_writes(): an EST_WRITE_INDEP's */
 	/* est_part(): the compress= decisions of the last range started */
 	bool *part_raw;
 	bool part_valid;
@@ -95,8 +96,9 @@ static struct est_ctx *est_create(const struct est_setting *s, size_t n,
 	ctx->raw = calloc(n ? n : 1, sizeof(*ctx->raw));
 	ctx->part_raw = calloc(n ? n : 1, sizeof(*ctx->part_raw));
 	ctx->bwas = calloc(n ? n : 1, sizeof(*ctx->bwas));
+	ctx->ifst = calloc(n ? n : 1, sizeof(*ctx->ifst));
 	if (!ctx->s || !ctx->acct || !ctx->fst || !ctx->facct || !ctx->raw ||
-	    !ctx->part_raw || !ctx->bwas)
+	    !ctx->part_raw || !ctx->bwas || !ctx->ifst)
 		goto nomem;
 	if (n)
 		memcpy(ctx->s, s, n * sizeof(*s));
@@ -132,6 +134,7 @@ static void est_free(struct est_ctx *ctx)
 	free(ctx->raw);
 	free(ctx->part_raw);
 	free(ctx->bwas);
+	free(ctx->ifst);
 	free(ctx->arena);
 	free(ctx->pend);
 	free(ctx->bfst);
@@ -554,13 +557,24 @@ static int est_writes(struct est_ctx *ctx, int fd, const struct stat *st,
 			ret = -EINVAL;
 		w->gridded = true;
 		w->grid = wr[k].grid;
-		if (!ret)
+		w->indep = !!(wr[k].flags & EST_WRITE_INDEP);
+		w->begin = !!(wr[k].flags & EST_WRITE_BEGIN);
+		if (!ret && w->indep) {
+			/* a bound: the inode's state is not this write's */
+			memcpy(ctx->ifst, ctx->fst, n * sizeof(*ctx->fst));
+			ret = est_runs_between(w, fd, wr[k].start, end, isize,
+					       ctx->ifst, ctx->raw, acct);
+		} else if (!ret) {
 			ret = est_runs_between(w, fd, wr[k].start, end, isize,
 					       ctx->fst, ctx->raw, acct);
+		}
 		w->gridded = false;
+		w->indep = false;
+		w->begin = false;
 		/* raw under compress=, but run through the write path all
 		 * the same: where it sets NOCOMPRESS matters to what follows */
-		for (i = 0; (wr[k].flags & EST_WRITE_RAW_UNFORCED) && i < n; i++)
+		for (i = 0; (wr[k].flags & EST_WRITE_RAW_UNFORCED) &&
+			    !(wr[k].flags & EST_WRITE_INDEP) && i < n; i++)
 			if (!ctx->s[i].force && !ctx->raw[i])
 				acct[i].disk = acct[i].ram =
 					est_round_up(end, ctx->sectorsize) -

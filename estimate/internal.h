@@ -122,6 +122,11 @@ struct est_worker {
 	 * grid, and only a range that starts on it decides compress= */
 	bool gridded;
 	uint64_t grid;
+	/* est_writes(): EST_WRITE_INDEP, each piece on its own */
+	bool indep;
+	/* est_writes(): EST_WRITE_BEGIN, the range decision is taken at
+	 * the first chunk even off the grid */
+	bool begin;
 	struct est_memo memo_own;	/* chunk's */
 	/* measure.c: codec time in the chunk being estimated, and the
 	 * pieces kept to check */

@@ -57,6 +57,51 @@ void est_raw(const struct est_worker *w, uint64_t start, uint64_t end,
 }
 
 /*
+ * EST_WRITE_INDEP: each piece of [cs, ce) compressed on its own, costing
+ * the lesser of its compressed and its raw sectors (at least one), as a
+ * lower bound of what its data costs in any piece the kernel puts it in;
+ * its uncompressed bytes count only when compress=' heuristic would let
+ * it through (estimate.h).
+ */
+static int est_chunk_indep(struct est_worker *w, size_t i, uint64_t cs,
+			   uint64_t ce, uint64_t isize, struct est_acct *acct)
+{
+	const uint32_t ss = w->sectorsize;
+	uint64_t actual_end = isize < ce ? isize : ce;
+	uint64_t p = cs, len, in_r, out_r, cap;
+	long clen;
+
+	while (p < actual_end) {
+		len = actual_end - p;
+		if (w->gridded && (p - w->grid) % EST_PIECE_MAX &&
+		    len > EST_PIECE_MAX - (p - w->grid) % EST_PIECE_MAX)
+			len = EST_PIECE_MAX - (p - w->grid) % EST_PIECE_MAX;
+		if (len > EST_PIECE_MAX)
+			len = EST_PIECE_MAX;
+		in_r = est_round_up(len, ss);
+		out_r = in_r;
+		if (len > ss) {
+			cap = est_round_up(ce - p, EST_PAGE_SIZE);
+			if (cap > EST_OUT_MAX)
+				cap = EST_OUT_MAX;
+			clen = est_compress(w, i, w->data + (p - cs), len, cap,
+					    acct);
+			if (clen < 0)
+				return (int)clen;
+			if (clen > 0 && est_round_up(clen, ss) < out_r)
+				out_r = est_round_up(clen, ss);
+		}
+		acct->disk += out_r;
+		if (w->s[i].force ||
+		    est_heur(w, cs, p, (ce < p + EST_PIECE_MAX ? ce :
+					p + EST_PIECE_MAX) - 1))
+			acct->ram += in_r;
+		p += in_r;
+	}
+	return 0;
+}
+
+/*
  * compress_file_range() for one async chunk [cs, ce) (ce sector aligned, at
  * most 512 KiB) of a dirty range of a file of size isize. w->data holds
  * the chunk's bytes, zero padded past EOF up to ce.
@@ -70,6 +115,8 @@ int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 	uint64_t p = cs;
 	long clen;
 
+	if (w->indep)
+		return est_chunk_indep(w, i, cs, ce, isize, acct);
 	if (fst->raw)
 		goto raw;
 	while (p < ce) {
@@ -197,12 +244,13 @@ int est_run(struct est_worker *w, est_load_fn *load, const void *src,
 					est_raw(w, cs, ce, isize, &acct[i]);
 					continue;
 				}
-				if (cs == rs && (!w->gridded ||
+				if (cs == rs && (!w->gridded || w->begin ||
 						 !((rs - w->grid) % EST_RANGE_MAX)))
 					est_range_begin(w, i, &fst[i], rs, re);
 				ret = est_chunk(w, i, &fst[i], cs, ce, isize,
 						&acct[i]);
 			}
+			w->begin = false;
 			/* settled per chunk, before the next read */
 			est_measure_end(w, acct);
 			if (ret)

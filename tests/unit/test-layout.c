@@ -215,7 +215,9 @@ static void live_file(struct extent_info e[3])
 }
 
 /* Plan the live file, check its writes, resolve it with group estimates
- * 500 (its first write's remains) and 300 (the overwrite). */
+ * 500 (its first write's remains) and 300 (the overwrite), and as lower
+ * bounds 450 and 250 (each piece alone: two pieces of the first write,
+ * 200 and 250, the second heuristic-approved). */
 static void plan_live(struct layout *l)
 {
 	struct extent_info e[3];
@@ -224,23 +226,39 @@ static void plan_live(struct layout *l)
 		.sectorsize = 4096, .ext = e, .next = 3,
 	};
 	uint64_t delta[3] = { 900, 1000, 262144 };
-	uint64_t gdelta[6] = { 500, 600, 196608, 300, 400, 65536 };
+	uint64_t gdelta[3 * 13] = { 0 };
 	const struct est_write *w;
 	size_t ticket, user, nrows, nw;
 	int skip;
 
 	live_file(e);
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 7, &ticket, &skip), 0);
-	CU_ASSERT_EQUAL_FATAL(layout_writes(l, ticket, &w, &nw), 2);
-	CU_ASSERT_EQUAL_FATAL(nw, 3);
+	/* two groups; the first write's one async chunk holds gone data
+	 * (its bookend's rest): buckets for each group before and after
+	 * it, the cell, and the same as lower bounds, the cell in four
+	 * pieces */
+	CU_ASSERT_EQUAL_FATAL(layout_writes(l, ticket, &w, &nw), 13);
+	CU_ASSERT_EQUAL_FATAL(nw, 6);
 	/* oldest first, on the grid of its start; the bookend's part ends
 	 * where the overwrite cut it */
-	CU_ASSERT(w[0].group == 0 && w[0].start == 0 && w[0].end == 65536 &&
+	CU_ASSERT(w[0].group == 2 && w[0].start == 0 && w[0].end == 65536 &&
 		  w[0].grid == 0 && w[0].flags == EST_WRITE_CUT_END);
-	CU_ASSERT(w[1].group == 0 && w[1].start == 131072 &&
+	CU_ASSERT(w[1].group == 2 && w[1].start == 131072 &&
 		  w[1].end == 262144 && w[1].grid == 0 && !w[1].flags);
 	CU_ASSERT(w[2].group == 1 && w[2].start == 65536 &&
 		  w[2].end == 131072 && w[2].grid == 65536);
+	/* the lower bounds: the cell's pieces 0 and 1, the overwrite */
+	CU_ASSERT(w[3].group == 7 && w[3].flags == EST_WRITE_INDEP &&
+		  w[3].start == 0 && w[3].end == 65536);
+	CU_ASSERT(w[4].group == 8 && w[4].start == 131072 &&
+		  w[4].end == 262144);
+	CU_ASSERT(w[5].group == 6 && w[5].start == 65536);
+	gdelta[3 * 1] = 300;
+	gdelta[3 * 2] = 500;
+	gdelta[3 * 6] = 250;
+	gdelta[3 * 7] = 200;
+	gdelta[3 * 8] = 250;
+	gdelta[3 * 8 + 1] = 131072;
 	layout_resolve(l, ticket, delta, gdelta, NULL, &nrows, &user);
 	CU_ASSERT_EQUAL(nrows, 0);	/* kept until settled */
 }
@@ -264,6 +282,8 @@ static void test_written_in_steps(void)
 	layout_total(l, 0, &t);
 	CU_ASSERT_EQUAL(t.disk, 800 + 300);
 	CU_ASSERT_EQUAL(t.extrap_disk, 0);
+	CU_ASSERT_EQUAL(t.extrap_lo, 0);
+	CU_ASSERT_EQUAL(t.extrap_hi, 0);
 	CU_ASSERT_EQUAL(t.fresh_disk, 900 + 800);
 	layout_free(l);
 
@@ -278,6 +298,25 @@ static void test_written_in_steps(void)
 	layout_total(l, 0, &t);
 	CU_ASSERT_EQUAL(t.disk, 667 + 300);
 	CU_ASSERT_EQUAL(t.extrap_disk, 667);
+	/* compress=: at least each piece alone and the overwrite alone
+	 * (gone data may have set NOCOMPRESS), at most the write's whole
+	 * span raw (its first piece is not all there: the range's
+	 * heuristic is not known) and the overwrite raw */
+	CU_ASSERT_EQUAL(t.extrap_lo, 967 - (450 + 250));
+	CU_ASSERT_EQUAL(t.extrap_hi, 262144 + 65536 - 967);
+	layout_free(l);
+
+	/* compress-force=: the overwrite as predicted; the chunk at least
+	 * its pieces alone, at most raw from its first piece not all there */
+	l = layout_create(1, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	layout_set_force(l, 0, 1);
+	plan_live(l);
+	CU_ASSERT_EQUAL(layout_settle(l, NULL, NULL), 0);
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 667 + 300);
+	CU_ASSERT_EQUAL(t.extrap_lo, 967 - (450 + 300));
+	CU_ASSERT_EQUAL(t.extrap_hi, 262144 + 300 - 967);
 	layout_free(l);
 
 	/* written front to back in two transactions: as in one go */

@@ -100,3 +100,28 @@ check()
 		failed=$((failed + 1))
 	fi
 }
+
+# bounds WHAT SETTING KERNEL JSON: where part of the same-layout estimate
+# is extrapolated (disk_extrapolated), the kernel's figure must lie within
+# [disk_min, disk_max]; prints the point estimate's error and the
+# bounds' width (in % of the kernel's figure) below and above it.
+bounds()
+{
+	local v d lo hi
+	v=$(jq -r --arg s "$2" '.estimates[] | select(.setting == $s) |
+		"\(.disk) \(.disk_min) \(.disk_max)"' "$4")
+	read -r d lo hi <<<"$v"
+	checks=$((checks + 1))
+	if [ "$lo" = null ] || [ "$hi" = null ] || [ "$3" -lt "$lo" ] ||
+	   [ "$3" -gt "$hi" ]; then
+		printf "%-${CHECK_W}s %-24s %10s %10s FAIL: not in [%s, %s]\n" \
+			"$1" "$2" "$d" "$3" "$lo" "$hi"
+		failed=$((failed + 1))
+		return
+	fi
+	awk -v w="$CHECK_W" -v what="$1" -v set="$2" -v d="$d" -v k="$3" \
+		-v lo="$lo" -v hi="$hi" 'BEGIN {
+		printf "%-" w "s %-24s %10s %10s %+8.3f%% in [%+.1f%%, %+.1f%%]\n",
+			what, set, d, k, (d - k) * 100 / k, (lo - k) * 100 / k,
+			(hi - k) * 100 / k }'
+}
