@@ -49,6 +49,9 @@
 #define ESTRUN_MIN_SLOTS_PER_JOB 4
 #define ESTRUN_MIN_SLOTS	8
 #define ESTRUN_MAX_SLOTS	4096
+/* The tally walks beside the estimate only with at least this many
+ * descriptors allowed (estrun_fds_to_spare()). */
+#define ESTRUN_TALLY_MIN_FDS	256
 /*
  * A worker takes queued files of 512 KiB or less together, up to this
  * many and this much data, and the estimator's files() takes them setting by
@@ -579,6 +582,19 @@ static int estrun_thread(pthread_t *th, void *(*fn)(void *), void *arg)
 	return ret == EAGAIN ? -ENOMEM : -ret;
 }
 
+/*
+ * Whether the tally's walk (tally.h) may run beside the estimate's: it
+ * keeps directories open too, and where descriptors are scarce (a low
+ * RLIMIT_NOFILE) the estimate's own walk must have them.
+ */
+static int estrun_fds_to_spare(void)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	       rl.rlim_cur >= ESTRUN_TALLY_MIN_FDS;
+}
+
 static size_t estrun_nslots(unsigned jobs)
 {
 	size_t n = (size_t)jobs * ESTRUN_SLOTS_PER_JOB, max = ESTRUN_MAX_SLOTS;
@@ -706,7 +722,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	 * sample reads too little for it to pay.  Without it the line shows
 	 * no total: not worth failing.
 	 */
-	if (o->npaths && (r->prog || !r->sampling))
+	if (o->npaths && (r->prog || !r->sampling) && estrun_fds_to_spare())
 		r->tally = tally_start(o->paths, o->npaths, o->one_fs,
 				       estrun_tally_bytes, r);
 	return r;

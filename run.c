@@ -406,6 +406,8 @@ static int on_tick(void *arg)
 	struct report r;
 	int ret;
 
+	if (run->too_big)
+		return -ECANCELED;
 	if (run->held) {
 		ret = check_size(run);
 		if (ret)
@@ -437,6 +439,7 @@ static int scan_result(struct run *run, const char *path, int ret)
 	case 0:
 		return 0;
 	case -ENOMEM:
+	case -ECANCELED:	/* on_tick(): the full estimate is too long */
 		return ret;
 	case -EPERM:
 		/* Every other file would fail the same way. */

@@ -97,7 +97,7 @@ CHECKS=$((CHECKS + 1))
 	grep -q '^compsize: --estimate: the full estimate of .* would take about [0-9]* minutes here: sampling instead' "$OUT/big.err" &&
 	grep -q '^compsize: --sample=auto: round' "$OUT/big.err" &&
 	[ "$(jq '[.estimates[] | select(.disk_ci95 != null)] | length' "$OUT/big.out")" = 14 ] ||
-	fail "-j1 -e all,zstd:10..14: exit $(cat "$OUT/big.rc"), no sample: $(cat "$OUT/big.err")"
+	fail "-j1 -e all,zstd:10..14: exit $(cat "$OUT/big.rc"), no sample: $(cat "$OUT/big.err") $(head -c 600 "$OUT/big.out")"
 # ... not where it would not, nor with --no-sample
 for o in "" --no-sample; do
 	run_prog small "$COMPSIZE" -b -e zstd:1 $o --format=json t/include
