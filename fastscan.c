@@ -178,8 +178,16 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 		note_bad(ts->ctx, err, it->offset);
 		return 0;
 	}
-	if (ts->ls)
+	if (ts->ls) {
 		extent_current(&ei, &ts->cur.disk, &ts->cur.ram);
+		if (ts->ls->ref) {
+			int ret = ts->ls->ref(ts->ls->arg, &ei, it->data,
+					      it->len);
+
+			if (ret)
+				return ret;
+		}
+	}
 	if (ts->cur_mult == 1)
 		return usage_account(ts->ctx, ts->fs_idx, &ei);
 	p = array_grow(ts->pending, &ts->cap_pending, ts->npending,

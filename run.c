@@ -100,6 +100,9 @@ struct run {
 	/* directories the pre-pass counted with the fast scan, by
 	 * sample_key(st_dev, st_ino): the walk only reads under them */
 	struct seen_set *prescanned;
+	/* --sample: NULL, or the only files whose extents the same-layout
+	 * model must know when they are not drawn (sampleplan_run()) */
+	struct seen_set *sharers;
 	struct deferred deferred;
 	int have_usage;		/* usage was read, and every file was on
 				 * btrfs */
@@ -246,6 +249,7 @@ void run_free(struct run *run)
 	estrun_free(run->est);
 	sample_bands_free(run->bands);
 	seen_free(run->prescanned);
+	seen_free(run->sharers);
 	layout_free(run->layout);
 	rewrite_free(run->rewrite);
 	if (run->est_all != run->opt->est)
@@ -685,6 +689,22 @@ static int collect_extent(const struct search_item *item, void *arg)
 }
 
 /*
+ * --sample: a file not drawn, whose extents no other file references (the
+ * pre-pass's sharers): nothing of it is estimated, and what it meets first
+ * nothing else meets, so its extents need not be searched.
+ */
+static int extents_unneeded(const struct run *run, const struct stat *st)
+{
+	uint64_t key = sample_key(st->st_dev, st->st_ino);
+
+	return run->sampling && run->sharers && !run->rewrite &&
+	       !seen_contains(run->sharers, key) &&
+	       !sample_file_in(&run->design, st->st_dev, st->st_ino,
+			       st->st_size, estrun_data_bytes(st),
+			       sample_bands_get(run->bands, key));
+}
+
+/*
  * What the estimate counts of the file (layout.h): its inode once, its
  * extents once, at every level.  The extents come from one search of its
  * items (btrfs and root); otherwise it counts as all new.  Sets *ticket,
@@ -700,7 +720,7 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 	};
 	int ret;
 
-	if (run->env->usage && fs) {
+	if (run->env->usage && fs && !extents_unneeded(run, st)) {
 		run->next = 0;
 		ret = search_file_extents(run->usage->search, fd, st->st_ino,
 					  fs->nodesize, collect_extent, run);
@@ -900,6 +920,33 @@ static int on_file(void *arg, int *fd, const char *path,
 	return one_file(arg, fd, -1, NULL, path, st, depth);
 }
 
+/*
+ * --sample: a regular file under a directory the pre-pass counted (so
+ * nothing is mounted beneath it) is as its inode item said then
+ * (sample_bands_facts()): no fstatat().  A file drawn is opened and
+ * checked (open_late()).
+ */
+static int on_known(void *arg, dev_t dev, ino_t ino, struct stat *st)
+{
+	struct run *run = arg;
+	const struct usage_fs *fs = usage_fs_of(run->usage, dev);
+	struct sample_facts f;
+
+	if (run->deferred.depth < 0 || !fs || fs->sectorsize < 512 ||
+	    !sample_bands_facts(run->bands, sample_key(dev, ino), &f))
+		return 0;
+	memset(st, 0, sizeof(*st));
+	st->st_dev = dev;
+	st->st_ino = ino;
+	st->st_mode = S_IFREG;
+	st->st_nlink = f.nlink;
+	st->st_size = (off_t)f.size;
+	/* btrfs_getattr(): the inode's bytes rounded up to a sector */
+	st->st_blocks = (blkcnt_t)((f.nbytes + fs->sectorsize - 1) /
+				   fs->sectorsize * (fs->sectorsize / 512));
+	return 1;
+}
+
 /* --sample: a file listed in dirfd, not opened (walk_opts.stat_files). */
 static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
 		      const struct stat *st, int depth)
@@ -992,14 +1039,29 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 	 * delalloc, which a committed inode item has none of) */
 	uint64_t x = f->nbytes && f->nbytes <= f->size ? f->nbytes : f->size;
 
+	const struct sample_facts facts = {
+		.size = f->size,
+		.nbytes = f->nbytes,
+		.nlink = f->nlink,
+	};
+
 	if (f->tree_id != sc->id)
 		/* a nested subvolume: its st_dev is not known here, so its
 		 * files are in band 0, as the walk will find them */
 		return sampleplan_add(sc->p, sample_key(~f->tree_id, f->ino),
-				      f->nlink, f->size, x, 0);
+				      f->nlink, f->size, x, 0, NULL);
 	return sampleplan_add(sc->p, sample_key(sc->dev, f->ino), f->nlink,
 			      f->size, x,
-			      f->size ? sample_band(1, f->ram, f->disk) : 0);
+			      f->size ? sample_band(1, f->ram, f->disk) : 0,
+			      &facts);
+}
+
+static int sample_ref(void *arg, const struct extent_info *ei,
+		      const uint8_t *item, size_t len)
+{
+	const struct sample_scan *sc = arg;
+
+	return sampleplan_ref(sc->p, ei, item, len);
 }
 
 /*
@@ -1012,7 +1074,10 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 		      const char *path, const struct stat *st, int depth)
 {
 	struct run *run = arg;
-	struct fastscan_listener ls = { .file = sample_listed };
+	struct fastscan_listener ls = {
+		.file = sample_listed,
+		.ref = sample_ref,
+	};
 	struct sample_scan sc = { .p = p, .dev = st->st_dev };
 	int ret;
 
@@ -1054,6 +1119,9 @@ int run_sample(struct run *run, char *const *paths, int n)
 		.seed = run->opt->seed,
 		/* the files' current ratio, where it can be read */
 		.bands = run->env->usage,
+		/* --walk: every file's extents searched, as they always
+		 * were (the tests' reference) */
+		.sharers = !run->opt->walk,
 		/* as on_dir() decides for the walk: without rows, the fast
 		 * scan counts whole directories */
 		.dir = run->env->usage && run->env->fast && !run->opt->walk &&
@@ -1062,7 +1130,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 	};
 
 	return sampleplan_run(paths, n, &wo, &so, &run->design,
-			      &run->sampling, &run->bands);
+			      &run->sampling, &run->bands, &run->sharers);
 }
 
 /* --subvolumes: the rows of every subvolume of path's filesystem, once
@@ -1109,6 +1177,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 	const struct walk_ops ops = {
 		.file = on_file,
 		.file_at = on_file_at,
+		.known = on_known,
 		.enter_fs = on_enter_fs,
 		.dir = on_dir,
 		.leave_dir = on_leave_dir,

@@ -269,9 +269,12 @@ uint64_t sample_key(uint64_t dev, uint64_t ino)
 
 struct sample_bands {
 	uint64_t *key;		/* 0: free (a key of 0 is stored as 1) */
-	uint8_t *band;
+	uint8_t *band;		/* SAMPLE_FACTS: f[] holds its facts */
+	struct sample_facts *f;
 	size_t cap, n;		/* cap a power of two, at most 3/4 full */
 };
+
+#define SAMPLE_FACTS	0x80
 
 struct sample_bands *sample_bands_create(void)
 {
@@ -284,6 +287,7 @@ void sample_bands_free(struct sample_bands *b)
 		return;
 	free(b->key);
 	free(b->band);
+	free(b->f);
 	free(b);
 }
 
@@ -303,9 +307,11 @@ static int sample_bands_grow(struct sample_bands *b)
 
 	nb.key = calloc(nb.cap, sizeof(*nb.key));
 	nb.band = calloc(nb.cap, sizeof(*nb.band));
-	if (!nb.key || !nb.band) {
+	nb.f = malloc(nb.cap * sizeof(*nb.f));
+	if (!nb.key || !nb.band || !nb.f) {
 		free(nb.key);
 		free(nb.band);
+		free(nb.f);
 		return -ENOMEM;
 	}
 	for (i = 0; i < b->cap; i++) {
@@ -314,30 +320,76 @@ static int sample_bands_grow(struct sample_bands *b)
 		j = sample_bands_slot(&nb, b->key[i]);
 		nb.key[j] = b->key[i];
 		nb.band[j] = b->band[i];
+		nb.f[j] = b->f[i];
 	}
 	nb.n = b->n;
 	free(b->key);
 	free(b->band);
+	free(b->f);
 	*b = nb;
 	return 0;
 }
 
+/* The slot of key, made when missing; NULL when out of memory. */
+static uint8_t *sample_bands_at(struct sample_bands *b, uint64_t key,
+				size_t *slot)
+{
+	size_t i;
+
+	key += !key;
+	if (4 * (b->n + 1) > 3 * b->cap && sample_bands_grow(b))
+		return NULL;
+	i = sample_bands_slot(b, key);
+	if (!b->key[i]) {
+		b->key[i] = key;
+		b->band[i] = 0;
+		b->n++;
+	}
+	*slot = i;
+	return &b->band[i];
+}
+
 int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band)
 {
+	uint8_t *p;
 	size_t i;
 
 	if (!band)
 		return 0;
-	key += !key;
-	if (4 * (b->n + 1) > 3 * b->cap && sample_bands_grow(b))
+	p = sample_bands_at(b, key, &i);
+	if (!p)
 		return -ENOMEM;
-	i = sample_bands_slot(b, key);
-	if (!b->key[i]) {
-		b->key[i] = key;
-		b->n++;
-	}
-	b->band[i] = (uint8_t)band;
+	*p = (uint8_t)((*p & SAMPLE_FACTS) | band);
 	return 0;
+}
+
+int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
+			   const struct sample_facts *f)
+{
+	uint8_t *p;
+	size_t i;
+
+	p = sample_bands_at(b, key, &i);
+	if (!p)
+		return -ENOMEM;
+	*p |= SAMPLE_FACTS;
+	b->f[i] = *f;
+	return 0;
+}
+
+int sample_bands_facts(const struct sample_bands *b, uint64_t key,
+		       struct sample_facts *f)
+{
+	size_t i;
+
+	if (!b || !b->cap)
+		return 0;
+	key += !key;
+	i = sample_bands_slot(b, key);
+	if (!b->key[i] || !(b->band[i] & SAMPLE_FACTS))
+		return 0;
+	*f = b->f[i];
+	return 1;
 }
 
 unsigned sample_bands_get(const struct sample_bands *b, uint64_t key)
@@ -348,7 +400,7 @@ unsigned sample_bands_get(const struct sample_bands *b, uint64_t key)
 		return 0;
 	key += !key;
 	i = sample_bands_slot(b, key);
-	return b->key[i] ? b->band[i] : 0;
+	return b->key[i] ? b->band[i] & ~SAMPLE_FACTS : 0;
 }
 
 /* Square root by Newton's method from above: no libm (the fuzzing build

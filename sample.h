@@ -127,7 +127,8 @@ uint64_t sample_key(uint64_t dev, uint64_t ino);
 
 /*
  * Each file's current ratio band (sample_band()), by sample_key(): files
- * not in it are band 0.  An open-addressing table of 9 bytes a slot.
+ * not in it are band 0; and, for the files the fast scan listed, their
+ * sample_facts.  An open-addressing table of 33 bytes a slot.
  */
 struct sample_bands;
 
@@ -140,6 +141,22 @@ int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band);
 
 /* The band of key, 0 when unknown (or b is NULL). */
 unsigned sample_bands_get(const struct sample_bands *b, uint64_t key);
+
+/* What the pre-pass read of a file in its inode item (the fast scan): what
+ * fstatat() would tell the walk of it, without the system call. */
+struct sample_facts {
+	uint64_t size;		/* st_size */
+	uint64_t nbytes;	/* st_blocks * 512 (a committed inode) */
+	uint32_t nlink;
+};
+
+/* Remember f for key (its band, if any, is kept).  Returns 0 or -ENOMEM. */
+int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
+			   const struct sample_facts *f);
+
+/* 1 and *f when key's facts are known, else 0 (or b is NULL). */
+int sample_bands_facts(const struct sample_bands *b, uint64_t key,
+		       struct sample_facts *f);
 
 /*
  * The estimate of the total of y over the population and its 95%

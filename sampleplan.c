@@ -7,6 +7,7 @@
 #include "array.h"
 #include "estrun.h"
 #include "extent.h"
+#include "layout.h"
 #include "sampleplan.h"
 #include "search.h"
 #include "seen.h"
@@ -19,18 +20,55 @@ struct sampleplan_dev {
 	int fd;			/* -1 once a search failed there */
 };
 
+/* A reference to an extent (its bytenr) or to an inline item (its
+ * layout_inline_key(), top bit set) by a file (its sample_key()). */
+struct sampleplan_ref {
+	uint64_t ref, file;
+};
+
 struct sampleplan {
 	const struct sampleplan_opts *o;
 	struct sample_pop pop;
 	struct seen_set *links;
 	struct sample_bands *bands;
+	/* every reference met; the file's own from ref_start */
+	struct sampleplan_ref *refs;
+	size_t nrefs, cap_refs, ref_start;
+	int refs_failed;
 	struct search_ctx *search;
 	struct sampleplan_dev *devs;
 	size_t ndevs, cap_devs;
 };
 
+int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
+		   const uint8_t *item, size_t len)
+{
+	struct sampleplan_ref *r;
+	uint64_t ref;
+
+	if (!p->o->sharers)
+		return 0;
+	if (ei->type == BTRFS_FILE_EXTENT_INLINE)
+		ref = layout_inline_key(item, len) | (1ull << 63);
+	else if (ei->disk_bytenr)
+		ref = ei->disk_bytenr & ~(1ull << 63);
+	else
+		return 0;	/* a hole */
+	r = array_grow(p->refs, &p->cap_refs, p->nrefs, sizeof(*r));
+	if (!r) {
+		/* no sharers known: every file is taken as one */
+		p->refs_failed = 1;
+		return 0;
+	}
+	p->refs = r;
+	p->refs[p->nrefs].ref = ref;
+	p->refs[p->nrefs++].file = 0;
+	return 0;
+}
+
 /* A file's current disk and uncompressed bytes, from its extent items. */
 struct sampleplan_usage {
+	struct sampleplan *p;
 	uint64_t disk, ram;
 };
 
@@ -43,7 +81,7 @@ static int sampleplan_item(const struct search_item *item, void *arg)
 	    extent_parse(item->data, item->len, 0, &ei))
 		return 0;
 	extent_current(&ei, &u->disk, &u->ram);
-	return 0;
+	return sampleplan_ref(u->p, &ei, item->data, item->len);
 }
 
 static struct sampleplan_dev *sampleplan_dev(struct sampleplan *p, dev_t dev)
@@ -60,13 +98,14 @@ static struct sampleplan_dev *sampleplan_dev(struct sampleplan *p, dev_t dev)
 static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st)
 {
 	struct sampleplan_dev *d = sampleplan_dev(p, st->st_dev);
-	struct sampleplan_usage u = { 0 };
+	struct sampleplan_usage u = { .p = p };
 
 	if (!d || d->fd < 0)
 		return 0;
 	if (search_file_extents(p->search, d->fd, st->st_ino, 0,
 				sampleplan_item, &u)) {
 		/* not btrfs, or no permission: no bands there */
+		p->nrefs = p->ref_start;
 		close(d->fd);
 		d->fd = -1;
 		return 0;
@@ -75,16 +114,26 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st)
 }
 
 int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
-		   uint64_t size, uint64_t x, unsigned band)
+		   uint64_t size, uint64_t x, unsigned band,
+		   const struct sample_facts *f)
 {
+	size_t i;
 	int ret;
 
 	if (nlink > 1) {
 		ret = seen_insert(p->links, key);
-		if (ret <= 0)
+		if (ret <= 0) {
+			/* its references were met with its first path */
+			p->nrefs = p->ref_start;
 			return ret;
+		}
 	}
+	for (i = p->ref_start; i < p->nrefs; i++)
+		p->refs[i].file = key;
+	p->ref_start = p->nrefs;
 	if (p->bands && band && sample_bands_put(p->bands, key, band))
+		return -ENOMEM;
+	if (p->bands && f && sample_bands_put_facts(p->bands, key, f))
 		return -ENOMEM;
 	sample_pop_add(&p->pop, size, x, p->bands ? band : 0);
 	return 0;
@@ -110,7 +159,7 @@ static int sampleplan_file(void *arg, int *fd, const char *path,
 	if (p->bands && st->st_size)
 		band = sampleplan_band(p, st);
 	return sampleplan_add(p, key, 1, st->st_size, estrun_data_bytes(st),
-			      band);
+			      band, NULL);
 }
 
 static int sampleplan_dir(void *arg, int fd, const char *path,
@@ -156,9 +205,47 @@ static void sampleplan_error(void *arg, const char *path, int err)
 	(void)err;
 }
 
+static int sampleplan_cmp(const void *a, const void *b)
+{
+	const struct sampleplan_ref *x = a, *y = b;
+
+	if (x->ref != y->ref)
+		return x->ref < y->ref ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/* The files that reference an extent or an inline item another file
+ * references too: NULL when out of memory. */
+static struct seen_set *sampleplan_sharers(struct sampleplan *p)
+{
+	struct seen_set *s = seen_create();
+	size_t i, j, k;
+
+	if (!s || p->refs_failed) {
+		seen_free(s);
+		return NULL;
+	}
+	if (p->nrefs)
+		qsort(p->refs, p->nrefs, sizeof(*p->refs), sampleplan_cmp);
+	for (i = 0; i < p->nrefs; i = j) {
+		for (j = i + 1; j < p->nrefs && p->refs[j].ref == p->refs[i].ref;
+		     j++)
+			;
+		if (p->refs[j - 1].file == p->refs[i].file)
+			continue;	/* one file's only */
+		for (k = i; k < j; k++)
+			if (seen_insert(s, p->refs[k].file) < 0) {
+				seen_free(s);
+				return NULL;
+			}
+	}
+	return s;
+}
+
 int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		   const struct sampleplan_opts *o, struct sample_design *d,
-		   int *sampling, struct sample_bands **bands)
+		   int *sampling, struct sample_bands **bands,
+		   struct seen_set **sharers)
 {
 	const struct walk_ops ops = {
 		.file = sampleplan_file,
@@ -175,6 +262,7 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 
 	*sampling = 0;
 	*bands = NULL;
+	*sharers = NULL;
 	p.links = seen_create();
 	if (!p.links)
 		goto out;
@@ -197,12 +285,15 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		*sampling = 1;
 		*bands = p.bands;
 		p.bands = NULL;
+		if (o->bands && o->sharers)
+			*sharers = sampleplan_sharers(&p);
 	}
 out:
 	for (k = 0; k < p.ndevs; k++)
 		if (p.devs[k].fd >= 0)
 			close(p.devs[k].fd);
 	free(p.devs);
+	free(p.refs);
 	search_free(p.search);
 	sample_bands_free(p.bands);
 	seen_free(p.links);

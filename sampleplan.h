@@ -13,7 +13,9 @@
 #define COMPSIZE_SAMPLEPLAN_H
 
 #include <stdint.h>
+#include "extent.h"
 #include "sample.h"
+#include "seen.h"
 #include "walk.h"
 
 struct sampleplan;
@@ -23,6 +25,7 @@ struct sampleplan_opts {
 	double frac;		/* ... this fraction of all of it */
 	uint64_t seed;
 	int bands;		/* read the current ratio bands (root) */
+	int sharers;		/* and tell the sharers (sampleplan_run()) */
 	/*
 	 * NULL, or a directory about to be walked (as walk_ops.dir): the
 	 * caller may list its whole subtree itself, adding every regular
@@ -38,20 +41,36 @@ struct sampleplan_opts {
  * A file listed by opts.dir: key its sample_key() (files with nlink > 1
  * are counted once by key), size its st_size, x its data bytes
  * (estrun_data_bytes()), band its current ratio band (0: not known; kept
- * when the plan keeps bands).  Returns 0 or -ENOMEM.
+ * when the plan keeps bands), f NULL or what its inode item says (kept
+ * with the bands: sample_bands_facts()).  The references given with
+ * sampleplan_ref() since the last file are its own.  Returns 0 or -ENOMEM.
  */
 int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
-		   uint64_t size, uint64_t x, unsigned band);
+		   uint64_t size, uint64_t x, unsigned band,
+		   const struct sample_facts *f);
+
+/*
+ * A file extent item (ei, parsed from item[0..len)) of the next file
+ * sampleplan_add() gets, for the sharers of sampleplan_run().  Returns 0
+ * (out of memory only makes every file a sharer).
+ */
+int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
+		   const uint8_t *item, size_t len);
 
 /*
  * Walk paths[0..n) as wo says (stat_files forced) and plan the design
  * into *d.  *sampling is 0 when the budget covers all the data (read
  * everything), else 1; *bands is NULL or the bands found (free with
- * sample_bands_free()).  Paths that can't be read are left to the real
- * walk to report.  Returns 0 or -ENOMEM.
+ * sample_bands_free()); *sharers NULL (not known: any file may share)
+ * or the sample_key()s of the files that reference an extent (or an
+ * inline item of the same bytes) another file listed references too:
+ * where the same-layout model needs to know which file meets a shared
+ * extent first (layout.h), only these matter.  Paths that can't be read
+ * are left to the real walk to report.  Returns 0 or -ENOMEM.
  */
 int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		   const struct sampleplan_opts *o, struct sample_design *d,
-		   int *sampling, struct sample_bands **bands);
+		   int *sampling, struct sample_bands **bands,
+		   struct seen_set **sharers);
 
 #endif

@@ -255,20 +255,23 @@ static int pop(struct walker *w)
 
 /* Visit the entry named name in parent (AT_FDCWD and NULL for an
  * argument; w->path already holds its path). */
-static int visit(struct walker *w, int dirfd, const char *name,
-		 const struct frame *parent)
+static int visit(struct walker *w, int dirfd, const struct dirent *de,
+		 const char *name, const struct frame *parent)
 {
 	int top = parent == NULL;
 	struct stat st;
 	DIR *dir;
 	int fd, ret;
 
-	/* Files without opening them: one fstatat() (no atime, no open
-	 * and close).  A file on another device (a bind mount) is opened,
-	 * for enter_fs(). */
-	if (w->opts->stat_files && !top &&
-	    !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
-	    S_ISREG(st.st_mode) && st.st_dev == parent->dev) {
+	/* Files without opening them: known to the caller already, or one
+	 * fstatat() (no atime, no open and close).  A file on another
+	 * device (a bind mount) is opened, for enter_fs(); a directory
+	 * (d_type) is opened without asking. */
+	if (w->opts->stat_files && !top && de->d_type != DT_DIR &&
+	    ((de->d_type == DT_REG && w->ops->known &&
+	      w->ops->known(w->arg, parent->dev, de->d_ino, &st)) ||
+	     (!fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	      S_ISREG(st.st_mode) && st.st_dev == parent->dev))) {
 		fd = -1;
 		ret = w->ops->file_at ?
 		      w->ops->file_at(w->arg, dirfd, name, w->path, &st,
@@ -367,7 +370,7 @@ int walk_path(const char *path, const struct walk_opts *opts,
 	ret = ops->tick(arg);
 	if (ret)
 		goto out;
-	ret = visit(&w, AT_FDCWD, path, NULL);
+	ret = visit(&w, AT_FDCWD, NULL, path, NULL);
 	while (!ret && w.depth) {
 		top = &w.stack[w.depth - 1];
 		errno = 0;
@@ -388,7 +391,7 @@ int walk_path(const char *path, const struct walk_opts *opts,
 		ret = set_path(&w, top->path_len, de->d_name);
 		if (ret)
 			break;
-		ret = visit(&w, dirfd(top->dir), de->d_name, top);
+		ret = visit(&w, dirfd(top->dir), de, de->d_name, top);
 	}
 out:
 	while (w.depth) {

@@ -31,6 +31,12 @@ struct walk_ops {
 	 * 0 or a negative errno, as file(). */
 	int (*file_at)(void *arg, int dirfd, const char *name,
 		       const char *path, const struct stat *st, int depth);
+	/* With stat_files, NULL or what is known of the regular file ino
+	 * in a directory on dev without asking the kernel: fills *st and
+	 * returns 1, or returns 0 to have it fstatat()ed.  Only for a
+	 * directory with nothing mounted beneath it: the entry's d_ino is
+	 * then the file's. */
+	int (*known)(void *arg, dev_t dev, ino_t ino, struct stat *st);
 	/* Called for each argument and whenever the walk reaches a different
 	 * st_dev (a mount or a subvolume), before anything under it is read;
 	 * top is 1 for an argument.  Returns a walk_enter, or a negative

@@ -343,8 +343,49 @@ static void test_bands(void)
 	sample_bands_free(b);
 }
 
+/* Facts beside bands: kept across growth, with or without a band, the
+ * band kept when facts come and the other way round. */
+static void test_bands_facts(void)
+{
+	struct sample_bands *b = sample_bands_create();
+	struct sample_facts f, g;
+	uint64_t k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(sample_bands_facts(NULL, 1, &g), 0);
+	for (k = 0; k < 3000; k++) {
+		f.size = k * 7;
+		f.nbytes = k * 4096;
+		f.nlink = (uint32_t)(1 + k % 4);
+		if (k % 3 == 1)
+			CU_ASSERT_EQUAL(sample_bands_put(b, sample_key(9, k), 2),
+					0);
+		CU_ASSERT_EQUAL(sample_bands_put_facts(b, sample_key(9, k), &f),
+				0);
+		if (k % 3 == 2)
+			CU_ASSERT_EQUAL(sample_bands_put(b, sample_key(9, k), 3),
+					0);
+	}
+	CU_ASSERT_EQUAL(sample_bands_put(b, sample_key(8, 1), 1), 0);
+	for (k = 0; k < 3000; k++) {
+		CU_ASSERT_EQUAL_FATAL(sample_bands_facts(b, sample_key(9, k), &g),
+				      1);
+		CU_ASSERT_EQUAL(g.size, k * 7);
+		CU_ASSERT_EQUAL(g.nbytes, k * 4096);
+		CU_ASSERT_EQUAL(g.nlink, 1 + k % 4);
+		CU_ASSERT_EQUAL(sample_bands_get(b, sample_key(9, k)),
+				k % 3 ? 1 + k % 3 : 0);
+	}
+	/* a band alone has no facts; nothing put has neither */
+	CU_ASSERT_EQUAL(sample_bands_facts(b, sample_key(8, 1), &g), 0);
+	CU_ASSERT_EQUAL(sample_bands_get(b, sample_key(8, 1)), 1);
+	CU_ASSERT_EQUAL(sample_bands_facts(b, sample_key(9, 3000), &g), 0);
+	sample_bands_free(b);
+}
+
 static CU_TestInfo sample_tests[] = {
 	{ "band table", test_bands },
+	{ "band table facts", test_bands_facts },
 	{ "units", test_units },
 	{ "t975", test_t975 },
 	{ "certain and nested", test_certain_and_nested },

@@ -7,7 +7,8 @@
 # progress line never shows when stderr is not a terminal (every run here
 # wants an empty stderr).  The sample's pre-pass lists candidates and their
 # current ratios from the fast scan's items where it can: the same sample
-# as listing them with fstatat and a search per file (--walk).
+# as listing them with fstatat and a search per file (--walk), and the
+# walk that reads then lists them without a system call a file.
 . "$(dirname "$0")/../common.sh"
 
 setup_fs compress-force=zstd:3
@@ -104,6 +105,17 @@ done
 { text_data 6M; random_data 6M; } >data/sub/big
 ln data/sub/many/t1 data/sub/link1
 ln data/sub/big data/sub/many/big2
+# Shared data: reflinked copies and files of the same few bytes (their
+# inline items alike).  Which file meets a shared extent first must not
+# depend on the sample: the fast path searches only the files that share
+# anything (and those drawn), the walk every file.
+mkdir data/sub/shared
+for i in $(seq 1 60); do
+	text_data $((i % 3 + 1))K >"data/sub/shared/s$i"
+	cp "data/sub/shared/s$i" "data/sub/shared/c$i"
+	text_data $((40 + i))K >"data/sub/shared/r$i"
+	cp --reflink=always "data/sub/shared/r$i" "data/sub/shared/f$i"
+done
 truncate -s 3M data/sub/sparse
 text_data 600K | dd of=data/sub/sparse bs=1M seek=2 conv=notrunc status=none
 : >data/sub/empty
