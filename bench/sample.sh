@@ -8,8 +8,9 @@
 # estimate.  Then compsize itself: the full estimate's time against a 1%
 # sample's and the usage scan alone, per tree and on the whole image
 # (COST=0 skips it; COST_TREES chooses, "all" being the whole image; SIMULATE=0
-# skips the simulation).  Root; the image is cached in $BENCH_DIR (delete
-# it to rebuild).
+# skips the simulation; BEFORE=<another compsize> times its 1% sample in
+# the same runs).  Root; the image is cached in $BENCH_DIR (delete it to
+# rebuild).
 #
 #   bench/sample.sh [COMPSIZE] > result.md
 set -eu
@@ -137,17 +138,22 @@ RUNS=${RUNS:-3}
 echo
 echo "## Cost: compsize -e $SETTINGS (-j $(nproc), page cache warm, median of $RUNS)"
 echo
-echo "| tree | files | usage scan s | full estimate s | --sample=1% s | (1% - usage) / full | target 2% |"
-echo "|---|---:|---:|---:|---:|---:|---|"
+echo "| tree | files | usage scan s | full estimate s | --sample=1% s | (1% - usage) / full | target 2% |${BEFORE:+ 1% before s | (1% - usage) / full before |}"
+echo "|---|---:|---:|---:|---:|---:|---|${BEFORE:+---:|---:|}"
 for t in ${COST_TREES:-$TREES all}; do
 	d=$MNT/$t
 	[ "$t" = all ] && d=$MNT
 	tar -cf - "$d" 2>/dev/null | cat >/dev/null
 	files=$(find "$d" -type f | wc -l)
 	us=$(median "$RUNS" "$COMPSIZE" "$d")
-	full=$(median "$RUNS" "$COMPSIZE" -e "$SETTINGS" "$d")
+	full=$(median "$RUNS" "$COMPSIZE" -e "$SETTINGS" --no-sample "$d")
 	one=$(median "$RUNS" "$COMPSIZE" -e "$SETTINGS" --sample=1% "$d")
 	pct=$(echo "scale=1; 100 * ($one - $us) / $full" | bc)
 	ok=$(echo "$pct <= 2" | bc)
-	echo "| $t | $files | $us | $full | $one | $pct% | $([ "$ok" = 1 ] && echo ok || echo missed) |"
+	before=
+	if [ -n "${BEFORE:-}" ]; then
+		b=$(median "$RUNS" "$BEFORE" -e "$SETTINGS" --sample=1% "$d")
+		before=" $b | $(echo "scale=1; 100 * ($b - $us) / $full" | bc)% |"
+	fi
+	echo "| $t | $files | $us | $full | $one | $pct% | $([ "$ok" = 1 ] && echo ok || echo missed) |$before"
 done
