@@ -956,9 +956,10 @@ static void test_file_cache(void)
 	static const size_t sizes[] = { 100 * K, 2048 * K };
 	struct est_setting s = { EST_LZO, 0, true };
 	uint8_t *text = malloc(2048 * K);
-	size_t i, size, pages;
+	size_t i, size, pages, before = 0, after = 0;
 	uint64_t disk, ram;
-	int fd;
+	bool keeps;
+	int fd, t;
 
 	fill_text(text, 2048 * K);
 	for (i = 0; i < 2; i++) {
@@ -981,20 +982,32 @@ static void test_file_cache(void)
 		CU_ASSERT(cached_pages(fd, size) <= pages / 4);
 		/* half cached: the same */
 		uncache(fd, size / 2);
-		CU_ASSERT_EQUAL(cached_pages(fd, size), (size / 2 + 4095) / 4096);
+		/* (fewer if some left on their own: still not all) */
+		CU_ASSERT(cached_pages(fd, size) <= (size / 2 + 4095) / 4096);
 		file_est(&s, fd, &disk, &ram);
 		CU_ASSERT(cached_pages(fd, size) <= pages / 4);
 		/* all cached: left alone (a large file: if the kernel can
 		 * tell, with cachestat(); without it, as under valgrind,
-		 * it is dropped like any other) */
-		uncache(fd, size);
-		CU_ASSERT_EQUAL(cached_pages(fd, size), pages);
-		file_est(&s, fd, &disk, &ram);
-		CU_ASSERT_EQUAL(ram, size);
-		if (size <= EST_CHUNK_SIZE || have_cachestat(fd)) {
-			CU_ASSERT_EQUAL(cached_pages(fd, size), pages);
+		 * it is dropped like any other).  Some virtual machines
+		 * take pages out of the page cache now and then on their
+		 * own: a few tries, of which one must see the file cached
+		 * whole before and after (a policy that drops it never
+		 * does). */
+		keeps = size <= EST_CHUNK_SIZE || have_cachestat(fd);
+		for (t = 0; t < 5; t++) {
+			uncache(fd, size);
+			before = cached_pages(fd, size);
+			file_est(&s, fd, &disk, &ram);
+			CU_ASSERT_EQUAL(ram, size);
+			after = cached_pages(fd, size);
+			if (before == pages && (after == pages || !keeps))
+				break;
+		}
+		CU_ASSERT_EQUAL(before, pages);
+		if (keeps) {
+			CU_ASSERT_EQUAL(after, pages);
 		} else {
-			CU_ASSERT(cached_pages(fd, size) <= pages / 4);
+			CU_ASSERT(after <= pages / 4);
 		}
 		close(fd);
 	}
