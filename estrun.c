@@ -88,6 +88,9 @@ struct estrun_slot {
 	size_t cap_gd;
 	int gdone;		/* gdelta holds the file's groups */
 	unsigned h;		/* sampling: the file's stratum */
+	unsigned band;		/* its current ratio band */
+	const uint8_t *pb;	/* NULL or its parts' bands (sample.h) */
+	int scaled;		/* delta already divided by each unit's pi */
 	uint64_t bytes;		/* bytes to read: st_size, or its units' */
 	signed char cached;	/* est_ops.ahead()'s answer, or -1 */
 	uint64_t asked;		/* ... and the bytes it asked for */
@@ -109,6 +112,7 @@ struct estrun_worker {
 	bool *nocomp;		/* n: part()'s */
 	uint64_t *at;		/* n: where NOCOMPRESS is set, or max */
 	uint64_t *limit;	/* n: nocompress_at()'s */
+	double *scaled;		/* 2n: a big file's units over their pi */
 	/* a big file's units read so far: offset, x, length, then disk,
 	 * uncompressed and NOCOMPRESS set, for each setting */
 	uint64_t *units;
@@ -195,7 +199,14 @@ static unsigned estrun_band(const struct estrun *r, const struct stat *st)
 	return sample_bands_get(r->bands, sample_key(st->st_dev, st->st_ino));
 }
 
-/* The stratum of file st's units. */
+/* The current ratio bands of a big file's parts, or NULL (the file's). */
+static const uint8_t *estrun_pb(const struct estrun *r, const struct stat *st)
+{
+	return sample_bands_parts(r->bands, sample_key(st->st_dev, st->st_ino));
+}
+
+/* The stratum of file st's units (of its first, when its parts have
+ * bands of their own). */
 static unsigned estrun_stratum(const struct estrun *r, const struct stat *st)
 {
 	return sample_stratum(st->st_size, estrun_data_bytes(st),
@@ -208,10 +219,13 @@ static uint64_t estrun_sample_bytes(const struct estrun *r,
 {
 	uint64_t x = estrun_data_bytes(st), n = sample_units(st->st_size, x);
 	uint64_t k, off, len, bytes = 0;
-	unsigned h = estrun_stratum(r, st);
+	const uint8_t *pb = n > 1 ? estrun_pb(r, st) : NULL;
+	unsigned band = estrun_band(r, st);
 
 	for (k = 0; k < n; k++)
-		if (sample_in(&r->design, h, st->st_dev, st->st_ino, k)) {
+		if (sample_in(&r->design,
+			      sample_unit_stratum(st->st_size, x, band, pb, k),
+			      st->st_dev, st->st_ino, k)) {
 			sample_unit(st->st_size, x, k, &off, &len);
 			bytes += len;
 		}
@@ -247,13 +261,16 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 	uint64_t x = estrun_data_bytes(&sl->st);
 	uint64_t nu = sample_units(sl->st.st_size, x), k, off, len, *u;
 	size_t m = 0, i, j;
+	unsigned h;
 	int ret, follow = 0;
 
 	for (i = 0; i < n; i++)
 		w->at[i] = UINT64_MAX;
 	for (k = 0; k < nu; k++) {
-		if (!sample_in(&r->design, sl->h, sl->st.st_dev,
-			       sl->st.st_ino, k))
+		if (!sample_in(&r->design,
+			       sample_unit_stratum(sl->st.st_size, x, sl->band,
+						   sl->pb, k),
+			       sl->st.st_dev, sl->st.st_ino, k))
 			continue;
 		u = array_grow(w->units, &w->cap_units, (m + 1) * per,
 			       sizeof(*u));
@@ -299,25 +316,34 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 			if (seen[i] < w->at[i])
 				w->at[i] = seen[i];
 	}
-	for (i = 0; i < n; i++) {
-		sl->delta[3 * i] = sl->delta[3 * i + 1] = 0;
-		sl->delta[3 * i + 2] = sl->st.st_size;
-	}
+	/* the file's share of the estimate: each unit over its stratum's
+	 * probability */
+	for (i = 0; i < 2 * n; i++)
+		w->scaled[i] = 0;
 	for (j = 0; j < m; j++) {
 		u = w->units + j * per;
+		h = sample_unit_stratum(sl->st.st_size, x, sl->band, sl->pb,
+					u[0] / SAMPLE_CHUNK);
 		for (i = 0; i < n; i++) {
 			if (u[0] > w->at[i]) {
 				/* after NOCOMPRESS: raw (cow_file_range()) */
 				u[3 + 3 * i] = (u[2] + ss - 1) / ss * ss;
 				u[4 + 3 * i] = u[3 + 3 * i];
 			}
-			sl->delta[3 * i] += u[3 + 3 * i];
-			sl->delta[3 * i + 1] += u[4 + 3 * i];
-			sample_acc_add(&w->acc[2 * i], sl->h, u[1], u[3 + 3 * i]);
-			sample_acc_add(&w->acc[2 * i + 1], sl->h, u[1],
+			w->scaled[2 * i] += u[3 + 3 * i] / r->design.pi[h];
+			w->scaled[2 * i + 1] += u[4 + 3 * i] /
+						r->design.pi[h];
+			sample_acc_add(&w->acc[2 * i], h, u[1], u[3 + 3 * i]);
+			sample_acc_add(&w->acc[2 * i + 1], h, u[1],
 				       u[4 + 3 * i]);
 		}
 	}
+	for (i = 0; i < n; i++) {
+		sl->delta[3 * i] = estrun_round(w->scaled[2 * i]);
+		sl->delta[3 * i + 1] = estrun_round(w->scaled[2 * i + 1]);
+		sl->delta[3 * i + 2] = sl->st.st_size;
+	}
+	sl->scaled = 1;
 	return 0;
 }
 
@@ -540,6 +566,7 @@ void estrun_free(struct estrun *r)
 			free(r->w[i].nocomp);
 			free(r->w[i].at);
 			free(r->w[i].limit);
+			free(r->w[i].scaled);
 			free(r->w[i].units);
 		}
 	}
@@ -636,8 +663,9 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 		r->w[i].nocomp = calloc(n3, sizeof(*r->w[i].nocomp));
 		r->w[i].at = malloc(n3 * sizeof(*r->w[i].at));
 		r->w[i].limit = calloc(n3, sizeof(*r->w[i].limit));
+		r->w[i].scaled = calloc(n3, sizeof(*r->w[i].scaled));
 		if (!r->w[i].acc || !r->w[i].part || !r->w[i].nocomp ||
-		    !r->w[i].at || !r->w[i].limit)
+		    !r->w[i].at || !r->w[i].limit || !r->w[i].scaled)
 			return -ENOMEM;
 		memset(r->w[i].at, 0xff, n3 * sizeof(*r->w[i].at));
 	}
@@ -745,14 +773,14 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 		/* Left out of the totals, and of the population sampled */
 		r->input_all -= sl->st.st_size;
 		if (r->sampling)
-			sample_pop_remove(&r->pop, sl->st.st_size,
-					  estrun_data_bytes(&sl->st),
-					  estrun_band(r, &sl->st));
+			sample_pop_remove_parts(&r->pop, sl->st.st_size,
+						estrun_data_bytes(&sl->st),
+						sl->band, sl->pb);
 		return r->done(r->arg, sl->path, sl->err, sl->token, NULL,
 			       NULL);
 	}
 	r->files_read++;
-	if (r->sampling) {
+	if (r->sampling && !sl->scaled) {
 		pi = r->design.pi[sl->h];
 		for (i = 0; i < r->n; i++) {
 			d[3 * i] = estrun_round(d[3 * i] / pi);
@@ -821,8 +849,9 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	}
 	r->input_all += st->st_size;
 	if (r->sampling)
-		sample_pop_add(&r->pop, st->st_size, estrun_data_bytes(st),
-			       estrun_band(r, st));
+		sample_pop_add_parts(&r->pop, st->st_size,
+				     estrun_data_bytes(st), estrun_band(r, st),
+				     estrun_pb(r, st));
 	bytes = estrun_cost(r, st);
 	if (!bytes && r->sampling) {
 		for (i = 0; i < r->n; i++) {
@@ -887,6 +916,9 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->token = token;
 	sl->err = 0;
 	sl->h = estrun_stratum(r, st);
+	sl->band = estrun_band(r, st);
+	sl->pb = estrun_pb(r, st);
+	sl->scaled = 0;
 	sl->bytes = bytes;
 	sl->cached = -1;
 	sl->asked = 0;

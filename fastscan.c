@@ -181,8 +181,10 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 	if (ts->ls) {
 		extent_current(&ei, &ts->cur.disk, &ts->cur.ram);
 		if (ts->ls->ref) {
-			int ret = ts->ls->ref(ts->ls->arg, &ei, it->data,
-					      it->len);
+			int ret;
+
+			ei.file_pos = it->offset;
+			ret = ts->ls->ref(ts->ls->arg, &ei, it->data, it->len);
 
 			if (ret)
 				return ret;

@@ -688,6 +688,17 @@ static int collect_extent(const struct search_item *item, void *arg)
 	return 0;
 }
 
+/* --sample: whether a unit of file st is drawn. */
+static int drawn(const struct run *run, const struct stat *st)
+{
+	uint64_t key = sample_key(st->st_dev, st->st_ino);
+
+	return sample_file_in_parts(&run->design, st->st_dev, st->st_ino,
+				    st->st_size, estrun_data_bytes(st),
+				    sample_bands_get(run->bands, key),
+				    sample_bands_parts(run->bands, key));
+}
+
 /*
  * --sample: a file not drawn, whose extents no other file references (the
  * pre-pass's sharers): nothing of it is estimated, and what it meets first
@@ -698,10 +709,7 @@ static int extents_unneeded(const struct run *run, const struct stat *st)
 	uint64_t key = sample_key(st->st_dev, st->st_ino);
 
 	return run->sampling && run->sharers && !run->rewrite &&
-	       !seen_contains(run->sharers, key) &&
-	       !sample_file_in(&run->design, st->st_dev, st->st_ino,
-			       st->st_size, estrun_data_bytes(st),
-			       sample_bands_get(run->bands, key));
+	       !seen_contains(run->sharers, key) && !drawn(run, st);
 }
 
 /*
@@ -819,11 +827,7 @@ static int open_late(struct run *run, int dirfd, const char *name,
 	struct stat now;
 	int fd;
 
-	if (run->deferred.depth >= 0 &&
-	    !sample_file_in(&run->design, st->st_dev, st->st_ino,
-			    st->st_size, estrun_data_bytes(st),
-			    sample_bands_get(run->bands,
-					     sample_key(st->st_dev, st->st_ino))))
+	if (run->deferred.depth >= 0 && !drawn(run, st))
 		return -1;
 	fd = openat(dirfd, name, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 && errno == EPERM)

@@ -11,8 +11,12 @@
  * - Strata by size class keep the tiny files (inline extents, a whole
  *   sector for a few bytes: the widest spread of ratios) from mixing with
  *   the rest; the current ratio band on btrfs puts incompressible data
- *   apart from text.  Each stratum gets at least SAMPLE_MIN_DRAWS expected
- *   draws, so none is empty but with a probability of e^-10.
+ *   apart from text, and on a big file's parts each part's own current
+ *   ratio puts its incompressible runs apart from its text.  A file that
+ *   holds an eighth of the parts has strata of its own: NOCOMPRESS makes
+ *   the rest of a file raw, a file's matter.  Each stratum gets at least
+ *   SAMPLE_MIN_DRAWS expected draws, so none is empty but with a
+ *   probability of e^-16.
  * - Bernoulli sampling (each unit independently, same pi_h in a stratum)
  *   needs no list of the units: the walk decides each file as it finds it,
  *   and a larger pi_h is a superset of a smaller one.  Given the number
@@ -124,28 +128,133 @@ uint64_t sample_unit(uint64_t size, uint64_t x, uint64_t k, uint64_t *off,
 	return sample_share(x, end, size) - sample_share(x, start, size);
 }
 
-void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
-		    unsigned band)
+unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
+			     const uint8_t *pb, uint64_t k)
 {
+	unsigned slot;
+
+	if (!pb || size <= SAMPLE_CHUNK)
+		return sample_stratum(size, x, band);
+	slot = pb[k] >> SAMPLE_PB_SLOT;
+	if (slot && slot <= SAMPLE_OWN_FILES)
+		return (SAMPLE_CLASSES + slot - 1) * SAMPLE_BANDS +
+		       (pb[k] & SAMPLE_PB_BAND);
+	return sample_stratum(size, x, pb[k] & SAMPLE_PB_BAND);
+}
+
+int sample_own_strata(uint64_t n, uint64_t all_parts)
+{
+	return n >= 64 && n >= all_parts / SAMPLE_OWN_FILES;
+}
+
+/* Add (sign 1) or take back (-1) a file's units. */
+static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
+			    unsigned band, const uint8_t *pb, int sign)
+{
+	uint64_t k, n, off, len, xk;
 	unsigned h;
 
 	if (!x)
 		return;
-	h = sample_stratum(size, x, band);
-	p->N[h] += sample_units(size, x);
-	p->X[h] += x;
+	if (!pb || size <= SAMPLE_CHUNK) {
+		h = sample_stratum(size, x, band);
+		p->N[h] += sign * sample_units(size, x);
+		p->X[h] += sign * x;
+		return;
+	}
+	n = sample_units(size, x);
+	for (k = 0; k < n; k++) {
+		xk = sample_unit(size, x, k, &off, &len);
+		h = sample_unit_stratum(size, x, band, pb, k);
+		p->N[h] += sign;
+		p->X[h] += sign * xk;
+	}
+}
+
+void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
+		    unsigned band)
+{
+	sample_pop_file(p, size, x, band, NULL, 1);
 }
 
 void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
 		       unsigned band)
 {
-	unsigned h;
+	sample_pop_file(p, size, x, band, NULL, -1);
+}
 
-	if (!x)
-		return;
-	h = sample_stratum(size, x, band);
-	p->N[h] -= sample_units(size, x);
-	p->X[h] -= x;
+void sample_pop_add_parts(struct sample_pop *p, uint64_t size, uint64_t x,
+			  unsigned band, const uint8_t *pb)
+{
+	sample_pop_file(p, size, x, band, pb, 1);
+}
+
+void sample_pop_remove_parts(struct sample_pop *p, uint64_t size, uint64_t x,
+			     unsigned band, const uint8_t *pb)
+{
+	sample_pop_file(p, size, x, band, pb, -1);
+}
+
+void sample_parts_reset(struct sample_parts *p)
+{
+	if (p->n)
+		memset(p->v, 0, 2 * p->n * sizeof(*p->v));
+	p->n = 0;
+}
+
+void sample_parts_free(struct sample_parts *p)
+{
+	free(p->v);
+	p->v = NULL;
+	p->n = p->cap = 0;
+}
+
+int sample_parts_extent(struct sample_parts *p, uint64_t pos, uint64_t len,
+			uint64_t disk, uint64_t ram)
+{
+	uint64_t end = pos + len, k, a, b, need;
+
+	if (!len || !ram || end < pos)
+		return 0;
+	need = (end - 1) / SAMPLE_CHUNK + 1;
+	if (need > p->cap) {
+		uint64_t cap = p->cap ? p->cap : 64;
+		uint32_t *v;
+
+		/* a corrupt or absurdly sparse file: its file's band */
+		if (need > SIZE_MAX / (4 * sizeof(*v)))
+			return -ENOMEM;
+		while (cap < need)
+			cap *= 2;
+		v = realloc(p->v, 2 * cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	if (need > p->n) {
+		memset(p->v + 2 * p->n, 0, 2 * (need - p->n) * sizeof(*p->v));
+		p->n = need;
+	}
+	for (k = pos / SAMPLE_CHUNK; k < need; k++) {
+		a = k * SAMPLE_CHUNK > pos ? k * SAMPLE_CHUNK : pos;
+		b = (k + 1) * SAMPLE_CHUNK < end ? (k + 1) * SAMPLE_CHUNK : end;
+		/* at most 512 KiB each: a part's sums fit in 32 bits */
+		p->v[2 * k] += (uint32_t)(b - a);
+		p->v[2 * k + 1] += (uint32_t)((unsigned __int128)(b - a) *
+					     (disk < ram ? disk : ram) / ram);
+	}
+	return 0;
+}
+
+void sample_parts_bands(const struct sample_parts *p, uint64_t n, uint8_t *pb)
+{
+	uint64_t k;
+
+	for (k = 0; k < n; k++)
+		pb[k] = k < p->n ? (uint8_t)sample_band(1, p->v[2 * k],
+							p->v[2 * k + 1])
+				 : 0;
 }
 
 uint64_t sample_pop_units(const struct sample_pop *p)
@@ -226,11 +335,18 @@ int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
 int sample_file_in(const struct sample_design *d, uint64_t dev, uint64_t ino,
 		   uint64_t size, uint64_t x, unsigned band)
 {
-	unsigned h = sample_stratum(size, x, band);
+	return sample_file_in_parts(d, dev, ino, size, x, band, NULL);
+}
+
+int sample_file_in_parts(const struct sample_design *d, uint64_t dev,
+			 uint64_t ino, uint64_t size, uint64_t x, unsigned band,
+			 const uint8_t *pb)
+{
 	uint64_t k, n = sample_units(size, x);
 
 	for (k = 0; k < n; k++)
-		if (sample_in(d, h, dev, ino, k))
+		if (sample_in(d, sample_unit_stratum(size, x, band, pb, k), dev,
+			      ino, k))
 			return 1;
 	return 0;
 }
@@ -272,6 +388,10 @@ struct sample_bands {
 	uint8_t *band;		/* SAMPLE_FACTS: f[] holds its facts */
 	struct sample_facts *f;
 	size_t cap, n;		/* cap a power of two, at most 3/4 full */
+	/* the big files' parts' bands, the same way */
+	uint64_t *pkey;
+	uint8_t **pb;
+	size_t pcap, pn;
 };
 
 #define SAMPLE_FACTS	0x80
@@ -285,9 +405,15 @@ void sample_bands_free(struct sample_bands *b)
 {
 	if (!b)
 		return;
+	size_t i;
+
 	free(b->key);
 	free(b->band);
 	free(b->f);
+	for (i = 0; i < b->pcap; i++)
+		free(b->pb[i]);
+	free(b->pkey);
+	free(b->pb);
 	free(b);
 }
 
@@ -323,6 +449,10 @@ static int sample_bands_grow(struct sample_bands *b)
 		nb.f[j] = b->f[i];
 	}
 	nb.n = b->n;
+	nb.pkey = b->pkey;
+	nb.pb = b->pb;
+	nb.pcap = b->pcap;
+	nb.pn = b->pn;
 	free(b->key);
 	free(b->band);
 	free(b->f);
@@ -390,6 +520,71 @@ int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 		return 0;
 	*f = b->f[i];
 	return 1;
+}
+
+static size_t sample_parts_slot(const uint64_t *keys, size_t cap,
+				uint64_t key)
+{
+	size_t i = sample_mix(key) & (cap - 1);
+
+	while (keys[i] && keys[i] != key)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+int sample_bands_put_parts(struct sample_bands *b, uint64_t key,
+			   const uint8_t *pb, uint64_t n)
+{
+	uint8_t *copy;
+	size_t i, j;
+
+	key += !key;
+	if (4 * (b->pn + 1) > 3 * b->pcap) {
+		size_t cap = b->pcap ? 2 * b->pcap : 64;
+		uint64_t *nk = calloc(cap, sizeof(*nk));
+		uint8_t **np = calloc(cap, sizeof(*np));
+
+		if (!nk || !np) {
+			free(nk);
+			free(np);
+			return -ENOMEM;
+		}
+		for (i = 0; i < b->pcap; i++) {
+			if (!b->pkey[i])
+				continue;
+			j = sample_parts_slot(nk, cap, b->pkey[i]);
+			nk[j] = b->pkey[i];
+			np[j] = b->pb[i];
+		}
+		free(b->pkey);
+		free(b->pb);
+		b->pkey = nk;
+		b->pb = np;
+		b->pcap = cap;
+	}
+	copy = malloc(n ? n : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, pb, n);
+	i = sample_parts_slot(b->pkey, b->pcap, key);
+	if (!b->pkey[i]) {
+		b->pkey[i] = key;
+		b->pn++;
+	}
+	free(b->pb[i]);
+	b->pb[i] = copy;
+	return 0;
+}
+
+const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key)
+{
+	size_t i;
+
+	if (!b || !b->pcap)
+		return NULL;
+	key += !key;
+	i = sample_parts_slot(b->pkey, b->pcap, key);
+	return b->pkey[i] ? b->pb[i] : NULL;
 }
 
 unsigned sample_bands_get(const struct sample_bands *b, uint64_t key)

@@ -31,7 +31,15 @@
 /* Current compression ratio bands (sample_band()): 0 = not known. */
 #define SAMPLE_BANDS		4
 #define SAMPLE_CLASSES		6
-#define SAMPLE_STRATA		(SAMPLE_CLASSES * SAMPLE_BANDS)
+/* Files whose parts are strata of their own (sample_own_strata()), at
+ * most: each file's parts by band after the classes' strata. */
+#define SAMPLE_OWN_FILES	8
+#define SAMPLE_STRATA		((SAMPLE_CLASSES + SAMPLE_OWN_FILES) * \
+				 SAMPLE_BANDS)
+/* A part's entry in a file's bands (sample_unit_stratum()): its band in
+ * the low bits, above them 1 + the file's own slot (0: none). */
+#define SAMPLE_PB_BAND		3u
+#define SAMPLE_PB_SLOT		2
 /* Expected draws a stratum gets at least (when it has that many units). */
 #define SAMPLE_MIN_DRAWS	16
 
@@ -94,6 +102,50 @@ void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
 void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
 		       unsigned band);
 
+/*
+ * The stratum of unit k of a file: where pb is given (a file larger than
+ * a unit, pb[k] the current ratio band of each of its parts:
+ * sample_parts_bands()), by its part's band, and by the file's own slot
+ * where it has one (SAMPLE_PB_SLOT); else by the file's band.
+ */
+unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
+			     const uint8_t *pb, uint64_t k);
+
+/*
+ * Whether a big file of n parts, in a tree whose big files have all_parts
+ * parts, has strata of its own: at least 64 parts and an eighth of them
+ * (so at most SAMPLE_OWN_FILES files).  Under compress= the parts of a
+ * file after the one that sets NOCOMPRESS are raw whatever they hold: in a
+ * file that holds much of the tree, that is a file's matter, which its
+ * own strata keep from looking like a rare event among other files' parts.
+ */
+int sample_own_strata(uint64_t n, uint64_t all_parts);
+
+/* sample_pop_add() and sample_pop_remove() by sample_unit_stratum(). */
+void sample_pop_add_parts(struct sample_pop *p, uint64_t size, uint64_t x,
+			  unsigned band, const uint8_t *pb);
+void sample_pop_remove_parts(struct sample_pop *p, uint64_t size, uint64_t x,
+			     unsigned band, const uint8_t *pb);
+
+/*
+ * A big file's parts' current ratios, from its extent items: each part's
+ * referenced bytes and their share of their extents' disk bytes.  Zeroed,
+ * it is empty; sample_parts_reset() empties it for the next file.
+ */
+struct sample_parts {
+	uint32_t *v;		/* ram, disk of part k at 2k, 2k + 1 */
+	uint64_t n, cap;
+};
+void sample_parts_reset(struct sample_parts *p);
+void sample_parts_free(struct sample_parts *p);
+/* A reference to len bytes at file offset pos of an extent of ram bytes
+ * stored in disk bytes.  Returns 0 or -ENOMEM. */
+int sample_parts_extent(struct sample_parts *p, uint64_t pos, uint64_t len,
+			uint64_t disk, uint64_t ram);
+/* The bands of parts 0..n-1 into pb (0 for a part without data). */
+void sample_parts_bands(const struct sample_parts *p, uint64_t n,
+			uint8_t *pb);
+
 /* Units and data bytes of the whole population. */
 uint64_t sample_pop_units(const struct sample_pop *p);
 uint64_t sample_pop_bytes(const struct sample_pop *p);
@@ -114,6 +166,10 @@ int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
 /* Whether any unit of a file (as for sample_pop_add()) is in the sample. */
 int sample_file_in(const struct sample_design *d, uint64_t dev, uint64_t ino,
 		   uint64_t size, uint64_t x, unsigned band);
+/* The same, by sample_unit_stratum(). */
+int sample_file_in_parts(const struct sample_design *d, uint64_t dev,
+			 uint64_t ino, uint64_t size, uint64_t x, unsigned band,
+			 const uint8_t *pb);
 
 /* Add a sampled unit of stratum h with x data bytes predicted to use y. */
 void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
@@ -157,6 +213,14 @@ int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
 /* 1 and *f when key's facts are known, else 0 (or b is NULL). */
 int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 		       struct sample_facts *f);
+
+/* Remember the bands of the n parts of key's file (copied).  Returns 0 or
+ * -ENOMEM. */
+int sample_bands_put_parts(struct sample_bands *b, uint64_t key,
+			   const uint8_t *pb, uint64_t n);
+
+/* The bands of key's parts, or NULL (none known, or b is NULL). */
+const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key);
 
 /*
  * The estimate of the total of y over the population and its 95%

@@ -35,6 +35,20 @@ struct sampleplan {
 	struct sampleplan_ref *refs;
 	size_t nrefs, cap_refs, ref_start;
 	int refs_failed;
+	/* the next file's parts' current ratios (sample_parts_extent()),
+	 * unless parts_failed; pb: room for their bands */
+	struct sample_parts parts;
+	int parts_failed;
+	uint8_t *pb;
+	size_t cap_pb;
+	/* the big files' parts, and the files with the most of them: those
+	 * that may get strata of their own (sample_own_strata()) */
+	uint64_t all_parts;
+	struct sampleplan_big {
+		uint64_t key, size, x, n;
+		unsigned band;
+	} big[SAMPLE_OWN_FILES];
+	size_t nbig;
 	struct search_ctx *search;
 	struct sampleplan_dev *devs;
 	size_t ndevs, cap_devs;
@@ -46,6 +60,11 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 	struct sampleplan_ref *r;
 	uint64_t ref;
 
+	if (p->bands && ei->type == BTRFS_FILE_EXTENT_REG &&
+	    ei->disk_bytenr &&
+	    sample_parts_extent(&p->parts, ei->file_pos, ei->num_bytes,
+				ei->disk_num_bytes, ei->ram_bytes))
+		p->parts_failed = 1;	/* the file's band for its parts */
 	if (!p->o->sharers)
 		return 0;
 	if (ei->type == BTRFS_FILE_EXTENT_INLINE)
@@ -80,6 +99,7 @@ static int sampleplan_item(const struct search_item *item, void *arg)
 	if (item->type != BTRFS_EXTENT_DATA_KEY ||
 	    extent_parse(item->data, item->len, 0, &ei))
 		return 0;
+	ei.file_pos = item->offset;
 	extent_current(&ei, &u->disk, &u->ram);
 	return sampleplan_ref(u->p, &ei, item->data, item->len);
 }
@@ -106,6 +126,7 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st)
 				sampleplan_item, &u)) {
 		/* not btrfs, or no permission: no bands there */
 		p->nrefs = p->ref_start;
+		sample_parts_reset(&p->parts);
 		close(d->fd);
 		d->fd = -1;
 		return 0;
@@ -113,10 +134,100 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st)
 	return sample_band(1, u.ram, u.disk);
 }
 
+/*
+ * A big file's parts' bands from its extents, kept where one differs from
+ * the file's band (else its parts go by the file's): *pb the kept bands,
+ * or NULL.  Returns 0 or -ENOMEM.
+ */
+static int sampleplan_parts(struct sampleplan *p, uint64_t key,
+			    uint64_t size, uint64_t x, unsigned band,
+			    const uint8_t **pb)
+{
+	uint64_t n = sample_units(size, x), k;
+	uint8_t *b;
+
+	*pb = NULL;
+	if (n < 2 || p->parts_failed || n > SIZE_MAX)
+		return 0;
+	b = array_grow(p->pb, &p->cap_pb, (size_t)n, 1);
+	if (!b)
+		return 0;	/* the file's band for its parts */
+	p->pb = b;
+	sample_parts_bands(&p->parts, n, b);
+	for (k = 0; k < n && b[k] == band; k++)
+		;
+	if (k == n)
+		return 0;
+	if (sample_bands_put_parts(p->bands, key, b, n))
+		return -ENOMEM;
+	*pb = b;
+	return 0;
+}
+
+/* Count a file's parts, and keep it if it is among the biggest. */
+static void sampleplan_big(struct sampleplan *p, uint64_t key, uint64_t size,
+			   uint64_t x, unsigned band)
+{
+	uint64_t n = sample_units(size, x);
+	size_t i, min = 0;
+
+	if (n < 2)
+		return;
+	p->all_parts += n;
+	if (p->nbig < SAMPLE_OWN_FILES) {
+		i = p->nbig++;
+	} else {
+		for (i = 1; i < p->nbig; i++)
+			if (p->big[i].n < p->big[min].n)
+				min = i;
+		if (p->big[min].n >= n)
+			return;
+		i = min;
+	}
+	p->big[i] = (struct sampleplan_big){ key, size, x, n, band };
+}
+
+/*
+ * The files that hold much of the big files' parts get strata of their
+ * own: their parts' bands, with their slot, into the table and the
+ * population.  Returns 0 or -ENOMEM.
+ */
+static int sampleplan_own(struct sampleplan *p)
+{
+	unsigned slot = 0;
+	uint64_t k;
+	size_t i;
+
+	for (i = 0; i < p->nbig && slot < SAMPLE_OWN_FILES; i++) {
+		const struct sampleplan_big *t = &p->big[i];
+		const uint8_t *old;
+		uint8_t *b;
+
+		if (!sample_own_strata(t->n, p->all_parts) || t->n > SIZE_MAX)
+			continue;
+		b = array_grow(p->pb, &p->cap_pb, (size_t)t->n, 1);
+		if (!b)
+			return -ENOMEM;
+		p->pb = b;
+		old = sample_bands_parts(p->bands, t->key);
+		slot++;
+		for (k = 0; k < t->n; k++)
+			b[k] = (uint8_t)(((old ? old[k] : t->band) &
+					  SAMPLE_PB_BAND) |
+					 slot << SAMPLE_PB_SLOT);
+		sample_pop_remove_parts(&p->pop, t->size, t->x, t->band, old);
+		sample_pop_add_parts(&p->pop, t->size, t->x, t->band, b);
+		if (sample_bands_put_parts(p->bands, t->key, b, t->n))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 		   uint64_t size, uint64_t x, unsigned band,
 		   const struct sample_facts *f)
 {
+	const uint8_t *pb = NULL;
 	size_t i;
 	int ret;
 
@@ -125,17 +236,30 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 		if (ret <= 0) {
 			/* its references were met with its first path */
 			p->nrefs = p->ref_start;
+			sample_parts_reset(&p->parts);
+			p->parts_failed = 0;
 			return ret;
 		}
 	}
 	for (i = p->ref_start; i < p->nrefs; i++)
 		p->refs[i].file = key;
 	p->ref_start = p->nrefs;
+	if (p->bands && band) {
+		ret = sampleplan_parts(p, key, size, x, band, &pb);
+		if (ret)
+			return ret;
+	}
+	sample_parts_reset(&p->parts);
+	p->parts_failed = 0;
 	if (p->bands && band && sample_bands_put(p->bands, key, band))
 		return -ENOMEM;
 	if (p->bands && f && sample_bands_put_facts(p->bands, key, f))
 		return -ENOMEM;
-	sample_pop_add(&p->pop, size, x, p->bands ? band : 0);
+	sample_pop_add_parts(&p->pop, size, x, p->bands ? band : 0, pb);
+	/* a file whose band is not known (a nested subvolume's, listed
+	 * under a key the walk will not find) keeps the classes' strata */
+	if (p->bands && band)
+		sampleplan_big(p, key, size, x, band);
 	return 0;
 }
 
@@ -277,6 +401,11 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		ret = walk_path(paths[i], &so, &ops, &p);
 	if (ret)
 		goto out;
+	if (p.bands) {
+		ret = sampleplan_own(&p);
+		if (ret)
+			goto out;
+	}
 	total = sample_pop_bytes(&p.pop);
 	if (!bytes)
 		bytes = (uint64_t)(o->frac * total);
@@ -294,6 +423,8 @@ out:
 			close(p.devs[k].fd);
 	free(p.devs);
 	free(p.refs);
+	free(p.pb);
+	sample_parts_free(&p.parts);
 	search_free(p.search);
 	sample_bands_free(p.bands);
 	seen_free(p.links);

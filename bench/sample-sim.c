@@ -7,8 +7,13 @@
  *       estimate (the truth) and every unit's (each 512 KiB part of a big
  *       file alone, the estimator's part(), and whether it sets NOCOMPRESS), where each
  *       big file really sets NOCOMPRESS (nocompress_at()), and each
- *       file's current ratio band (root on btrfs; 0 elsewhere)
- *   sample-sim sim SEEDS PCT[,PCT...] [bands] < units
+ *       file's and each part's current ratio band (root on btrfs; 0
+ *       elsewhere)
+ *   sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown] < units
+ *       (bands: as compsize as root on btrfs, each part by its own band
+ *       and the files that hold an eighth of the parts in strata of their
+ *       own; filebands: a big file's band for all its parts; sizeown: no
+ *       bands, own strata; none: by size, as compsize without root)
  *       for each percentage and seed, the sample sample.c would draw, its
  *       estimate and 95% interval against the full estimate: one line per
  *       setting and percentage (coverage, mean |error|, mean half-width,
@@ -70,6 +75,36 @@ static int current_usage(int fd, const struct stat *st, uint64_t *disk,
 	return 1;
 }
 
+/* Each part's current ratio band (sample_parts_bands()), into pb[0..nu):
+ * all 0 when not known. */
+static struct search_ctx *g_search;
+static struct sample_parts g_parts;
+
+static int part_item(const struct search_item *item, void *arg)
+{
+	struct extent_info ei;
+
+	(void)arg;
+	if (item->type != BTRFS_EXTENT_DATA_KEY ||
+	    extent_parse(item->data, item->len, 0, &ei) ||
+	    ei.type != BTRFS_FILE_EXTENT_REG || !ei.disk_bytenr)
+		return 0;
+	return sample_parts_extent(&g_parts, item->offset, ei.num_bytes,
+				   ei.disk_num_bytes, ei.ram_bytes);
+}
+
+static void part_bands(int fd, const struct stat *st, uint64_t nu,
+		       uint8_t *pb)
+{
+	const struct usage_fs *fs = usage_fs_of(g_scan, st->st_dev);
+
+	sample_parts_reset(&g_parts);
+	if (!fs || search_file_extents(g_search, fd, st->st_ino, fs->nodesize,
+				       part_item, NULL))
+		sample_parts_reset(&g_parts);
+	sample_parts_bands(&g_parts, nu, pb);
+}
+
 static uint64_t data_bytes(const struct stat *st)
 {
 	uint64_t alloc = (uint64_t)st->st_blocks * 512;
@@ -84,6 +119,7 @@ static int one_file(const char *path, const struct stat *sb, int type,
 	uint64_t full[3 * MAXSET], part[3 * MAXSET], at[MAXSET], lim[MAXSET],
 		 off, len, x, xk, disk, uncomp, k, nu;
 	uint64_t *fullp = full;
+	uint8_t *pb;
 	bool nocomp[MAXSET];
 	unsigned band;
 	struct stat st;
@@ -121,6 +157,13 @@ static int one_file(const char *path, const struct stat *sb, int type,
 	if (nu > 1 && g_ops->nocompress_at(g_ctx, fd, &st, lim, at))
 		fprintf(stderr, "sample-sim: %s: NOCOMPRESS not followed\n",
 			path);
+	pb = calloc(nu ? nu : 1, 1);
+	if (!pb) {
+		close(fd);
+		return -1;
+	}
+	if (known && nu > 1)
+		part_bands(fd, &st, nu, pb);
 	printf("F %zu %" PRIu64 " %" PRIu64 " %u %" PRIu64, g_n++,
 	       (uint64_t)st.st_size, x, band, nu);
 	for (i = 0; i < g_nset; i++)
@@ -139,8 +182,9 @@ static int one_file(const char *path, const struct stat *sb, int type,
 		printf("U %" PRIu64 " %" PRIu64, k, xk);
 		for (i = 0; i < g_nset; i++)
 			printf(" %" PRIu64 " %d", part[3 * i], nocomp[i]);
-		putchar('\n');
+		printf(" %u\n", nu > 1 ? pb[k] : band);
 	}
+	free(pb);
 	close(fd);
 	return 0;
 }
@@ -164,7 +208,8 @@ static int cmd_units(const char *list, const char *dir)
 	g_ctx = g_ops->create(s, g_nset, 4096);
 	g_scan = usage_create();
 	g_links = seen_create();
-	if (!g_ctx || !g_scan || !g_links)
+	g_search = search_create(64 << 10);
+	if (!g_ctx || !g_scan || !g_links || !g_search)
 		return 3;
 	printf("S");
 	for (i = 0; i < g_nset; i++) {
@@ -176,6 +221,8 @@ static int cmd_units(const char *list, const char *dir)
 	g_ops->free(g_ctx);
 	usage_free(g_scan);
 	seen_free(g_links);
+	search_free(g_search);
+	sample_parts_free(&g_parts);
 	free(s);
 	return ret ? 1 : 0;
 }
@@ -189,6 +236,7 @@ struct sim_file {
 
 struct sim_unit {
 	uint64_t k, x;
+	unsigned band;		/* its part's current ratio band */
 	uint64_t y[MAXSET];
 	int nocomp[MAXSET];	/* the part alone sets NOCOMPRESS */
 };
@@ -257,9 +305,57 @@ static int read_units(void)
 				u->y[i] = strtoull(p, &p, 10);
 				u->nocomp[i] = (int)strtol(p, &p, 10);
 			}
+			u->band = (unsigned)strtoul(p, &p, 10);
 		}
 	}
 	return 0;
+}
+
+/* With bands 2: each unit's entry of its file's bands (sample.h), its
+ * file's own slot included, as sampleplan.c makes them. */
+static uint8_t *pbs;
+static int g_bands;
+
+static int make_pbs(void)
+{
+	uint64_t all = 0, k;
+	unsigned slot = 0;
+	size_t f;
+
+	pbs = calloc(nunits ? nunits : 1, 1);
+	if (!pbs)
+		return -ENOMEM;
+	for (f = 0; f < nfiles; f++)
+		if (files[f].nu > 1)
+			all += files[f].nu;
+	for (f = 0; f < nfiles; f++) {
+		const struct sim_file *sf = &files[f];
+		unsigned own = 0;
+
+		if (sf->nu < 2)
+			continue;
+		if (slot < SAMPLE_OWN_FILES && sample_own_strata(sf->nu, all))
+			own = ++slot;
+		for (k = 0; k < sf->nu; k++)
+			pbs[sf->first + k] = (uint8_t)((g_bands == 2 ?
+							units[sf->first + k].band :
+							0) |
+						       own << SAMPLE_PB_SLOT);
+	}
+	return 0;
+}
+
+/* Unit k's stratum: bands 0 by size, 1 and the file's band, 2 and each
+ * part's own band and the file's own strata (what compsize does). */
+static unsigned unit_stratum(const struct sim_file *sf, uint64_t k, int bands)
+{
+	if (bands == 3)
+		return sample_unit_stratum(sf->size, sf->x, 0, &pbs[sf->first],
+					   k);
+	if (bands == 2)
+		return sample_unit_stratum(sf->size, sf->x, sf->band,
+					   &pbs[sf->first], k);
+	return sample_stratum(sf->size, sf->x, bands ? sf->band : 0);
 }
 
 static int cmd_sim(unsigned seeds, const char *pcts, int bands)
@@ -273,7 +369,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 	size_t f, i;
 	const char *p = pcts;
 
-	if (read_units())
+	g_bands = bands;
+	if (read_units() || (bands >= 2 && make_pbs()))
 		return 3;
 	for (i = 0; i < g_nset; i++) {
 		struct est_setting *one;
@@ -286,8 +383,12 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 		free(one);
 	}
 	for (f = 0; f < nfiles; f++) {
-		sample_pop_add(&pop, files[f].size, files[f].x,
-			       bands ? files[f].band : 0);
+		for (k = 0; k < files[f].nu; k++) {
+			unsigned h = unit_stratum(&files[f], k, bands);
+
+			pop.N[h]++;
+			pop.X[h] += units[files[f].first + k].x;
+		}
 		X += files[f].x;
 		for (i = 0; i < g_nset; i++) {
 			truth[i] += files[f].full[i];
@@ -306,7 +407,9 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 		}
 	}
 	printf("# %zu files, %zu units, %.1f MB of data, strata by size%s\n",
-	       nfiles, nunits, X / 1e6, bands ? " and current ratio" : "");
+	       nfiles, nunits, X / 1e6,
+	       bands == 2 ? " and current ratio (each part's own; files that hold an eighth of the parts on their own)" :
+	       bands ? " and current ratio (the file's)" : "");
 	printf("| setting | sample | seeds | coverage | mean error | mean half-width | rel. s.e. | data read | units read | empty strata | parts vs whole |\n");
 	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	while (*p) {
@@ -323,9 +426,6 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 			sample_plan(&d, &pop, (uint64_t)(pct / 100 * X), seed);
 			for (f = 0; f < nfiles; f++) {
 				const struct sim_file *sf = &files[f];
-				unsigned h = sample_stratum(sf->size, sf->x,
-							    bands ? sf->band : 0);
-
 				uint64_t J[MAXSET], lim, off, len, last = 0;
 				int any = 0;
 
@@ -337,7 +437,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 					const struct sim_unit *u =
 						&units[sf->first + k];
 
-					if (!sample_in(&d, h, 1, f, u->k))
+					if (!sample_in(&d, unit_stratum(sf, k, bands),
+						       1, f, u->k))
 						continue;
 					any = 1;
 					last = k;
@@ -355,6 +456,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 				for (k = 0; k < sf->nu; k++) {
 					const struct sim_unit *u =
 						&units[sf->first + k];
+
+					unsigned h = unit_stratum(sf, k, bands);
 
 					if (!sample_in(&d, h, 1, f, u->k))
 						continue;
@@ -400,7 +503,10 @@ int main(int argc, char **argv)
 		return cmd_units(argv[2], argv[3]);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "sim"))
 		return cmd_sim((unsigned)strtoul(argv[2], NULL, 10), argv[3],
-			       argc == 5 && !strcmp(argv[4], "bands"));
+			       argc == 5 && !strcmp(argv[4], "bands") ? 2 :
+			       argc == 5 && !strcmp(argv[4], "filebands") ? 1 :
+			       argc == 5 && !strcmp(argv[4], "sizeown") ? 3 :
+			       0);
 	fputs("usage: sample-sim units SETTINGS DIR > units\n"
 	      "       sample-sim sim SEEDS PCT[,PCT...] [bands] < units\n",
 	      stderr);

@@ -3,6 +3,7 @@
  * sample: units, design, estimator, and the interval's coverage on
  * simulated trees whose truth is known, over many seeds.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,9 +384,90 @@ static void test_bands_facts(void)
 	sample_bands_free(b);
 }
 
+/* Parts' bands: from the extents' references, kept by the table across
+ * the growth of its files, and the strata they put each unit in. */
+static void test_parts(void)
+{
+	struct sample_bands *b = sample_bands_create();
+	struct sample_parts sp = { 0 };
+	struct sample_pop pop = { 0 };
+	const uint64_t size = 4 * SAMPLE_CHUNK;
+	uint8_t pb[4], big[300];
+	const uint8_t *got;
+	uint64_t k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	/* part 0: text (1/4); part 1: half text, half raw; part 2: raw;
+	 * part 3: a hole */
+	CU_ASSERT_EQUAL(sample_parts_extent(&sp, 0, SAMPLE_CHUNK + 262144,
+					    (SAMPLE_CHUNK + 262144) / 4,
+					    SAMPLE_CHUNK + 262144), 0);
+	CU_ASSERT_EQUAL(sample_parts_extent(&sp, SAMPLE_CHUNK + 262144,
+					    SAMPLE_CHUNK + 262144,
+					    SAMPLE_CHUNK + 262144,
+					    SAMPLE_CHUNK + 262144), 0);
+	sample_parts_bands(&sp, 4, pb);
+	CU_ASSERT_EQUAL(pb[0], 1);
+	CU_ASSERT_EQUAL(pb[1], 2);	/* 0.625 */
+	CU_ASSERT_EQUAL(pb[2], 3);
+	CU_ASSERT_EQUAL(pb[3], 0);
+	sample_parts_reset(&sp);
+	sample_parts_bands(&sp, 4, pb);
+	CU_ASSERT_EQUAL(pb[0] | pb[1] | pb[2] | pb[3], 0);
+	/* a corrupt item: refused, not a hang or a huge allocation */
+	CU_ASSERT_EQUAL(sample_parts_extent(&sp, UINT64_MAX - 4096, 4096,
+					    4096, 4096), -ENOMEM);
+	CU_ASSERT_EQUAL(sample_parts_extent(&sp, 1ull << 62, 1ull << 62,
+					    4096, 4096), -ENOMEM);
+	CU_ASSERT_EQUAL(sample_parts_extent(&sp, 0, UINT64_MAX, 1, 1), -ENOMEM);
+	CU_ASSERT_EQUAL(sample_parts_extent(&sp, UINT64_MAX, 2, 1, 1), 0);
+	sample_parts_free(&sp);
+
+	/* each unit in its part's stratum; taken back exactly */
+	pb[0] = 1;
+	pb[1] = 2;
+	pb[2] = 3;
+	pb[3] = 3;
+	sample_pop_add_parts(&pop, size, size, 1, pb);
+	for (k = 0; k < 4; k++)
+		CU_ASSERT_EQUAL(sample_unit_stratum(size, size, 1, pb, k),
+				sample_stratum(size, size, pb[k]));
+	CU_ASSERT_EQUAL(pop.N[sample_stratum(size, size, 3)], 2);
+	CU_ASSERT_EQUAL(pop.X[sample_stratum(size, size, 2)], SAMPLE_CHUNK);
+	CU_ASSERT_EQUAL(sample_pop_units(&pop), 4);
+	sample_pop_remove_parts(&pop, size, size, 1, pb);
+	CU_ASSERT_EQUAL(sample_pop_units(&pop), 0);
+	CU_ASSERT_EQUAL(sample_pop_bytes(&pop), 0);
+
+	/* kept while the files' table grows around them */
+	memset(big, 2, sizeof(big));
+	CU_ASSERT_EQUAL(sample_bands_put_parts(b, sample_key(5, 1), pb, 4), 0);
+	for (k = 0; k < 5000; k++) {
+		struct sample_facts f = { .size = k, .nbytes = k, .nlink = 1 };
+
+		CU_ASSERT_EQUAL(sample_bands_put_facts(b, sample_key(6, k), &f),
+				0);
+		if (k % 50 == 0)
+			CU_ASSERT_EQUAL(sample_bands_put_parts(b,
+					sample_key(7, k), big, sizeof(big)), 0);
+	}
+	got = sample_bands_parts(b, sample_key(5, 1));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+	CU_ASSERT_EQUAL(memcmp(got, pb, 4), 0);
+	for (k = 0; k < 5000; k += 50) {
+		got = sample_bands_parts(b, sample_key(7, k));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+		CU_ASSERT_EQUAL(memcmp(got, big, sizeof(big)), 0);
+	}
+	CU_ASSERT_PTR_NULL(sample_bands_parts(b, sample_key(6, 1)));
+	CU_ASSERT_PTR_NULL(sample_bands_parts(NULL, sample_key(5, 1)));
+	sample_bands_free(b);
+}
+
 static CU_TestInfo sample_tests[] = {
 	{ "band table", test_bands },
 	{ "band table facts", test_bands_facts },
+	{ "parts' bands", test_parts },
 	{ "units", test_units },
 	{ "t975", test_t975 },
 	{ "certain and nested", test_certain_and_nested },

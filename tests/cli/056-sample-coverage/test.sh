@@ -7,8 +7,10 @@
 # 95% interval must hold the full estimate for every setting in at least
 # MIN_HIT of them (and not in every one of many more: an interval that
 # always holds is too wide), no sample may be empty, and each says how many
-# units it read.  On the --walk pass, a few seeds give the same estimates
-# on the walk as on the fast scan instead.
+# units it read; on the home-like tree the interval is narrow (each big
+# file's parts by their own current ratio: docs/sampling.md).  On the
+# --walk pass, a few seeds give the same estimates on the walk as on the
+# fast scan instead.
 #
 # The bound: with 100 seeds a right 95% interval holds 95 +- 2.2 times
 # (binomial); 87 or fewer happens with probability 0.2% for one setting,
@@ -21,6 +23,7 @@
 SEEDS=${SEEDS:-100}
 MIN_HIT=${MIN_HIT:-88}
 MAX_HIT=${MAX_HIT:-99}
+MAX_HOME_WIDTH=${MAX_HOME_WIDTH:-500}
 SETTINGS=zstd:1,compress-force=zstd:3
 bin=${WALK_COMPSIZE:-$COMPSIZE}
 
@@ -81,7 +84,7 @@ fi
 
 for tree in usr:10 home:10; do
 	dir=${tree%%:*} pct=${tree#*:}
-	declare -A want=() hit=()
+	declare -A want=() hit=() width=()
 	while read -r s d; do
 		want[$s]=$d
 		hit[$s]=0
@@ -92,6 +95,7 @@ for tree in usr:10 home:10; do
 		[ "$(cat "$OUT/s.rc")" = 0 ] || fail "$dir seed $seed: exit $(cat "$OUT/s.rc"): $(cat "$OUT/s.err")"
 		while read -r s d ci n; do
 			[ "$n" -gt 0 ] || fail "$dir seed $seed: empty sample"
+			width[$s]=$((${width[$s]:-0} + ci * 10000 / d))
 			t=${want[$s]}
 			if [ $((d - ci)) -le "$t" ] && [ "$t" -le $((d + ci)) ]; then
 				hit[$s]=$((hit[$s] + 1))
@@ -99,12 +103,21 @@ for tree in usr:10 home:10; do
 		done < <(jq -r '.estimates[] | "\(.setting) \(.disk) \(.disk_ci95) \(.sample_units_read)"' "$OUT/s.out")
 	done
 	for s in "${!want[@]}"; do
-		echo "$dir --sample=$pct%: $s: the interval held the full estimate in ${hit[$s]} of $SEEDS samples"
+		w=$((${width[$s]} / SEEDS))
+		echo "$dir --sample=$pct%: $s: the interval held the full estimate in ${hit[$s]} of $SEEDS samples, mean half-width $((w / 100)).$((w / 10 % 10))%"
+		if [ "$dir" = home ]; then
+			# each part in the stratum of its own current ratio:
+			# mixed.bin's text apart from its compressed runs (with
+			# the file's ratio for all of its parts: over 15%)
+			CHECKS=$((CHECKS + 1))
+			[ "$w" -le "$MAX_HOME_WIDTH" ] ||
+				fail "home $s: mean half-width $w/10000 over $MAX_HOME_WIDTH/10000"
+		fi
 		CHECKS=$((CHECKS + 1))
 		[ "${hit[$s]}" -ge "$MIN_HIT" ] ||
 			fail "$dir $s: coverage ${hit[$s]} of $SEEDS, under $MIN_HIT"
 		[ "${hit[$s]}" -le "$MAX_HIT" ] ||
 			fail "$dir $s: coverage ${hit[$s]} of $SEEDS, over $MAX_HIT: the interval is too wide"
 	done
-	unset want hit
+	unset want hit width
 done
