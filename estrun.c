@@ -129,6 +129,7 @@ struct estrun {
 	int sampling;
 	struct sample_design design;
 	const struct sample_bands *bands;
+	uint64_t (*key)(void *arg, const struct stat *st);
 	estrun_done_fn done;
 	int (*idle)(void *arg);
 	void *arg;
@@ -193,16 +194,22 @@ uint64_t estrun_data_bytes(const struct stat *st)
 	return alloc;
 }
 
+/* The key of file st in r->bands. */
+static uint64_t estrun_key(const struct estrun *r, const struct stat *st)
+{
+	return r->key ? r->key(r->arg, st) : sample_key(st->st_dev, st->st_ino);
+}
+
 /* The current ratio band of file st (0: not known). */
 static unsigned estrun_band(const struct estrun *r, const struct stat *st)
 {
-	return sample_bands_get(r->bands, sample_key(st->st_dev, st->st_ino));
+	return r->bands ? sample_bands_get(r->bands, estrun_key(r, st)) : 0;
 }
 
 /* The current ratio bands of a big file's parts, or NULL (the file's). */
 static const uint8_t *estrun_pb(const struct estrun *r, const struct stat *st)
 {
-	return sample_bands_parts(r->bands, sample_key(st->st_dev, st->st_ino));
+	return r->bands ? sample_bands_parts(r->bands, estrun_key(r, st)) : NULL;
 }
 
 /* The stratum of file st's units (of its first, when its parts have
@@ -707,6 +714,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	if (o->design)
 		r->design = *o->design;
 	r->bands = o->bands;
+	r->key = o->key;
 	r->done = done;
 	r->idle = o->idle;
 	r->arg = arg;

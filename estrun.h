@@ -30,6 +30,9 @@ struct estrun_opts {
 	/* NULL, or each file's current ratio band (the caller's, kept
 	 * until estrun_free()): its units' stratum */
 	const struct sample_bands *bands;
+	/* NULL, or the key of file st in bands (sample_key() where NULL),
+	 * called with estrun_create()'s arg */
+	uint64_t (*key)(void *arg, const struct stat *st);
 	int progress_fd;	/* where to show progress (progress.h), or -1 */
 	/* The arguments, for the progress line's early total (tally.h):
 	 * kept, not copied; npaths 0: the total comes at the walk's end. */

@@ -160,6 +160,11 @@ static struct seen_set *sets_get(struct layout_sets *s, size_t k)
 	return s->set[k];
 }
 
+void layout_follow_writes(struct layout *l, int follow_writes)
+{
+	l->follow = follow_writes;
+}
+
 struct layout *layout_create(size_t nest, int follow_writes)
 {
 	struct layout *l = calloc(1, sizeof(*l));

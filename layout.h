@@ -47,6 +47,10 @@ struct layout;
 struct layout *layout_create(size_t nest, int follow_writes);
 void layout_free(struct layout *l);
 
+/* Whether files written in steps are followed after all (a sample that
+ * reads everything is the full estimate), before any file is planned. */
+void layout_follow_writes(struct layout *l, int follow_writes);
+
 /* Setting i is compress-force= (its bounds differ: layout_total). */
 void layout_set_force(struct layout *l, size_t i, int force);
 

@@ -103,6 +103,16 @@ struct run {
 	/* --sample: NULL, or the only files whose extents the same-layout
 	 * model must know when they are not drawn (sampleplan_run()) */
 	struct seen_set *sharers;
+	/* --sample: the st_dev and subvolume of the directory the pre-pass
+	 * counted that the walk is in, and what stands for the st_dev of
+	 * the subvolumes nested below it in the keys (sample_subvol_dev()) */
+	dev_t pre_dev;
+	uint64_t pre_id;
+	struct run_keydev {
+		dev_t dev;
+		uint64_t key;
+	} *keydevs;
+	size_t nkeydevs, cap_keydevs;
 	struct deferred deferred;
 	int have_usage;		/* usage was read, and every file was on
 				 * btrfs */
@@ -250,6 +260,7 @@ void run_free(struct run *run)
 	sample_bands_free(run->bands);
 	seen_free(run->prescanned);
 	seen_free(run->sharers);
+	free(run->keydevs);
 	layout_free(run->layout);
 	rewrite_free(run->rewrite);
 	if (run->est_all != run->opt->est)
@@ -466,6 +477,32 @@ static int scan_result(struct run *run, const char *path, int ret)
 	}
 }
 
+/*
+ * --sample: a subvolume nested below a directory the pre-pass counted:
+ * its files' keys use what sample_listed() gave them.  Returns 0 or
+ * -ENOMEM.
+ */
+static int map_subvol(struct run *run, int fd, const struct stat *st)
+{
+	struct run_keydev *k;
+	uint64_t id;
+	size_t i;
+
+	if (fastscan_probe(fd, &id) || id == run->pre_id)
+		return 0;
+	for (i = 0; i < run->nkeydevs; i++)
+		if (run->keydevs[i].dev == st->st_dev)
+			return 0;
+	k = array_grow(run->keydevs, &run->cap_keydevs, run->nkeydevs,
+		       sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	run->keydevs = k;
+	k[run->nkeydevs].dev = st->st_dev;
+	k[run->nkeydevs++].key = sample_subvol_dev(run->pre_dev, id);
+	return 0;
+}
+
 static int on_enter_fs(void *arg, int fd, const char *path,
 		       const struct stat *st, int top)
 {
@@ -474,6 +511,12 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 
 	if (top)
 		run->top_dev = st->st_dev;
+	if (!top && run->sampling && run->bands &&
+	    run->deferred.depth >= 0) {
+		ret = map_subvol(run, fd, st);
+		if (ret)
+			return ret;
+	}
 	ret = usage_probe_fs(run->usage, fd, st);
 	if (ret == -ENOMEM)
 		return ret;
@@ -593,6 +636,9 @@ static int defer_scan(struct run *run, int fd, const char *path,
 	    seen_contains(run->prescanned, sample_key(st->st_dev, st->st_ino))) {
 		/* counted by the pre-pass (sample_dir()) */
 		d->depth = depth;
+		run->pre_dev = st->st_dev;
+		if (fastscan_probe(fd, &run->pre_id))
+			run->pre_id = 0;
 		return WALK_ENTER;
 	}
 	ret = fastscan_probe(fd, &id);
@@ -688,10 +734,26 @@ static int collect_extent(const struct search_item *item, void *arg)
 	return 0;
 }
 
+/* --sample: the key of the file (dev, ino) in run->bands. */
+static uint64_t sample_key_of(const struct run *run, dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < run->nkeydevs; i++)
+		if (run->keydevs[i].dev == dev)
+			return sample_key(run->keydevs[i].key, ino);
+	return sample_key(dev, ino);
+}
+
+static uint64_t est_key(void *arg, const struct stat *st)
+{
+	return sample_key_of(arg, st->st_dev, st->st_ino);
+}
+
 /* --sample: whether a unit of file st is drawn. */
 static int drawn(const struct run *run, const struct stat *st)
 {
-	uint64_t key = sample_key(st->st_dev, st->st_ino);
+	uint64_t key = sample_key_of(run, st->st_dev, st->st_ino);
 
 	return sample_file_in_parts(&run->design, st->st_dev, st->st_ino,
 				    st->st_size, estrun_data_bytes(st),
@@ -706,7 +768,7 @@ static int drawn(const struct run *run, const struct stat *st)
  */
 static int extents_unneeded(const struct run *run, const struct stat *st)
 {
-	uint64_t key = sample_key(st->st_dev, st->st_ino);
+	uint64_t key = sample_key_of(run, st->st_dev, st->st_ino);
 
 	return run->sampling && run->sharers && !run->rewrite &&
 	       !seen_contains(run->sharers, key) && !drawn(run, st);
@@ -784,6 +846,7 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
 			.design = run->sampling ? &run->design : NULL,
 			.bands = run->bands,
+			.key = est_key,
 			/* for a person watching, not for scripts, unless
 			 * --progress asks (full lines, for a log) */
 			.progress_fd = run->opt->progress > 0 ||
@@ -937,7 +1000,7 @@ static int on_known(void *arg, dev_t dev, ino_t ino, struct stat *st)
 	struct sample_facts f;
 
 	if (run->deferred.depth < 0 || !fs || fs->sectorsize < 512 ||
-	    !sample_bands_facts(run->bands, sample_key(dev, ino), &f))
+	    !sample_bands_facts(run->bands, sample_key_of(run, dev, ino), &f))
 		return 0;
 	memset(st, 0, sizeof(*st));
 	st->st_dev = dev;
@@ -1049,12 +1112,13 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 		.nlink = f->nlink,
 	};
 
-	if (f->tree_id != sc->id)
-		/* a nested subvolume: its st_dev is not known here, so its
-		 * files are in band 0, as the walk will find them */
-		return sampleplan_add(sc->p, sample_key(~f->tree_id, f->ino),
-				      f->nlink, f->size, x, 0, NULL);
-	return sampleplan_add(sc->p, sample_key(sc->dev, f->ino), f->nlink,
+	/* a nested subvolume's st_dev is not known here: its files are
+	 * keyed by it and the walk maps its st_dev to the same when it
+	 * enters it (on_enter_fs()) */
+	uint64_t dev = f->tree_id == sc->id ? sc->dev :
+		       sample_subvol_dev(sc->dev, f->tree_id);
+
+	return sampleplan_add(sc->p, sample_key(dev, f->ino), f->nlink,
 			      f->size, x,
 			      f->size ? sample_band(1, f->ram, f->disk) : 0,
 			      &facts);
@@ -1132,9 +1196,16 @@ int run_sample(struct run *run, char *const *paths, int n)
 		       !run->rows ? sample_dir : NULL,
 		.arg = run,
 	};
+	int ret;
 
-	return sampleplan_run(paths, n, &wo, &so, &run->design,
-			      &run->sampling, &run->bands, &run->sharers);
+	ret = sampleplan_run(paths, n, &wo, &so, &run->design, &run->sampling,
+			     &run->bands, &run->sharers);
+	/* a sample of everything is the full estimate: files written in
+	 * steps are estimated as written, as there (it differed from it
+	 * where writeback had cut a file into several transactions) */
+	if (!ret && !run->sampling && run->layout)
+		layout_follow_writes(run->layout, 1);
+	return ret;
 }
 
 /* --subvolumes: the rows of every subvolume of path's filesystem, once

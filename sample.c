@@ -383,6 +383,11 @@ uint64_t sample_key(uint64_t dev, uint64_t ino)
 	return sample_mix(dev) ^ ino;
 }
 
+uint64_t sample_subvol_dev(uint64_t dev, uint64_t tree_id)
+{
+	return ~sample_mix(dev ^ sample_mix(tree_id));
+}
+
 struct sample_bands {
 	uint64_t *key;		/* 0: free (a key of 0 is stored as 1) */
 	uint8_t *band;		/* SAMPLE_FACTS: f[] holds its facts */

@@ -182,6 +182,14 @@ void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src);
 uint64_t sample_key(uint64_t dev, uint64_t ino);
 
 /*
+ * What stands for st_dev in the keys of the files of subvolume tree_id
+ * nested below a directory on dev that the pre-pass listed with the fast
+ * scan: their st_dev is not known there, and the walk maps their st_dev
+ * to this when it enters the subvolume.
+ */
+uint64_t sample_subvol_dev(uint64_t dev, uint64_t tree_id);
+
+/*
  * Each file's current ratio band (sample_band()), by sample_key(): files
  * not in it are band 0; and, for the files the fast scan listed, their
  * sample_facts.  An open-addressing table of 33 bytes a slot.

@@ -464,7 +464,21 @@ static void test_parts(void)
 	sample_bands_free(b);
 }
 
+/* The keys of nested subvolumes' files: one a (directory, subvolume),
+ * apart from each other and from real devices'. */
+static void test_subvol_dev(void)
+{
+	uint64_t a = sample_subvol_dev(41, 256), b = sample_subvol_dev(41, 257);
+
+	CU_ASSERT_EQUAL(a, sample_subvol_dev(41, 256));
+	CU_ASSERT_NOT_EQUAL(a, b);
+	CU_ASSERT_NOT_EQUAL(a, sample_subvol_dev(42, 256));
+	CU_ASSERT_NOT_EQUAL(sample_key(a, 300), sample_key(41, 300));
+	CU_ASSERT_NOT_EQUAL(sample_key(a, 300), sample_key(b, 300));
+}
+
 static CU_TestInfo sample_tests[] = {
+	{ "nested subvolume keys", test_subvol_dev },
 	{ "band table", test_bands },
 	{ "band table facts", test_bands_facts },
 	{ "parts' bands", test_parts },
