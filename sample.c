@@ -43,6 +43,9 @@
 #define SAMPLE_SMALL		(32u * 1024)
 #define SAMPLE_MEDIUM		(128u * 1024)
 #define SAMPLE_BIG_FILE		(16ull * 1024 * 1024)
+/* Parts whose current ratio sample_parts_extent() follows, at most (8
+ * bytes each). */
+#define SAMPLE_PARTS_MAX	(1ull << 26)
 
 static uint64_t sample_mix(uint64_t z)
 {
@@ -221,8 +224,9 @@ int sample_parts_extent(struct sample_parts *p, uint64_t pos, uint64_t len,
 		uint64_t cap = p->cap ? p->cap : 64;
 		uint32_t *v;
 
-		/* a corrupt or absurdly sparse file: its file's band */
-		if (need > SIZE_MAX / (4 * sizeof(*v)))
+		/* a corrupt item or a file of more than 32 TiB: its
+		 * parts go by the file's band */
+		if (need > SAMPLE_PARTS_MAX)
 			return -ENOMEM;
 		while (cap < need)
 			cap *= 2;
