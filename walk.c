@@ -222,11 +222,23 @@ static int leave(struct walker *w)
 	return w->ops->leave_dir(w->arg, w->path, (int)w->depth);
 }
 
+/* Report a path that could not be read, or, when memory ran out (a
+ * failed fdopendir() or readdir() buffer, say), abort the whole walk:
+ * that is not the path's fault.  Returns 0 or -ENOMEM. */
+static int fail(struct walker *w, const char *path, int err)
+{
+	if (err == ENOMEM)
+		return -ENOMEM;
+	w->ops->error(w->arg, path, err);
+	return 0;
+}
+
 /*
  * Pop the top frame.  If the frame under it was closed, reopen it, normally
  * as ".." of the popped one (one openat() at any depth or path length).  A
  * directory that can't be found again is reported, and the rest of it is
- * left out.  Returns 0, or the error of a leave_dir() that aborts the walk.
+ * left out.  Returns 0, the error of a leave_dir() that aborts the walk,
+ * or -ENOMEM.
  */
 static int pop(struct walker *w)
 {
@@ -245,8 +257,9 @@ static int pop(struct walker *w)
 		if (!err)
 			break;
 		w->path[w->stack[w->depth - 1].path_len] = '\0';
-		w->ops->error(w->arg, w->path, err);
-		ret = leave(w);
+		ret = fail(w, w->path, err);
+		if (!ret)
+			ret = leave(w);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -285,12 +298,12 @@ static int visit(struct walker *w, int dirfd, const struct dirent *de,
 		/* A missing argument is the user's mistake, not a race. */
 		if (ignorable(ret) && !(top && ret == ENOENT))
 			return 0;
-		w->ops->error(w->arg, w->path, ret);
-		return 0;
+		return fail(w, w->path, ret);
 	}
 	if (fstat(fd, &st)) {
-		w->ops->error(w->arg, w->path, errno);
-		goto out;
+		ret = fail(w, w->path, errno);
+		close(fd);
+		return ret;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		goto out;
@@ -322,9 +335,9 @@ static int visit(struct walker *w, int dirfd, const struct dirent *de,
 	}
 	dir = fdopendir(fd);
 	if (!dir) {
-		w->ops->error(w->arg, w->path, errno);
-		ret = w->ops->leave_dir ?
-			w->ops->leave_dir(w->arg, w->path, (int)w->depth) : 0;
+		ret = fail(w, w->path, errno);
+		if (!ret && w->ops->leave_dir)
+			ret = w->ops->leave_dir(w->arg, w->path, (int)w->depth);
 		close(fd);
 		return ret < 0 ? ret : 0;
 	}
@@ -378,7 +391,9 @@ int walk_path(const char *path, const struct walk_opts *opts,
 		if (!de) {
 			if (errno) {
 				w.path[top->path_len] = '\0';
-				ops->error(arg, w.path, errno);
+				ret = fail(&w, w.path, errno);
+				if (ret)
+					break;
 			}
 			ret = pop(&w);
 			continue;
