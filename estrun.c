@@ -94,6 +94,12 @@ struct estrun_slot {
 	uint64_t bytes;		/* bytes to read: st_size, or its units' */
 	signed char cached;	/* est_ops.ahead()'s answer, or -1 */
 	uint64_t asked;		/* ... and the bytes it asked for */
+	/* sampling: the units read, 2 + 2n values each (stratum, bytes,
+	 * then disk and uncompressed of each setting), into the sums when
+	 * the file is delivered */
+	uint64_t *su;
+	size_t nsu, cap_su;
+	double aux;		/* known_share()'s */
 };
 
 struct estrun_worker {
@@ -105,9 +111,7 @@ struct estrun_worker {
 	signed char cached[ESTRUN_BATCH_FILES];
 	struct stat st[ESTRUN_BATCH_FILES];
 	uint64_t *delta[ESTRUN_BATCH_FILES];
-	/* sampling: 2n sums (disk, uncompressed of each setting) of the
-	 * units read, merged by estrun_finish(); a unit's results */
-	struct sample_acc *acc;
+	/* sampling: a unit's results */
 	uint64_t *part;		/* 3n */
 	bool *nocomp;		/* n: part()'s */
 	uint64_t *at;		/* n: where NOCOMPRESS is set, or max */
@@ -153,8 +157,18 @@ struct estrun {
 
 	/* Totals; pop, links and input_all belong to the main thread. */
 	struct est_ctx *total;		/* merged by estrun_finish() */
-	struct sample_acc *acc;		/* 2n, merged by estrun_finish() */
+	/* sampling: 4n sums of the units read, for each setting disk and
+	 * uncompressed, then the same times the files' factors */
+	struct sample_acc *acc;
+	void (*factors)(void *arg, size_t token, const uint64_t *raw,
+			double *f);
+	uint64_t *raw;			/* 2n: factors()' */
+	double *f;			/* 2n */
+	double (*known_share)(void *arg, size_t token, const struct stat *st);
 	struct sample_pop pop;		/* every file's units */
+	/* ... each unit's bytes times its file's known_share(): the same
+	 * layout's auxiliary totals */
+	struct sample_pop pop_same;
 	struct seen_set *links;		/* files with more than one link */
 	uint64_t input_all;		/* st_size of every file submitted */
 	uint64_t files_read;
@@ -172,6 +186,18 @@ struct estrun {
 };
 
 /* ---- sampling ---- */
+
+/* Room for one more unit in sl->su: its 2 + 2n values, or NULL. */
+static uint64_t *estrun_unit(struct estrun_slot *sl, size_t n)
+{
+	uint64_t *p = array_grow(sl->su, &sl->cap_su,
+				 (sl->nsu + 1) * (2 + 2 * n), sizeof(*p));
+
+	if (!p)
+		return NULL;
+	sl->su = p;
+	return p + sl->nsu++ * (2 + 2 * n);
+}
 
 static uint64_t estrun_round(double v)
 {
@@ -266,7 +292,7 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 	const size_t n = r->n, per = 3 + 3 * n;
 	const uint32_t ss = r->sectorsize ? r->sectorsize : 4096;
 	uint64_t x = estrun_data_bytes(&sl->st);
-	uint64_t nu = sample_units(sl->st.st_size, x), k, off, len, *u;
+	uint64_t nu = sample_units(sl->st.st_size, x), k, off, len, *u, *v;
 	size_t m = 0, i, j;
 	unsigned h;
 	int ret, follow = 0;
@@ -331,6 +357,11 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 		u = w->units + j * per;
 		h = sample_unit_stratum(sl->st.st_size, x, sl->band, sl->pb,
 					u[0] / SAMPLE_CHUNK);
+		v = estrun_unit(sl, n);
+		if (!v)
+			return -ENOMEM;
+		v[0] = h;
+		v[1] = u[1];
 		for (i = 0; i < n; i++) {
 			if (u[0] > w->at[i]) {
 				/* after NOCOMPRESS: raw (cow_file_range()) */
@@ -340,9 +371,8 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 			w->scaled[2 * i] += u[3 + 3 * i] / r->design.pi[h];
 			w->scaled[2 * i + 1] += u[4 + 3 * i] /
 						r->design.pi[h];
-			sample_acc_add(&w->acc[2 * i], h, u[1], u[3 + 3 * i]);
-			sample_acc_add(&w->acc[2 * i + 1], h, u[1],
-				       u[4 + 3 * i]);
+			v[2 + 2 * i] = u[3 + 3 * i];
+			v[3 + 2 * i] = u[4 + 3 * i];
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -354,17 +384,22 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 	return 0;
 }
 
-/* A whole file sampled, estimated with sl->err 0: into the sums. */
-static void estrun_whole(struct estrun_worker *w, const struct estrun_slot *sl)
+/* A whole file sampled, estimated with sl->err 0: one unit.  Returns 0
+ * or -ENOMEM. */
+static int estrun_whole(struct estrun_slot *sl, size_t n)
 {
-	uint64_t x = estrun_data_bytes(&sl->st);
+	uint64_t *v = estrun_unit(sl, n);
 	size_t i;
 
-	for (i = 0; i < w->r->n; i++) {
-		sample_acc_add(&w->acc[2 * i], sl->h, x, sl->delta[3 * i]);
-		sample_acc_add(&w->acc[2 * i + 1], sl->h, x,
-			       sl->delta[3 * i + 1]);
+	if (!v)
+		return -ENOMEM;
+	v[0] = sl->h;
+	v[1] = estrun_data_bytes(&sl->st);
+	for (i = 0; i < n; i++) {
+		v[2 + 2 * i] = sl->delta[3 * i];
+		v[3 + 2 * i] = sl->delta[3 * i + 1];
 	}
+	return 0;
 }
 
 /* ---- workers ---- */
@@ -461,7 +496,7 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 						    sl->gdelta);
 		sl->gdone = !sl->err && sl->ng && !w->r->sampling;
 		if (w->r->sampling && !sl->err)
-			estrun_whole(w, sl);
+			sl->err = estrun_whole(sl, w->r->n);
 		close(sl->fd);
 		sl->fd = -1;
 	}
@@ -568,7 +603,6 @@ void estrun_free(struct estrun *r)
 		estrun_stop(r);
 		for (i = 0; i < r->jobs; i++) {
 			r->ops->free(r->w[i].ctx);
-			free(r->w[i].acc);
 			free(r->w[i].part);
 			free(r->w[i].nocomp);
 			free(r->w[i].at);
@@ -587,6 +621,7 @@ void estrun_free(struct estrun *r)
 		free(r->slots[i].path);
 		free(r->slots[i].wr);
 		free(r->slots[i].gdelta);
+		free(r->slots[i].su);
 	}
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->work);
@@ -600,6 +635,8 @@ void estrun_free(struct estrun *r)
 	free(r->free_list);
 	free(r->w);
 	free(r->acc);
+	free(r->raw);
+	free(r->f);
 	seen_free(r->links);
 	free(r->scratch);
 	free(r->s);
@@ -650,7 +687,9 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	size_t i, n3 = 3 * (o->n ? o->n : 1);
 
 	r->s = calloc(o->n ? o->n : 1, sizeof(*r->s));
-	r->acc = calloc(2 * (o->n ? o->n : 1), sizeof(*r->acc));
+	r->acc = calloc(4 * (o->n ? o->n : 1), sizeof(*r->acc));
+	r->raw = calloc(2 * (o->n ? o->n : 1), sizeof(*r->raw));
+	r->f = calloc(2 * (o->n ? o->n : 1), sizeof(*r->f));
 	r->links = seen_create();
 	r->scratch = calloc(n3, sizeof(*r->scratch));
 	r->nslots = estrun_nslots(o->jobs);
@@ -661,17 +700,17 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->done_q = calloc(r->nslots, sizeof(*r->done_q));
 	r->free_list = calloc(r->nslots, sizeof(*r->free_list));
 	r->w = calloc(o->jobs, sizeof(*r->w));
-	if (!r->s || !r->acc || !r->links || !r->scratch || !r->slots ||
-	    !r->deltas || !r->queue || !r->done_q || !r->free_list || !r->w)
+	if (!r->s || !r->acc || !r->raw || !r->f || !r->links || !r->scratch ||
+	    !r->slots || !r->deltas || !r->queue || !r->done_q ||
+	    !r->free_list || !r->w)
 		return -ENOMEM;
 	for (i = 0; i < o->jobs; i++) {
-		r->w[i].acc = calloc(2 * (o->n ? o->n : 1), sizeof(*r->w[i].acc));
 		r->w[i].part = calloc(n3, sizeof(*r->w[i].part));
 		r->w[i].nocomp = calloc(n3, sizeof(*r->w[i].nocomp));
 		r->w[i].at = malloc(n3 * sizeof(*r->w[i].at));
 		r->w[i].limit = calloc(n3, sizeof(*r->w[i].limit));
 		r->w[i].scaled = calloc(n3, sizeof(*r->w[i].scaled));
-		if (!r->w[i].acc || !r->w[i].part || !r->w[i].nocomp ||
+		if (!r->w[i].part || !r->w[i].nocomp ||
 		    !r->w[i].at || !r->w[i].limit || !r->w[i].scaled)
 			return -ENOMEM;
 		memset(r->w[i].at, 0xff, n3 * sizeof(*r->w[i].at));
@@ -717,6 +756,8 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->key = o->key;
 	r->done = done;
 	r->idle = o->idle;
+	r->factors = o->factors;
+	r->known_share = o->known_share;
 	r->arg = arg;
 	r->jobs = o->jobs;
 	r->progress_fd = o->progress_fd;
@@ -770,6 +811,37 @@ fail:
 
 /* ---- the calling thread's side ---- */
 
+/* A sampled file's units into the sums, its factors asked first. */
+static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
+{
+	const size_t n = r->n, per = 2 + 2 * n;
+	const uint64_t *v;
+	size_t i, j;
+
+	for (i = 0; i < 2 * n; i++) {
+		r->raw[i] = 0;
+		r->f[i] = 1;
+	}
+	for (j = 0; j < sl->nsu; j++)
+		for (i = 0; i < 2 * n; i++)
+			r->raw[i] += sl->su[j * per + 2 + i];
+	if (r->factors)
+		r->factors(r->arg, sl->token, r->raw, r->f);
+	for (j = 0; j < sl->nsu; j++) {
+		v = sl->su + j * per;
+		for (i = 0; i < 2 * n; i++) {
+			sample_acc_add(&r->acc[4 * (i / 2) + i % 2],
+				       (unsigned)v[0], v[1], v[2 + i]);
+			if (sl->aux < 0)
+				continue;	/* outside: 0 for sure */
+			sample_acc_add_share(&r->acc[4 * (i / 2) + 2 + i % 2],
+					     (unsigned)v[0], v[1],
+					     sample_share_x(sl->aux, v[1]),
+					     estrun_round(v[2 + i] * r->f[i]));
+		}
+	}
+}
+
 /* Hand one finished slot to the callback; called without the lock. */
 static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 {
@@ -780,14 +852,23 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 	if (sl->err) {
 		/* Left out of the totals, and of the population sampled */
 		r->input_all -= sl->st.st_size;
-		if (r->sampling)
+		if (r->sampling) {
 			sample_pop_remove_parts(&r->pop, sl->st.st_size,
 						estrun_data_bytes(&sl->st),
 						sl->band, sl->pb);
+			if (sl->aux >= 0)
+				sample_pop_remove_share(&r->pop_same,
+							sl->st.st_size,
+							estrun_data_bytes(&sl->st),
+							sl->band, sl->pb,
+							sl->aux);
+		}
 		return r->done(r->arg, sl->path, sl->err, sl->token, NULL,
 			       NULL);
 	}
 	r->files_read++;
+	if (r->sampling && sl->nsu)
+		estrun_add_units(r, sl);
 	if (r->sampling && !sl->scaled) {
 		pi = r->design.pi[sl->h];
 		for (i = 0; i < r->n; i++) {
@@ -841,6 +922,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 {
 	struct estrun_slot *sl = NULL;
 	uint64_t bytes;
+	double aux = 1;
 	size_t i;
 	int ret, room;
 
@@ -856,10 +938,17 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 		}
 	}
 	r->input_all += st->st_size;
-	if (r->sampling)
+	if (r->sampling) {
+		aux = r->known_share ? r->known_share(r->arg, token, st) : 1;
 		sample_pop_add_parts(&r->pop, st->st_size,
 				     estrun_data_bytes(st), estrun_band(r, st),
 				     estrun_pb(r, st));
+		if (aux >= 0)
+			sample_pop_add_share(&r->pop_same, st->st_size,
+					     estrun_data_bytes(st),
+					     estrun_band(r, st), estrun_pb(r, st),
+					     aux);
+	}
 	bytes = estrun_cost(r, st);
 	if (!bytes && r->sampling) {
 		for (i = 0; i < r->n; i++) {
@@ -927,6 +1016,8 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->band = estrun_band(r, st);
 	sl->pb = estrun_pb(r, st);
 	sl->scaled = 0;
+	sl->nsu = 0;
+	sl->aux = aux;
 	sl->bytes = bytes;
 	sl->cached = -1;
 	sl->asked = 0;
@@ -975,7 +1066,6 @@ int estrun_tallied(struct estrun *r, uint64_t *bytes)
 int estrun_finish(struct estrun *r)
 {
 	unsigned i;
-	size_t k;
 	int ret;
 
 	pthread_mutex_lock(&r->lock);
@@ -989,8 +1079,6 @@ int estrun_finish(struct estrun *r)
 		ret = r->ops->merge(r->total, r->w[i].ctx);
 		if (ret)
 			return ret;
-		for (k = 0; k < 2 * r->n; k++)
-			sample_acc_merge(&r->acc[k], &r->w[i].acc[k]);
 	}
 	return 0;
 }
@@ -1010,14 +1098,19 @@ void estrun_get_result(const struct estrun *r, size_t i,
 		return;
 	out->sampled = 1;
 	out->est.input = r->input_all;
-	sample_estimate(&r->pop, &r->design, &r->acc[2 * i], &res);
+	sample_estimate(&r->pop, &r->design, &r->acc[4 * i], &res);
 	out->est.disk = estrun_round(res.total);
 	out->disk_ci95 = res.half;
 	out->units_read = res.units;
 	out->units = sample_pop_units(&r->pop);
 	out->data = sample_pop_bytes(&r->pop);
 	for (h = 0; h < SAMPLE_STRATA; h++)
-		out->data_read += (uint64_t)r->acc[2 * i].sx[h];
-	sample_estimate(&r->pop, &r->design, &r->acc[2 * i + 1], &res);
+		out->data_read += (uint64_t)r->acc[4 * i].sx[h];
+	sample_estimate(&r->pop, &r->design, &r->acc[4 * i + 1], &res);
 	out->est.uncompressed = estrun_round(res.total);
+	sample_estimate_share(&r->pop_same, &r->design, &r->acc[4 * i + 2], &res);
+	out->disk_same = estrun_round(res.total);
+	out->same_ci95 = res.half;
+	sample_estimate_share(&r->pop_same, &r->design, &r->acc[4 * i + 3], &res);
+	out->uncompressed_same = estrun_round(res.total);
 }

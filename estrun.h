@@ -44,6 +44,17 @@ struct estrun_opts {
 	 * when it did some (the queue is looked at again), 0 when it has
 	 * none, or a negative errno that estrun_submit() returns. */
 	int (*idle)(void *arg);
+	/* NULL, or with sampling, for a file whose units drawn were read,
+	 * just before done(): by how much its units count in the same
+	 * layout (layout_factors(): raw and f hold 2 values a setting,
+	 * disk and uncompressed); NULL counts them as they are. */
+	void (*factors)(void *arg, size_t token, const uint64_t *raw,
+			double *f);
+	/* NULL, or with sampling, for each file as it is submitted: what
+	 * is known of its share of the same layout before it is read
+	 * (layout_known_share()), the same layout's auxiliary: it must not
+	 * depend on whether the file is drawn */
+	double (*known_share)(void *arg, size_t token, const struct stat *st);
 };
 
 /*
@@ -137,6 +148,10 @@ struct estrun_result {
 				 * uncompressed estimated when sampled */
 	int sampled;		/* 1 when only part of the data was read */
 	double disk_ci95;	/* half-width of the 95% interval of disk */
+	/* with sampling: the units' predictions times their files'
+	 * factors (estrun_opts.factors), estimated alike */
+	uint64_t disk_same, uncompressed_same;
+	double same_ci95;
 	uint64_t files_read;	/* files actually estimated (in part) */
 	uint64_t units_read;	/* with sampling: units read, */
 	uint64_t units;		/* ... of so many */

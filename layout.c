@@ -71,6 +71,7 @@ struct layout_share {
 	 * estimate is back: small_new says whether its data (the extent,
 	 * or for inline data its content) is new at this level. */
 	uint8_t small, small_new;
+	uint8_t small_inline;	/* ... and it is stored inline now */
 };
 
 struct layout_ticket {
@@ -421,6 +422,7 @@ static int plan_level(struct layout_level *lev, size_t k, long dev,
 			return ret;
 		sh->small = 1;
 		sh->small_new = ret;
+		sh->small_inline = ei->type == BTRFS_FILE_EXTENT_INLINE;
 		sh->num = sh->den = 1;
 		return 0;
 	}
@@ -1383,6 +1385,10 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 		tot->disk += v[0];
 		tot->uncomp += v[1];
 		tot->input += v[2];
+		if (t->sh[0].fresh) {
+			tot->prealloc_disk += t->sh[0].prealloc_disk;
+			tot->prealloc_uncomp += t->sh[0].prealloc_uncomp;
+		}
 		tot->fresh_disk += v[3];
 		tot->fresh_uncomp += v[4];
 		tot->fresh_input += v[5];
@@ -1397,6 +1403,44 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 			memcpy(&row[3 * l->nest + 3 * i], v + 3,
 			       3 * sizeof(*v));
 		}
+	}
+}
+
+double layout_known_share(const struct layout *l, size_t ticket)
+{
+	const struct layout_ticket *t = &l->t[ticket - 1];
+	const struct layout_share *sh = t->nlev ? &t->sh[0] : NULL;
+
+	if (!sh || !sh->fresh)
+		return -1;
+	if (sh->small)	/* inline now: likely inline again, with every file */
+		return sh->small_new || sh->small_inline;
+	if (sh->den && !sh->num)
+		return -1;
+	return sh->den ? (double)sh->num / sh->den : 1;
+}
+
+void layout_factors(const struct layout *l, size_t ticket,
+		    const uint64_t *raw, double *f)
+{
+	const struct layout_ticket *t = &l->t[ticket - 1];
+	const struct layout_share *sh = t->nlev ? &t->sh[0] : NULL;
+	uint64_t d[3], v[6];
+	size_t i;
+
+	for (i = 0; i < l->nest; i++) {
+		f[2 * i] = f[2 * i + 1] = 0;
+		if (!sh)
+			continue;	/* counted nowhere, as apply() */
+		d[0] = raw[2 * i];
+		d[1] = raw[2 * i + 1];
+		d[2] = 0;
+		share_values(sh, d, l->sectorsize, v);
+		if (d[0])
+			f[2 * i] = (double)(v[0] - sh->prealloc_disk) / d[0];
+		if (d[1])
+			f[2 * i + 1] = (double)(v[1] - sh->prealloc_uncomp) /
+				       d[1];
 	}
 }
 

@@ -108,6 +108,31 @@ size_t layout_writes(const struct layout *l, size_t ticket,
 void layout_drop(struct layout *l, size_t ticket);
 
 /*
+ * What is known of a planned file's share of the grand total's same
+ * layout without its estimate: -1 when nothing of it can count whatever
+ * its estimate (a hard link met before, a file whose every extent was met
+ * before), 0 for a file of a sector or less in an extent met before (it
+ * counts only if the setting stores it inline), 1 for one met first or
+ * stored inline now (likely inline again: counted with every file) and
+ * for a file whose extents were not read, else num / den (what its
+ * extents first met here take over what its data takes).
+ */
+double layout_known_share(const struct layout *l, size_t ticket);
+
+/*
+ * By how much a sampled file's predictions count in the grand total's
+ * same layout, before layout_resolve(): raw holds 2 values a setting
+ * (disk, uncompressed), what the units drawn from it predict (not over
+ * their probability: a file of a sector or less is stored inline or not
+ * by its own size); f gets, for each, the same layout's share of it
+ * (prealloc extents apart: layout_total.prealloc_disk).  Each unit's
+ * prediction times its file's factor is then a sample of the same layout
+ * itself, whose spread goes into its interval (docs/sampling.md).
+ */
+void layout_factors(const struct layout *l, size_t ticket,
+		    const uint64_t *raw, double *f);
+
+/*
  * The estimate of ticket's file is back: delta is 3 values a setting
  * (disk, uncompressed, input) as the estimator's files() gives them, or
  * NULL for nothing; gdelta NULL, or est_ops.writes()' values for the
@@ -159,6 +184,8 @@ struct layout_total {
 	 * (layout.c file_bounds(), docs/estimate.md); 0 when nothing is
 	 * extrapolated */
 	uint64_t extrap_lo, extrap_hi;
+	/* of disk and uncomp: prealloc extents, as they are */
+	uint64_t prealloc_disk, prealloc_uncomp;
 };
 void layout_total(const struct layout *l, size_t i, struct layout_total *t);
 

@@ -573,6 +573,15 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 	return 0;
 }
 
+/* A sampled file's units, before on_est_done(): their same-layout share. */
+static void on_est_factors(void *arg, size_t token, const uint64_t *raw,
+			   double *f)
+{
+	struct run *run = arg;
+
+	layout_factors(run->layout, token, raw, f);
+}
+
 /* A file kept by layout_resolve() is settled: its rows' shares. */
 static void on_settled(void *arg, size_t user, const uint64_t *out,
 		       size_t nrows)
@@ -761,17 +770,34 @@ static int drawn(const struct run *run, const struct stat *st)
 				    sample_bands_parts(run->bands, key));
 }
 
+/* --sample: whether file st is one of the pre-pass's sharers (it
+ * references an extent or inline bytes another file references too); all
+ * are when they are not known. */
+static int sharer(const struct run *run, dev_t dev, ino_t ino)
+{
+	return !run->sharers ||
+	       seen_contains(run->sharers, sample_key_of(run, dev, ino));
+}
+
 /*
- * --sample: a file not drawn, whose extents no other file references (the
- * pre-pass's sharers): nothing of it is estimated, and what it meets first
- * nothing else meets, so its extents need not be searched.
+ * --sample: a file not drawn and not a sharer: nothing of it is
+ * estimated, and what it meets first nothing else meets, so its extents
+ * need not be searched (--walk searches them all: the tests' reference).
  */
 static int extents_unneeded(const struct run *run, const struct stat *st)
 {
-	uint64_t key = sample_key_of(run, st->st_dev, st->st_ino);
+	return run->sampling && !run->opt->walk && !run->rewrite &&
+	       !sharer(run, st->st_dev, st->st_ino) && !drawn(run, st);
+}
 
-	return run->sampling && run->sharers && !run->rewrite &&
-	       !seen_contains(run->sharers, key) && !drawn(run, st);
+/* A file submitted to a sample: its known share of the same layout, 1
+ * when it shares nothing (whether its extents were searched or not). */
+static double on_est_known(void *arg, size_t token, const struct stat *st)
+{
+	struct run *run = arg;
+	double a = layout_known_share(run->layout, token);
+
+	return a >= 0 && !sharer(run, st->st_dev, st->st_ino) ? 1 : a;
 }
 
 /*
@@ -858,6 +884,8 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			/* The first filesystem read decides the sector size. */
 			.sectorsize = fs ? fs->sectorsize : 4096,
 			.idle = est_idle,
+			.factors = on_est_factors,
+			.known_share = on_est_known,
 		};
 
 		run->est = estrun_create(&eo, on_est_done, run);
@@ -1187,9 +1215,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 		.seed = run->opt->seed,
 		/* the files' current ratio, where it can be read */
 		.bands = run->env->usage,
-		/* --walk: every file's extents searched, as they always
-		 * were (the tests' reference) */
-		.sharers = !run->opt->walk,
+		.sharers = 1,
 		/* as on_dir() decides for the walk: without rows, the fast
 		 * scan counts whole directories */
 		.dir = run->env->usage && run->env->fast && !run->opt->walk &&
@@ -1371,16 +1397,19 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 		re->uncompressed_fresh = layout_scale(res.est.uncompressed,
 						      t.fresh_uncomp,
 						      t.est_uncomp);
-		re->disk_same = layout_scale(res.est.disk, t.disk, t.est_disk);
-		re->uncompressed_same = layout_scale(res.est.uncompressed,
-						     t.uncomp, t.est_uncomp);
+		/* sampled itself: each unit's prediction times its
+		 * file's same-layout factor, and prealloc extents as they
+		 * are (layout_factors()) */
+		re->disk_same = res.disk_same + t.prealloc_disk;
+		re->uncompressed_same = res.uncompressed_same +
+					t.prealloc_uncomp;
 		re->disk_ci95 = res.disk_ci95;
 	}
 	if (re->same_layout) {
 		re->disk = re->disk_same;
 		re->uncompressed = re->uncompressed_same;
-		if (res.sampled && t.est_disk)
-			re->disk_ci95 *= (double)t.disk / t.est_disk;
+		if (res.sampled)
+			re->disk_ci95 = res.same_ci95;
 	} else {
 		re->disk = re->disk_fresh;
 		re->uncompressed = re->uncompressed_fresh;

@@ -101,6 +101,9 @@ unsigned sample_stratum(uint64_t size, uint64_t x, unsigned band)
 		c = 4;
 	else
 		c = 5;
+	if (band & SAMPLE_AWAY)
+		c += SAMPLE_CLASSES + SAMPLE_OWN_FILES;
+	band &= ~SAMPLE_AWAY;
 	return c * SAMPLE_BANDS + (band < SAMPLE_BANDS ? band : 0);
 }
 
@@ -142,7 +145,8 @@ unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
 	if (slot && slot <= SAMPLE_OWN_FILES)
 		return (SAMPLE_CLASSES + slot - 1) * SAMPLE_BANDS +
 		       (pb[k] & SAMPLE_PB_BAND);
-	return sample_stratum(size, x, pb[k] & SAMPLE_PB_BAND);
+	return sample_stratum(size, x, (pb[k] & SAMPLE_PB_BAND) |
+				       (band & SAMPLE_AWAY));
 }
 
 int sample_own_strata(uint64_t n, uint64_t all_parts)
@@ -150,9 +154,22 @@ int sample_own_strata(uint64_t n, uint64_t all_parts)
 	return n >= 64 && n >= all_parts / SAMPLE_OWN_FILES;
 }
 
-/* Add (sign 1) or take back (-1) a file's units. */
+uint64_t sample_share_x(double a, uint64_t x)
+{
+	double v;
+
+	if (a == 1)
+		return x;
+	v = a * (double)x + 0.5;
+	return v <= 0 ? 0 : v >= 18446744073709549568.0 ? UINT64_MAX :
+	       (uint64_t)v;
+}
+
+/* A file's units into p (sign 1) or out of it (-1), each unit's bytes
+ * scaled by a (sample_share_x()). */
 static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
-			    unsigned band, const uint8_t *pb, int sign)
+			    unsigned band, const uint8_t *pb, int sign,
+			    double a)
 {
 	uint64_t k, n, off, len, xk;
 	unsigned h;
@@ -162,7 +179,7 @@ static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 	if (!pb || size <= SAMPLE_CHUNK) {
 		h = sample_stratum(size, x, band);
 		p->N[h] += sign * sample_units(size, x);
-		p->X[h] += sign * x;
+		p->X[h] += sign * sample_share_x(a, x);
 		return;
 	}
 	n = sample_units(size, x);
@@ -170,32 +187,44 @@ static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 		xk = sample_unit(size, x, k, &off, &len);
 		h = sample_unit_stratum(size, x, band, pb, k);
 		p->N[h] += sign;
-		p->X[h] += sign * xk;
+		p->X[h] += sign * sample_share_x(a, xk);
 	}
 }
 
 void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
 		    unsigned band)
 {
-	sample_pop_file(p, size, x, band, NULL, 1);
+	sample_pop_file(p, size, x, band, NULL, 1, 1);
 }
 
 void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
 		       unsigned band)
 {
-	sample_pop_file(p, size, x, band, NULL, -1);
+	sample_pop_file(p, size, x, band, NULL, -1, 1);
 }
 
 void sample_pop_add_parts(struct sample_pop *p, uint64_t size, uint64_t x,
 			  unsigned band, const uint8_t *pb)
 {
-	sample_pop_file(p, size, x, band, pb, 1);
+	sample_pop_file(p, size, x, band, pb, 1, 1);
 }
 
 void sample_pop_remove_parts(struct sample_pop *p, uint64_t size, uint64_t x,
 			     unsigned band, const uint8_t *pb)
 {
-	sample_pop_file(p, size, x, band, pb, -1);
+	sample_pop_file(p, size, x, band, pb, -1, 1);
+}
+
+void sample_pop_add_share(struct sample_pop *p, uint64_t size, uint64_t x,
+			  unsigned band, const uint8_t *pb, double a)
+{
+	sample_pop_file(p, size, x, band, pb, 1, a);
+}
+
+void sample_pop_remove_share(struct sample_pop *p, uint64_t size, uint64_t x,
+			     unsigned band, const uint8_t *pb, double a)
+{
+	sample_pop_file(p, size, x, band, pb, -1, a);
 }
 
 void sample_parts_reset(struct sample_parts *p)
@@ -368,6 +397,16 @@ void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
 	a->sxy[h] += (unsigned __int128)x * y;
 }
 
+void sample_acc_add_share(struct sample_acc *a, unsigned h, uint64_t x0,
+			  uint64_t x, uint64_t y)
+{
+	if (h >= SAMPLE_STRATA)
+		return;
+	sample_acc_add(a, h, x, y);
+	a->sx0[h] += x0;
+	a->sxx0[h] += (unsigned __int128)x0 * x0;
+}
+
 void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src)
 {
 	unsigned h;
@@ -379,6 +418,8 @@ void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src)
 		dst->sxx[h] += src->sxx[h];
 		dst->syy[h] += src->syy[h];
 		dst->sxy[h] += src->sxy[h];
+		dst->sx0[h] += src->sx0[h];
+		dst->sxx0[h] += src->sxx0[h];
 	}
 }
 
@@ -657,7 +698,11 @@ double sample_t975(double df)
 /* Whole files (0) or chunks (1): the strata whose spread is pooled. */
 static unsigned sample_group(unsigned h)
 {
-	return h / SAMPLE_BANDS >= 4;
+	unsigned c = h / SAMPLE_BANDS;
+
+	if (c >= SAMPLE_CLASSES + SAMPLE_OWN_FILES)
+		c -= SAMPLE_CLASSES + SAMPLE_OWN_FILES;	/* SAMPLE_AWAY */
+	return c >= 4;
 }
 
 /* Residual sum of squares of stratum h around ratio R, from exact sums;
@@ -670,8 +715,24 @@ static double sample_see(const struct sample_acc *a, unsigned h, double R)
 	return see > 0 ? see : 0;
 }
 
-void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
-		     const struct sample_acc *a, struct sample_result *r)
+/* Units the draws of stratum h are worth: n, or with eff (a same
+ * layout's: the units of a file shared in part count for that part) n
+ * times the ratio of the effective sizes of their scaled and own bytes,
+ * at most n. */
+static double sample_n(const struct sample_acc *a, unsigned h, int eff)
+{
+	double sx = (double)a->sx[h], sxx = (double)a->sxx[h];
+	double sx0 = (double)a->sx0[h], sxx0 = (double)a->sxx0[h], ne;
+
+	if (!eff || !sxx || !sx0)
+		return (double)a->n[h];
+	ne = (double)a->n[h] * (sx * sx / sxx) / (sx0 * sx0 / sxx0);
+	return ne < (double)a->n[h] ? ne : (double)a->n[h];
+}
+
+static void estimate(const struct sample_pop *p, const struct sample_design *d,
+		     const struct sample_acc *a, struct sample_result *r,
+		     int eff)
 {
 	double total = 0, var = 0, vdf = 0, pool_v[2] = { 0 }, pool_df[2] = { 0 };
 	double sx = 0, sy = 0, Rpool;
@@ -697,7 +758,7 @@ void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
 	Rpool = sx > 0 ? sy / sx : 0;
 	for (h = 0; h < SAMPLE_STRATA; h++) {
 		double n = a->n[h], N = p->N[h], X = p->X[h];
-		double xbar, R, s2, floor_s2, vh, dfh, f;
+		double xbar, R, s2, floor_s2, vh, dfh, f, ne;
 
 		if (!p->N[h])
 			continue;
@@ -718,15 +779,21 @@ void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
 		if (d->pi[h] >= 1)
 			continue;	/* every unit read: exact */
 		f = n < N ? n / N : 1;
-		s2 = n >= 2 ? sample_see(a, h, R) / (n - 1) : 0;
-		if (n < SAMPLE_FEW) {
+		ne = sample_n(a, h, eff);
+		if (!eff)
+			s2 = n >= 2 ? sample_see(a, h, R) / (n - 1) : 0;
+		else	/* see / (n - 1), with ne for n */
+			s2 = n >= 2 && ne > 1 ?
+			     sample_see(a, h, R) / n * ne / (ne - 1) : 0;
+		if (ne < SAMPLE_FEW) {
 			floor_s2 = pool_v[sample_group(h)] * xbar * xbar *
-				   SAMPLE_PRIOR_DF / (n - 1 + SAMPLE_PRIOR_DF);
+				   SAMPLE_PRIOR_DF /
+				   ((ne > 1 ? ne - 1 : 0) + SAMPLE_PRIOR_DF);
 			if (s2 < floor_s2)
 				s2 = floor_s2;
 		}
 		vh = (X / xbar) * (X / xbar) * (1 - f) * s2 / n;
-		dfh = n >= 2 ? n - 1 : 1;
+		dfh = ne >= 2 ? ne - 1 : 1;
 		var += vh;
 		vdf += vh * vh / dfh;
 	}
@@ -734,4 +801,17 @@ void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
 	r->se = sample_sqrt(var);
 	r->df = vdf > 0 ? var * var / vdf : 0;
 	r->half = var > 0 ? sample_t975(r->df) * r->se : 0;
+}
+
+void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
+		     const struct sample_acc *a, struct sample_result *r)
+{
+	estimate(p, d, a, r, 0);
+}
+
+void sample_estimate_share(const struct sample_pop *p,
+			   const struct sample_design *d,
+			   const struct sample_acc *a, struct sample_result *r)
+{
+	estimate(p, d, a, r, 1);
 }

@@ -34,7 +34,12 @@
 /* Files whose parts are strata of their own (sample_own_strata()), at
  * most: each file's parts by band after the classes' strata. */
 #define SAMPLE_OWN_FILES	8
-#define SAMPLE_STRATA		((SAMPLE_CLASSES + SAMPLE_OWN_FILES) * \
+/* A file's band with this bit: all its extents are met first through
+ * other files (a snapshot's or reflinked copy's): nothing of it counts in
+ * the same layout, and its units have the classes' strata again, after the
+ * own files' (sample_stratum()), apart from those that count. */
+#define SAMPLE_AWAY		4u
+#define SAMPLE_STRATA		((2 * SAMPLE_CLASSES + SAMPLE_OWN_FILES) * \
 				 SAMPLE_BANDS)
 /* A part's entry in a file's bands (sample_unit_stratum()): its band in
  * the low bits, above them 1 + the file's own slot (0: none). */
@@ -61,6 +66,8 @@ struct sample_acc {
 	unsigned __int128 sx[SAMPLE_STRATA], sy[SAMPLE_STRATA];
 	unsigned __int128 sxx[SAMPLE_STRATA], syy[SAMPLE_STRATA];
 	unsigned __int128 sxy[SAMPLE_STRATA];
+	/* sample_acc_add_share(): the units' own bytes, before scaling */
+	unsigned __int128 sx0[SAMPLE_STRATA], sxx0[SAMPLE_STRATA];
 };
 
 struct sample_result {
@@ -146,6 +153,18 @@ int sample_parts_extent(struct sample_parts *p, uint64_t pos, uint64_t len,
 void sample_parts_bands(const struct sample_parts *p, uint64_t n,
 			uint8_t *pb);
 
+/*
+ * The same with each unit's bytes x scaled by a (a file's known share of
+ * the same layout, layout_known_share(): the auxiliary of the same
+ * layout's own estimate, docs/sampling.md); a unit drawn then counts
+ * sample_share_x(a, x) bytes, rounded alike.
+ */
+void sample_pop_add_share(struct sample_pop *p, uint64_t size, uint64_t x,
+			  unsigned band, const uint8_t *pb, double a);
+void sample_pop_remove_share(struct sample_pop *p, uint64_t size, uint64_t x,
+			     unsigned band, const uint8_t *pb, double a);
+uint64_t sample_share_x(double a, uint64_t x);
+
 /* Units and data bytes of the whole population. */
 uint64_t sample_pop_units(const struct sample_pop *p);
 uint64_t sample_pop_bytes(const struct sample_pop *p);
@@ -174,6 +193,11 @@ int sample_file_in_parts(const struct sample_design *d, uint64_t dev,
 /* Add a sampled unit of stratum h with x data bytes predicted to use y. */
 void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
 		    uint64_t y);
+
+/* The same for a same layout's unit (sample_pop_add_share()): x is its
+ * bytes scaled by its file's share, x0 its bytes. */
+void sample_acc_add_share(struct sample_acc *a, unsigned h, uint64_t x0,
+			  uint64_t x, uint64_t y);
 
 /* Add the sums of src to dst (exact: the order does not matter). */
 void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src);
@@ -240,6 +264,14 @@ const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key);
  */
 void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
 		     const struct sample_acc *a, struct sample_result *r);
+/* The same for a same layout (sample_acc_add_share()): where the files'
+ * shares differ within a stratum, its draws are worth fewer units, n
+ * times the ratio of Kish's effective sizes, (sum x)^2 / sum x^2, of the
+ * scaled bytes and of the units' own, in its degrees of freedom, its
+ * small-sample correction and its floor (n when the shares are alike). */
+void sample_estimate_share(const struct sample_pop *p,
+			   const struct sample_design *d,
+			   const struct sample_acc *a, struct sample_result *r);
 
 /* Student's t 97.5% quantile with df degrees of freedom (df >= 1). */
 double sample_t975(double df);

@@ -24,6 +24,17 @@ struct sampleplan_dev {
  * layout_inline_key(), top bit set) by a file (its sample_key()). */
 struct sampleplan_ref {
 	uint64_t ref, file;
+	uint32_t ord;		/* the file's place in the walk */
+	uint32_t bytes;		/* of the file's data it covers (an extent
+				 * item covers at most 128 MiB) */
+};
+
+/* A file with references, in walk order: what its units are added by,
+ * and the bytes its references cover, of which in extents it meets
+ * first (sampleplan_away()). */
+struct sampleplan_fx {
+	uint64_t size, x;
+	uint64_t total, owned;
 };
 
 struct sampleplan {
@@ -35,6 +46,8 @@ struct sampleplan {
 	struct sampleplan_ref *refs;
 	size_t nrefs, cap_refs, ref_start;
 	int refs_failed;
+	struct sampleplan_fx *fx;	/* by ord */
+	size_t nfx, cap_fx;
 	/* the next file's parts' current ratios (sample_parts_extent()),
 	 * unless parts_failed; pb: room for their bands */
 	struct sample_parts parts;
@@ -81,6 +94,8 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 	}
 	p->refs = r;
 	p->refs[p->nrefs].ref = ref;
+	p->refs[p->nrefs].bytes = ei->num_bytes < UINT32_MAX ?
+				  (uint32_t)ei->num_bytes : UINT32_MAX;
 	p->refs[p->nrefs++].file = 0;
 	return 0;
 }
@@ -241,8 +256,25 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 			return ret;
 		}
 	}
-	for (i = p->ref_start; i < p->nrefs; i++)
+	if (p->nfx == UINT32_MAX)
+		p->refs_failed = 1;	/* no sharers known */
+	if (p->nrefs > p->ref_start && !p->refs_failed) {
+		struct sampleplan_fx *fx = array_grow(p->fx, &p->cap_fx,
+						      p->nfx, sizeof(*fx));
+
+		if (fx) {
+			p->fx = fx;
+			p->fx[p->nfx] = (struct sampleplan_fx){ size, x, 0, 0 };
+		} else {
+			p->refs_failed = 1;	/* no sharers known */
+		}
+	}
+	for (i = p->ref_start; i < p->nrefs; i++) {
 		p->refs[i].file = key;
+		p->refs[i].ord = (uint32_t)p->nfx;
+	}
+	if (p->nrefs > p->ref_start)
+		p->nfx++;
 	p->ref_start = p->nrefs;
 	if (p->bands && band) {
 		ret = sampleplan_parts(p, key, size, x, band, &pb);
@@ -335,11 +367,21 @@ static int sampleplan_cmp(const void *a, const void *b)
 
 	if (x->ref != y->ref)
 		return x->ref < y->ref ? -1 : 1;
-	return x->file < y->file ? -1 : x->file > y->file;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* The end of the group of references to the same as refs[i]. */
+static size_t sampleplan_group(const struct sampleplan *p, size_t i)
+{
+	size_t j;
+
+	for (j = i + 1; j < p->nrefs && p->refs[j].ref == p->refs[i].ref; j++)
+		;
+	return j;
 }
 
 /* The files that reference an extent or an inline item another file
- * references too: NULL when out of memory. */
+ * references too: NULL when out of memory.  Sorts the references. */
 static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 {
 	struct seen_set *s = seen_create();
@@ -352,9 +394,7 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 	if (p->nrefs)
 		qsort(p->refs, p->nrefs, sizeof(*p->refs), sampleplan_cmp);
 	for (i = 0; i < p->nrefs; i = j) {
-		for (j = i + 1; j < p->nrefs && p->refs[j].ref == p->refs[i].ref;
-		     j++)
-			;
+		j = sampleplan_group(p, i);
 		if (p->refs[j - 1].file == p->refs[i].file)
 			continue;	/* one file's only */
 		for (k = i; k < j; k++)
@@ -364,6 +404,54 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 			}
 	}
 	return s;
+}
+
+/*
+ * The files that hold more than half of their data (by the bytes each
+ * reference covers) in extents another file met before in the walk
+ * references (a snapshot's or a reflinked copy's, the walk that reads
+ * meeting them in the same order): little or nothing of them counts in
+ * the same layout (layout.h), so their units go to strata of their own
+ * (SAMPLE_AWAY), apart from those that count, into the table and the
+ * population.  Inline items count with every file: not an extent here.
+ * After sampleplan_sharers() (sorted references).  Returns 0 or -ENOMEM.
+ */
+static int sampleplan_away(struct sampleplan *p)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < p->nrefs; i = j) {
+		const struct sampleplan_ref *r = &p->refs[i];
+
+		j = sampleplan_group(p, i);
+		if (r->ref >> 63)
+			continue;
+		for (k = i; k < j; k++) {
+			p->fx[p->refs[k].ord].total += p->refs[k].bytes;
+			if (p->refs[k].ord == r->ord)
+				p->fx[r->ord].owned += p->refs[k].bytes;
+		}
+	}
+	for (i = 0; i < p->nrefs; i++) {
+		const struct sampleplan_ref *r = &p->refs[i];
+		struct sampleplan_fx *fx = &p->fx[r->ord];
+		const uint8_t *pb;
+		unsigned band;
+
+		if (fx->owned >= fx->total - fx->total / 2)
+			continue;	/* counts (or done: 0 of 0) */
+		fx->owned = fx->total = 0;
+		band = sample_bands_get(p->bands, r->file);
+		pb = sample_bands_parts(p->bands, r->file);
+		if (!band || (pb && pb[0] >> SAMPLE_PB_SLOT))
+			continue;	/* not known, or its own strata */
+		sample_pop_remove_parts(&p->pop, fx->size, fx->x, band, pb);
+		sample_pop_add_parts(&p->pop, fx->size, fx->x,
+				     band | SAMPLE_AWAY, pb);
+		if (sample_bands_put(p->bands, r->file, band | SAMPLE_AWAY))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
@@ -410,12 +498,16 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 	if (!bytes)
 		bytes = (uint64_t)(o->frac * total);
 	if (bytes < total) {
+		if (p.bands && o->sharers) {
+			*sharers = sampleplan_sharers(&p);
+			ret = *sharers ? sampleplan_away(&p) : 0;
+			if (ret)
+				goto out;
+		}
 		sample_plan(d, &p.pop, bytes, o->seed);
 		*sampling = 1;
 		*bands = p.bands;
 		p.bands = NULL;
-		if (o->bands && o->sharers)
-			*sharers = sampleplan_sharers(&p);
 	}
 out:
 	for (k = 0; k < p.ndevs; k++)
@@ -423,6 +515,7 @@ out:
 			close(p.devs[k].fd);
 	free(p.devs);
 	free(p.refs);
+	free(p.fx);
 	free(p.pb);
 	sample_parts_free(&p.parts);
 	search_free(p.search);

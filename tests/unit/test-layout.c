@@ -153,6 +153,105 @@ static void test_inline_and_prealloc(void)
 	layout_free(l);
 }
 
+/* A sampled file's factors (layout_factors()) and what is known of its
+ * share before it is read (layout_known_share()). */
+static void test_factors(void)
+{
+	struct layout *l = layout_create(1, 0);
+	struct extent_info a[2] = { reg(1 << 20, 131072, 0, 131072),
+				    reg(2 << 20, 131072, 0, 131072) };
+	struct extent_info in = {
+		.type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 1000,
+		.inline_len = 400,
+	};
+	struct extent_info small = reg(4 << 20, 4096, 0, 3000);
+	struct layout_file f = {
+		.dev = 5, .ino = 257, .have_extents = 1, .fs_idx = 1,
+		.sectorsize = 4096, .ext = a, .next = 2,
+	};
+	uint64_t raw[2] = { 1000, 3000 }, d[3] = { 1000, 3000, 5000 };
+	uint64_t inl[2] = { 300, 1000 }, ext4k[2] = { 4096, 4096 };
+	struct layout_total t;
+	size_t ticket, user, nrows;
+	double fa[2];
+	int skip;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	/* a file as written: all of it, known before */
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
+	layout_factors(l, ticket, raw, fa);
+	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(fa[1], 1, 1e-12);
+	layout_resolve(l, ticket, d, NULL, NULL, &nrows, &user);
+	/* a reflinked copy: nothing, for sure; a hard link: nothing */
+	f.ino = 258;
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), -1, 1e-12);
+	layout_factors(l, ticket, raw, fa);
+	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
+	layout_resolve(l, ticket, d, NULL, NULL, &nrows, &user);
+	f.ino = 257;
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), -1, 1e-12);
+	layout_drop(l, ticket);
+	/* half shared: half of it, known and sampled alike */
+	{
+		struct extent_info b[2] = { a[0], reg(3 << 20, 131072, 0,
+						      131072) };
+
+		f.ino = 259;
+		f.ext = b;
+		CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip),
+				      0);
+		CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 0.5,
+				       1e-12);
+		layout_factors(l, ticket, raw, fa);
+		CU_ASSERT_DOUBLE_EQUAL(fa[0], 0.5, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(fa[1], 0.5, 1e-12);
+		layout_resolve(l, ticket, d, NULL, NULL, &nrows, &user);
+	}
+	layout_total(l, 0, &t);
+	CU_ASSERT_EQUAL(t.disk, 1000 + 500);
+	/* a file of a sector or less, inline now: counts again when it is
+	 * inline under the setting, not when it is in an extent */
+	f.ext = &in;
+	f.next = 1;
+	f.inline_key = 42;
+	f.ino = 300;
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	layout_resolve(l, ticket, d, NULL, NULL, &nrows, &user);
+	f.ino = 301;
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
+	layout_factors(l, ticket, inl, fa);
+	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
+	layout_factors(l, ticket, ext4k, fa);
+	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
+	layout_drop(l, ticket);
+	/* one in an extent met before: 0, in case it goes inline */
+	f.ext = &small;
+	f.ino = 302;
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
+	layout_drop(l, ticket);
+	f.ino = 303;
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 0, 1e-12);
+	layout_factors(l, ticket, inl, fa);
+	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
+	layout_drop(l, ticket);
+	/* extents not read: all of it */
+	f.have_extents = 0;
+	f.ino = 304;
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
+	layout_factors(l, ticket, raw, fa);
+	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
+	layout_drop(l, ticket);
+	layout_free(l);
+}
+
 /* Rows count as if alone: a link in two rows counts in each. */
 static void test_rows(void)
 {
@@ -362,6 +461,7 @@ static CU_TestInfo tests[] = {
 	{ "hard links and reflinks", test_hardlinks_reflinks },
 	{ "bookends and partly shared files", test_bookend_and_partial },
 	{ "inline and prealloc", test_inline_and_prealloc },
+	{ "a sampled file's factors", test_factors },
 	{ "rows as if alone", test_rows },
 	CU_TEST_INFO_NULL,
 };

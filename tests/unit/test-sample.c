@@ -322,6 +322,60 @@ static void test_one_big_file(void)
 	free(t.f);
 }
 
+/* The same layout's estimate (sample_estimate_share()): with every share
+ * 1 it is the estimate itself; a file shared in part counts for its part,
+ * is worth less in the degrees of freedom, and never narrows the interval;
+ * AWAY files have strata of their own. */
+static void test_share(void)
+{
+	struct sample_pop pop = { 0 }, same = { 0 }, half = { 0 };
+	struct sample_acc a, as, ah;
+	struct sample_design d;
+	struct sample_result r, rs, rh;
+	uint64_t x, y;
+	unsigned h = sample_stratum(3000, 3000, 1), i;
+
+	memset(&a, 0, sizeof(a));
+	memset(&as, 0, sizeof(as));
+	memset(&ah, 0, sizeof(ah));
+	for (i = 0; i < 400; i++) {
+		x = 2000 + 7 * i;
+		sample_pop_add(&pop, x, x, 1);
+		sample_pop_add_share(&same, x, x, 1, NULL, 1);
+		sample_pop_add_share(&half, x, x, 1, NULL, i % 2 ? 1 : 0.1);
+	}
+	CU_ASSERT_EQUAL(same.N[h], pop.N[h]);
+	CU_ASSERT_EQUAL(same.X[h], pop.X[h]);
+	CU_ASSERT(half.X[h] < pop.X[h]);
+	sample_plan(&d, &pop, sample_pop_bytes(&pop) / 10, 5);
+	for (i = 0; i < 400; i++) {
+		x = 2000 + 7 * i;
+		if (!sample_in(&d, sample_stratum(x, x, 1), 1, i, 0))
+			continue;
+		y = x / 3 + (i * 37) % 500;
+		sample_acc_add(&a, sample_stratum(x, x, 1), x, y);
+		sample_acc_add_share(&as, sample_stratum(x, x, 1), x, x, y);
+		sample_acc_add_share(&ah, sample_stratum(x, x, 1), x,
+				     sample_share_x(i % 2 ? 1 : 0.1, x),
+				     (uint64_t)((i % 2 ? 1 : 0.1) * y + 0.5));
+	}
+	sample_estimate(&pop, &d, &a, &r);
+	sample_estimate_share(&same, &d, &as, &rs);
+	CU_ASSERT_DOUBLE_EQUAL(rs.total, r.total, 1e-6 * r.total);
+	CU_ASSERT_DOUBLE_EQUAL(rs.half, r.half, 1e-6 * r.half);
+	sample_estimate_share(&half, &d, &ah, &rh);
+	CU_ASSERT(rh.total < 0.7 * r.total && rh.total > 0.4 * r.total);
+	CU_ASSERT(rh.df < rs.df);
+	CU_ASSERT(rh.half > 0);
+	/* away: the classes' strata again, after the own files' */
+	CU_ASSERT(sample_stratum(3000, 3000, 1 | SAMPLE_AWAY) !=
+		  sample_stratum(3000, 3000, 1));
+	CU_ASSERT(sample_stratum(1u << 30, 1u << 30, 3 | SAMPLE_AWAY) <
+		  SAMPLE_STRATA);
+	CU_ASSERT_EQUAL(sample_stratum(1u << 30, 1u << 30, 3 | SAMPLE_AWAY) %
+			SAMPLE_BANDS, 3);
+}
+
 /* The band table: what was put, 0 for the rest, across growth. */
 static void test_bands(void)
 {
@@ -486,6 +540,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "t975", test_t975 },
 	{ "certain and nested", test_certain_and_nested },
 	{ "one big file", test_one_big_file },
+	{ "the same layout's estimate", test_share },
 	{ "coverage", test_coverage },
 	CU_TEST_INFO_NULL,
 };
