@@ -69,9 +69,10 @@ cp -r --reflink=always shared/home shared/copy
 sync
 btrfs -q subvolume snapshot shared shared/snap1
 mkdir shared/new
-find usr -type f | sort | head -300 | while read -r f; do
+files=$(find usr -type f | sort | head -300 || true)
+while read -r f; do
 	cp "$f" "shared/new/$(echo "$f" | md5sum | cut -c1-12)"
-done
+done <<<"$files"
 sync
 btrfs -q subvolume snapshot shared shared/snap2
 rm -r shared/copy/small
