@@ -116,6 +116,11 @@ struct layout_ticket {
 	uint64_t *stash;	/* tentative: its estimate, until settled */
 	size_t cap_stash;
 	int stashed, dropped;
+	/* sampled (layout_factors()): what its units predict, not over
+	 * their probability, for each setting's disk: the inline rule's */
+	uint64_t *rawd;
+	size_t cap_rawd;
+	int has_raw;
 	size_t next_free;	/* free list link, index + 1 */
 };
 
@@ -201,6 +206,7 @@ void layout_free(struct layout *l)
 		free(l->t[i].gself);
 		free(l->t[i].tx);
 		free(l->t[i].stash);
+		free(l->t[i].rawd);
 		free(l->t[i].cell);
 		free(l->t[i].gs);
 		free(l->t[i].gfull);
@@ -987,6 +993,7 @@ int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
 	t->sh = sh;
 	t->ntx = 0;
 	t->stashed = t->dropped = 0;
+	t->has_raw = 0;
 	ret = plan_groups(t, f, l->follow);
 	if (ret)
 		goto fail;
@@ -1308,9 +1315,10 @@ static void file_bounds(const struct layout *l, const struct layout_ticket *t,
 	*hi = U > nominal ? U - nominal : 0;
 }
 
-/* Setting i's six values for a file at one level. */
+/* Setting i's six values for a file at one level; inl: the disk bytes
+ * deciding whether it is stored inline (d's, or a sample's own). */
 static void share_values(const struct layout_share *sh, const uint64_t *d,
-			 uint32_t sectorsize, uint64_t v[6])
+			 uint64_t inl, uint32_t sectorsize, uint64_t v[6])
 {
 	uint64_t disk = d ? d[0] : 0, uncomp = d ? d[1] : 0,
 		 input = d ? d[2] : 0;
@@ -1322,7 +1330,7 @@ static void share_values(const struct layout_share *sh, const uint64_t *d,
 	}
 	/* inline under this setting (less than a sector, not rounded to
 	 * one): with every file; else in an extent, shared */
-	if (sh->small && !(disk && disk < sectorsize) && !sh->small_new)
+	if (sh->small && !(inl && inl < sectorsize) && !sh->small_new)
 		num = 0;
 	v[0] = layout_scale(disk, num, sh->den) + sh->prealloc_disk;
 	v[1] = layout_scale(uncomp, num, sh->den) + sh->prealloc_uncomp;
@@ -1341,7 +1349,8 @@ static void level_values(const struct layout *l,
 {
 	const struct layout_share *sh = &t->sh[k];
 
-	share_values(sh, d, l->sectorsize, v);
+	share_values(sh, d, t->has_raw ? t->rawd[i] : d ? d[0] : 0,
+		     l->sectorsize, v);
 	if (!t->ng || !gdelta || !d || !sh->fresh)
 		return;
 	group_values(t, k, i, l->nest, gdelta, &v[0], &v[1]);
@@ -1420,22 +1429,25 @@ double layout_known_share(const struct layout *l, size_t ticket)
 	return sh->den ? (double)sh->num / sh->den : 1;
 }
 
-void layout_factors(const struct layout *l, size_t ticket,
-		    const uint64_t *raw, double *f)
+void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
+		    double *f)
 {
-	const struct layout_ticket *t = &l->t[ticket - 1];
+	struct layout_ticket *t = &l->t[ticket - 1];
 	const struct layout_share *sh = t->nlev ? &t->sh[0] : NULL;
 	uint64_t d[3], v[6];
 	size_t i;
 
+	t->has_raw = !GROW_TO(t->rawd, t->cap_rawd, l->nest);
 	for (i = 0; i < l->nest; i++) {
+		if (t->has_raw)
+			t->rawd[i] = raw[2 * i];
 		f[2 * i] = f[2 * i + 1] = 0;
 		if (!sh)
 			continue;	/* counted nowhere, as apply() */
 		d[0] = raw[2 * i];
 		d[1] = raw[2 * i + 1];
 		d[2] = 0;
-		share_values(sh, d, l->sectorsize, v);
+		share_values(sh, d, d[0], l->sectorsize, v);
 		if (d[0])
 			f[2 * i] = (double)(v[0] - sh->prealloc_disk) / d[0];
 		if (d[1])

@@ -125,12 +125,14 @@ double layout_known_share(const struct layout *l, size_t ticket);
  * (disk, uncompressed), what the units drawn from it predict (not over
  * their probability: a file of a sector or less is stored inline or not
  * by its own size); f gets, for each, the same layout's share of it
- * (prealloc extents apart: layout_total.prealloc_disk).  Each unit's
+ * (prealloc extents apart: layout_total.prealloc_disk).  raw also decides
+ * the inline rule when layout_resolve() is given its estimate over its
+ * probability (its rows' shares).  Each unit's
  * prediction times its file's factor is then a sample of the same layout
  * itself, whose spread goes into its interval (docs/sampling.md).
  */
-void layout_factors(const struct layout *l, size_t ticket,
-		    const uint64_t *raw, double *f);
+void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
+		    double *f);
 
 /*
  * The estimate of ticket's file is back: delta is 3 values a setting

@@ -170,7 +170,7 @@ static void test_factors(void)
 		.sectorsize = 4096, .ext = a, .next = 2,
 	};
 	uint64_t raw[2] = { 1000, 3000 }, d[3] = { 1000, 3000, 5000 };
-	uint64_t inl[2] = { 300, 1000 }, ext4k[2] = { 4096, 4096 };
+	uint64_t inl[2] = { 300, 1000 }, ext4k[2] = { 4096, 4096 }, before;
 	struct layout_total t;
 	size_t ticket, user, nrows;
 	double fa[2];
@@ -224,11 +224,20 @@ static void test_factors(void)
 	f.ino = 301;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
-	layout_factors(l, ticket, inl, fa);
-	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
 	layout_factors(l, ticket, ext4k, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
-	layout_drop(l, ticket);
+	layout_factors(l, ticket, inl, fa);
+	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
+	/* resolved over its probability (1%): still inline, by its own */
+	{
+		uint64_t scaled[3] = { 30000, 100000, 100000 };
+
+		layout_total(l, 0, &t);
+		before = t.disk;
+		layout_resolve(l, ticket, scaled, NULL, NULL, &nrows, &user);
+		layout_total(l, 0, &t);
+		CU_ASSERT_EQUAL(t.disk, before + 30000);
+	}
 	/* one in an extent met before: 0, in case it goes inline */
 	f.ext = &small;
 	f.ino = 302;
