@@ -94,11 +94,17 @@ struct estrun_slot {
 	uint64_t bytes;		/* bytes to read: st_size, or its units' */
 	signed char cached;	/* est_ops.ahead()'s answer, or -1 */
 	uint64_t asked;		/* ... and the bytes it asked for */
-	/* sampling: the units read, 2 + 2n values each (stratum, bytes,
-	 * then disk and uncompressed of each setting), into the sums when
-	 * the file is delivered */
+	/* sampling: the units read, 3 + 2n values each (stratum, bytes,
+	 * unit index, then disk and uncompressed of each setting), into the
+	 * sums when the file is delivered */
 	uint64_t *su;
 	size_t nsu, cap_su;
+	/* n: where NOCOMPRESS is set in a big file read by parts, for each
+	 * setting (the offset of the part that sets it, found following the
+	 * file from its start), UINT64_MAX where not known; has_nc is 0 for
+	 * a file read whole */
+	uint64_t *nc;
+	int has_nc;
 	double aux;		/* known_share()'s */
 };
 
@@ -151,6 +157,7 @@ struct estrun {
 	size_t busy;			/* slots not free */
 	size_t wake_done;		/* wake the main thread at this many */
 	uint64_t *deltas;		/* nslots * 3n */
+	uint64_t *ncs;			/* nslots * n: the slots' nc */
 	int stop;
 	struct estrun_worker *w;
 	unsigned jobs;
@@ -169,6 +176,13 @@ struct estrun {
 	/* ... each unit's bytes times its file's known_share(): the same
 	 * layout's auxiliary totals */
 	struct sample_pop pop_same;
+	/* 2n: for each setting, the units of pop, then of pop_same, whose
+	 * prediction is known without a draw (raw after NOCOMPRESS in a
+	 * file of its own strata: estrun_add_units()), and 4n: their
+	 * totals, as acc */
+	struct sample_pop *pop_known;
+	double *known;
+	uint64_t units_read, data_read;	/* of every unit drawn */
 	struct seen_set *links;		/* files with more than one link */
 	uint64_t input_all;		/* st_size of every file submitted */
 	uint64_t files_read;
@@ -187,16 +201,16 @@ struct estrun {
 
 /* ---- sampling ---- */
 
-/* Room for one more unit in sl->su: its 2 + 2n values, or NULL. */
+/* Room for one more unit in sl->su: its 3 + 2n values, or NULL. */
 static uint64_t *estrun_unit(struct estrun_slot *sl, size_t n)
 {
 	uint64_t *p = array_grow(sl->su, &sl->cap_su,
-				 (sl->nsu + 1) * (2 + 2 * n), sizeof(*p));
+				 (sl->nsu + 1) * (3 + 2 * n), sizeof(*p));
 
 	if (!p)
 		return NULL;
 	sl->su = p;
-	return p + sl->nsu++ * (2 + 2 * n);
+	return p + sl->nsu++ * (3 + 2 * n);
 }
 
 static uint64_t estrun_round(double v)
@@ -362,6 +376,7 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 			return -ENOMEM;
 		v[0] = h;
 		v[1] = u[1];
+		v[2] = u[0] / SAMPLE_CHUNK;
 		for (i = 0; i < n; i++) {
 			if (u[0] > w->at[i]) {
 				/* after NOCOMPRESS: raw (cow_file_range()) */
@@ -371,10 +386,15 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 			w->scaled[2 * i] += u[3 + 3 * i] / r->design.pi[h];
 			w->scaled[2 * i + 1] += u[4 + 3 * i] /
 						r->design.pi[h];
-			v[2 + 2 * i] = u[3 + 3 * i];
-			v[3 + 2 * i] = u[4 + 3 * i];
+			v[3 + 2 * i] = u[3 + 3 * i];
+			v[4 + 2 * i] = u[4 + 3 * i];
 		}
 	}
+	/* where NOCOMPRESS is known to be set: the part that set it, or
+	 * the first one found following the file (estrun_add_units()) */
+	for (i = 0; i < n; i++)
+		sl->nc[i] = w->at[i];
+	sl->has_nc = 1;
 	for (i = 0; i < n; i++) {
 		sl->delta[3 * i] = estrun_round(w->scaled[2 * i]);
 		sl->delta[3 * i + 1] = estrun_round(w->scaled[2 * i + 1]);
@@ -395,9 +415,10 @@ static int estrun_whole(struct estrun_slot *sl, size_t n)
 		return -ENOMEM;
 	v[0] = sl->h;
 	v[1] = estrun_data_bytes(&sl->st);
+	v[2] = 0;
 	for (i = 0; i < n; i++) {
-		v[2 + 2 * i] = sl->delta[3 * i];
-		v[3 + 2 * i] = sl->delta[3 * i + 1];
+		v[3 + 2 * i] = sl->delta[3 * i];
+		v[4 + 2 * i] = sl->delta[3 * i + 1];
 	}
 	return 0;
 }
@@ -630,6 +651,9 @@ void estrun_free(struct estrun *r)
 		r->ops->free(r->total);
 	free(r->slots);
 	free(r->deltas);
+	free(r->ncs);
+	free(r->pop_known);
+	free(r->known);
 	free(r->queue);
 	free(r->done_q);
 	free(r->free_list);
@@ -696,12 +720,16 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->wake_done = r->nslots / 2;
 	r->slots = calloc(r->nslots, sizeof(*r->slots));
 	r->deltas = calloc(r->nslots * n3, sizeof(*r->deltas));
+	r->ncs = calloc(r->nslots * (n3 / 3), sizeof(*r->ncs));
+	r->pop_known = calloc(2 * (n3 / 3), sizeof(*r->pop_known));
+	r->known = calloc(4 * (n3 / 3), sizeof(*r->known));
 	r->queue = calloc(r->nslots, sizeof(*r->queue));
 	r->done_q = calloc(r->nslots, sizeof(*r->done_q));
 	r->free_list = calloc(r->nslots, sizeof(*r->free_list));
 	r->w = calloc(o->jobs, sizeof(*r->w));
 	if (!r->s || !r->acc || !r->raw || !r->f || !r->links || !r->scratch ||
-	    !r->slots || !r->deltas || !r->queue || !r->done_q ||
+	    !r->slots || !r->deltas || !r->ncs || !r->pop_known ||
+	    !r->known || !r->queue || !r->done_q ||
 	    !r->free_list || !r->w)
 		return -ENOMEM;
 	for (i = 0; i < o->jobs; i++) {
@@ -720,6 +748,7 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	for (i = 0; i < r->nslots; i++) {
 		r->slots[i].fd = -1;
 		r->slots[i].delta = r->deltas + i * n3;
+		r->slots[i].nc = r->ncs + i * (n3 / 3);
 		/* handed out from the start of the array first */
 		r->free_list[i] = r->nslots - 1 - i;
 	}
@@ -811,10 +840,62 @@ fail:
 
 /* ---- the calling thread's side ---- */
 
+/*
+ * Whether unit k of a sampled big file is raw for setting i for sure:
+ * after the part where NOCOMPRESS is set (found from the file's start, so
+ * exact), in strata of the file's own (sample_own_strata()), and in a
+ * file without holes (where NOCOMPRESS is not followed).  Such units are
+ * known without a draw: they leave their strata for a known total.  Only
+ * in strata of one file's own: in strata shared with other files the
+ * parts taken out would depend on which of them were drawn.
+ */
+static int estrun_known_raw(const struct estrun_slot *sl, size_t i,
+			    unsigned h, uint64_t k)
+{
+	return sl->has_nc && sl->nc[i] != UINT64_MAX &&
+	       k > sl->nc[i] / SAMPLE_CHUNK && sample_stratum_own(h) &&
+	       estrun_data_bytes(&sl->st) >= (uint64_t)sl->st.st_size;
+}
+
+/* The units of a sampled big file that estrun_known_raw() knows: out of
+ * the populations of each setting, their raw size into its totals (times
+ * the file's factors for the same layout). */
+static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl)
+{
+	const uint32_t ss = r->sectorsize ? r->sectorsize : 4096;
+	uint64_t x = estrun_data_bytes(&sl->st), size = sl->st.st_size;
+	uint64_t nu = sample_units(size, x), k, off, len, xk, raw;
+	size_t i;
+	unsigned h;
+
+	for (i = 0; i < r->n && sl->has_nc; i++) {
+		if (sl->nc[i] == UINT64_MAX)
+			continue;
+		for (k = sl->nc[i] / SAMPLE_CHUNK + 1; k < nu; k++) {
+			h = sample_unit_stratum(size, x, sl->band, sl->pb, k);
+			if (!estrun_known_raw(sl, i, h, k))
+				continue;
+			xk = sample_unit(size, x, k, &off, &len);
+			raw = (len + ss - 1) / ss * ss;
+			r->pop_known[2 * i].N[h]++;
+			r->pop_known[2 * i].X[h] += xk;
+			r->known[4 * i] += (double)raw;
+			r->known[4 * i + 1] += (double)raw;
+			if (sl->aux < 0)
+				continue;	/* outside the same layout */
+			r->pop_known[2 * i + 1].N[h]++;
+			r->pop_known[2 * i + 1].X[h] += sample_share_x(sl->aux,
+								       xk);
+			r->known[4 * i + 2] += (double)raw * r->f[2 * i];
+			r->known[4 * i + 3] += (double)raw * r->f[2 * i + 1];
+		}
+	}
+}
+
 /* A sampled file's units into the sums, its factors asked first. */
 static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 {
-	const size_t n = r->n, per = 2 + 2 * n;
+	const size_t n = r->n, per = 3 + 2 * n;
 	const uint64_t *v;
 	size_t i, j;
 
@@ -824,22 +905,27 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 	}
 	for (j = 0; j < sl->nsu; j++)
 		for (i = 0; i < 2 * n; i++)
-			r->raw[i] += sl->su[j * per + 2 + i];
+			r->raw[i] += sl->su[j * per + 3 + i];
 	if (r->factors)
 		r->factors(r->arg, sl->token, r->raw, r->f);
 	for (j = 0; j < sl->nsu; j++) {
 		v = sl->su + j * per;
+		r->units_read++;
+		r->data_read += v[1];
 		for (i = 0; i < 2 * n; i++) {
+			if (estrun_known_raw(sl, i / 2, (unsigned)v[0], v[2]))
+				continue;	/* estrun_add_known()'s */
 			sample_acc_add(&r->acc[4 * (i / 2) + i % 2],
-				       (unsigned)v[0], v[1], v[2 + i]);
+				       (unsigned)v[0], v[1], v[3 + i]);
 			if (sl->aux < 0)
 				continue;	/* outside: 0 for sure */
 			sample_acc_add_share(&r->acc[4 * (i / 2) + 2 + i % 2],
 					     (unsigned)v[0], v[1],
 					     sample_share_x(sl->aux, v[1]),
-					     estrun_round(v[2 + i] * r->f[i]));
+					     estrun_round(v[3 + i] * r->f[i]));
 		}
 	}
+	estrun_add_known(r, sl);
 }
 
 /* Hand one finished slot to the callback; called without the lock. */
@@ -1017,6 +1103,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->pb = estrun_pb(r, st);
 	sl->scaled = 0;
 	sl->nsu = 0;
+	sl->has_nc = 0;
 	sl->aux = aux;
 	sl->bytes = bytes;
 	sl->cached = -1;
@@ -1083,11 +1170,23 @@ int estrun_finish(struct estrun *r)
 	return 0;
 }
 
+/* *out = *p less the units of *known. */
+static void estrun_pop_less(struct sample_pop *out, const struct sample_pop *p,
+			    const struct sample_pop *known)
+{
+	unsigned h;
+
+	for (h = 0; h < SAMPLE_STRATA; h++) {
+		out->N[h] = p->N[h] - known->N[h];
+		out->X[h] = p->X[h] - known->X[h];
+	}
+}
+
 void estrun_get_result(const struct estrun *r, size_t i,
 		       struct estrun_result *out)
 {
+	struct sample_pop pop;
 	struct sample_result res;
-	unsigned h;
 
 	memset(out, 0, sizeof(*out));
 	if (i >= r->n)
@@ -1098,19 +1197,21 @@ void estrun_get_result(const struct estrun *r, size_t i,
 		return;
 	out->sampled = 1;
 	out->est.input = r->input_all;
-	sample_estimate(&r->pop, &r->design, &r->acc[4 * i], &res);
-	out->est.disk = estrun_round(res.total);
+	estrun_pop_less(&pop, &r->pop, &r->pop_known[2 * i]);
+	sample_estimate(&pop, &r->design, &r->acc[4 * i], &res);
+	out->est.disk = estrun_round(res.total + r->known[4 * i]);
 	out->disk_ci95 = res.half;
-	out->units_read = res.units;
+	out->units_read = r->units_read;
 	out->units = sample_pop_units(&r->pop);
 	out->data = sample_pop_bytes(&r->pop);
-	for (h = 0; h < SAMPLE_STRATA; h++)
-		out->data_read += (uint64_t)r->acc[4 * i].sx[h];
-	sample_estimate(&r->pop, &r->design, &r->acc[4 * i + 1], &res);
-	out->est.uncompressed = estrun_round(res.total);
-	sample_estimate_share(&r->pop_same, &r->design, &r->acc[4 * i + 2], &res);
-	out->disk_same = estrun_round(res.total);
+	out->data_read = r->data_read;
+	sample_estimate(&pop, &r->design, &r->acc[4 * i + 1], &res);
+	out->est.uncompressed = estrun_round(res.total + r->known[4 * i + 1]);
+	estrun_pop_less(&pop, &r->pop_same, &r->pop_known[2 * i + 1]);
+	sample_estimate_share(&pop, &r->design, &r->acc[4 * i + 2], &res);
+	out->disk_same = estrun_round(res.total + r->known[4 * i + 2]);
 	out->same_ci95 = res.half;
-	sample_estimate_share(&r->pop_same, &r->design, &r->acc[4 * i + 3], &res);
-	out->uncompressed_same = estrun_round(res.total);
+	sample_estimate_share(&pop, &r->design, &r->acc[4 * i + 3], &res);
+	out->uncompressed_same = estrun_round(res.total +
+					      r->known[4 * i + 3]);
 }

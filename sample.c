@@ -75,6 +75,86 @@ unsigned sample_band(int known, uint64_t x, uint64_t disk)
 	return 3;
 }
 
+/*
+ * Kinds of file by name: formats that are compressed already (the kernel's
+ * heuristic or its first chunk gives up on them), formats of text, and
+ * binary formats that compress in part.  Lower case, sorted within each.
+ */
+static const char *const sample_kind_packed[] = {
+	"7z", "aac", "apk", "avi", "avif", "br", "bz2", "cab", "crx", "deb",
+	"docx", "egg", "epub", "flac", "flv", "gif", "gz", "heic", "heif",
+	"jar", "jpeg", "jpg", "jxl", "lz", "lz4", "lzma", "lzo", "m4a", "m4v",
+	"mkv", "mov", "mp3", "mp4", "mpeg", "mpg", "odp", "ods", "odt", "oga",
+	"ogg", "ogv", "opus", "pack", "png", "pptx", "rar", "rpm", "sfs",
+	"squashfs", "svgz", "tbz2", "tgz", "txz", "tzst", "war", "webm",
+	"webp", "whl", "wma", "wmv", "woff", "woff2", "xlsx", "xpi", "xz",
+	"z", "zip", "zst",
+};
+static const char *const sample_kind_text[] = {
+	"am", "bash", "bib", "c", "cc", "cfg", "cmake", "conf", "cpp", "css",
+	"csv", "cxx", "desktop", "diff", "el", "go", "h", "hh", "hpp", "htm",
+	"html", "in", "ini", "java", "js", "json", "kt", "log", "lua", "m4",
+	"md", "mjs", "mk", "patch", "php", "pl", "pm", "po", "pot", "properties",
+	"py", "rb", "rs", "rst", "scala", "service", "sh", "sql", "svg", "tcl",
+	"tex", "toml", "ts", "tsv", "txt", "vim", "xhtml", "xml", "yaml", "yml",
+};
+static const char *const sample_kind_binary[] = {
+	"a", "class", "db", "dll", "exe", "ko", "mo", "o", "otf", "pyc",
+	"pyo", "so", "sqlite", "ttf", "wasm",
+};
+
+static int sample_kind_in(const char *const *list, size_t n, const char *ext)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(list[mid], ext);
+
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+#define SAMPLE_KIND_IN(list, ext) \
+	sample_kind_in(list, sizeof(list) / sizeof(list[0]), ext)
+
+unsigned sample_kind(const char *name)
+{
+	const char *base = strrchr(name, '/'), *dot, *end;
+	char ext[12];
+	size_t i, len;
+
+	base = base ? base + 1 : name;
+	/* a shared library's version: libfoo.so.1.2 */
+	dot = strstr(base, ".so.");
+	if (dot && dot != base)
+		return 2;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		return 0;
+	end = dot + 1;
+	len = strlen(end);
+	if (!len || len >= sizeof(ext))
+		return 0;
+	for (i = 0; i < len; i++)
+		ext[i] = (char)(end[i] >= 'A' && end[i] <= 'Z' ? end[i] + 32
+							      : end[i]);
+	ext[len] = 0;
+	if (SAMPLE_KIND_IN(sample_kind_packed, ext))
+		return 3;
+	if (SAMPLE_KIND_IN(sample_kind_text, ext))
+		return 1;
+	if (SAMPLE_KIND_IN(sample_kind_binary, ext))
+		return 2;
+	return 0;
+}
+
 uint64_t sample_units(uint64_t size, uint64_t x)
 {
 	if (!x)
@@ -147,6 +227,13 @@ unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
 		       (pb[k] & SAMPLE_PB_BAND);
 	return sample_stratum(size, x, (pb[k] & SAMPLE_PB_BAND) |
 				       (band & SAMPLE_AWAY));
+}
+
+int sample_stratum_own(unsigned h)
+{
+	unsigned c = h / SAMPLE_BANDS;
+
+	return c >= SAMPLE_CLASSES && c < SAMPLE_CLASSES + SAMPLE_OWN_FILES;
 }
 
 int sample_own_strata(uint64_t n, uint64_t all_parts)

@@ -86,6 +86,16 @@ struct sample_result {
  */
 unsigned sample_band(int known, uint64_t x, uint64_t disk);
 
+/*
+ * The band a file's name suggests where its current ratio is not known
+ * (off btrfs, or without root): 3 for formats compressed already (.gz,
+ * .jpg, .mkv...), 1 for text (.c, .html, .txt...), 2 for binary formats
+ * that compress in part (.so, .pyc, .ttf...), 0 for any other.  Only the
+ * last component of name counts.  A stratum is never wrong, only more or
+ * less useful: a name that lies costs precision, not bias.
+ */
+unsigned sample_kind(const char *name);
+
 /* Units of a file of size bytes (st_size) holding x data bytes: 0 when x is
  * 0, 1 up to SAMPLE_CHUNK, else one per SAMPLE_CHUNK of size. */
 uint64_t sample_units(uint64_t size, uint64_t x);
@@ -127,6 +137,9 @@ unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
  * own strata keep from looking like a rare event among other files' parts.
  */
 int sample_own_strata(uint64_t n, uint64_t all_parts);
+
+/* Whether stratum h is one of a file's own (sample_own_strata()). */
+int sample_stratum_own(unsigned h);
 
 /* sample_pop_add() and sample_pop_remove() by sample_unit_stratum(). */
 void sample_pop_add_parts(struct sample_pop *p, uint64_t size, uint64_t x,

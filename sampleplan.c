@@ -276,21 +276,22 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 	if (p->nrefs > p->ref_start)
 		p->nfx++;
 	p->ref_start = p->nrefs;
-	if (p->bands && band) {
+	if (band) {
 		ret = sampleplan_parts(p, key, size, x, band, &pb);
 		if (ret)
 			return ret;
 	}
 	sample_parts_reset(&p->parts);
 	p->parts_failed = 0;
-	if (p->bands && band && sample_bands_put(p->bands, key, band))
+	if (band && sample_bands_put(p->bands, key, band))
 		return -ENOMEM;
-	if (p->bands && f && sample_bands_put_facts(p->bands, key, f))
+	if (f && sample_bands_put_facts(p->bands, key, f))
 		return -ENOMEM;
-	sample_pop_add_parts(&p->pop, size, x, p->bands ? band : 0, pb);
-	/* a file whose band is not known (a nested subvolume's, listed
-	 * under a key the walk will not find) keeps the classes' strata */
-	if (p->bands && band)
+	sample_pop_add_parts(&p->pop, size, x, band, pb);
+	/* a file whose band is not known as root (a nested subvolume's,
+	 * listed under a key the walk will not find) keeps the classes'
+	 * strata */
+	if (band || !p->o->bands)
 		sampleplan_big(p, key, size, x, band);
 	return 0;
 }
@@ -304,7 +305,6 @@ static int sampleplan_file(void *arg, int *fd, const char *path,
 	int ret;
 
 	(void)fd;
-	(void)path;
 	(void)depth;
 	if (st->st_nlink > 1) {
 		/* counted once: before its band is searched */
@@ -312,8 +312,14 @@ static int sampleplan_file(void *arg, int *fd, const char *path,
 		if (ret <= 0)
 			return ret;
 	}
-	if (p->bands && st->st_size)
+	if (p->o->bands && st->st_size)
 		band = sampleplan_band(p, st);
+	if (!band && st->st_size) {
+		/* its current ratio not known: what its name suggests, for
+		 * the whole file (no extents for its parts) */
+		band = sample_kind(path);
+		p->parts_failed = 1;
+	}
 	return sampleplan_add(p, key, 1, st->st_size, estrun_data_bytes(st),
 			      band, NULL);
 }
@@ -335,7 +341,7 @@ static int sampleplan_enter_fs(void *arg, int fd, const char *path,
 
 	(void)path;
 	(void)top;
-	if (!p->bands || sampleplan_dev(p, st->st_dev))
+	if (!p->o->bands || sampleplan_dev(p, st->st_dev))
 		return WALK_ENTER;
 	d = array_grow(p->devs, &p->cap_devs, p->ndevs, sizeof(*d));
 	if (!d)
@@ -476,12 +482,12 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 	*bands = NULL;
 	*sharers = NULL;
 	p.links = seen_create();
-	if (!p.links)
+	p.bands = sample_bands_create();
+	if (!p.links || !p.bands)
 		goto out;
 	if (o->bands) {
-		p.bands = sample_bands_create();
 		p.search = search_create(SAMPLEPLAN_SEARCH_BUF);
-		if (!p.bands || !p.search)
+		if (!p.search)
 			goto out;
 	}
 	so.stat_files = 1;
@@ -489,16 +495,14 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		ret = walk_path(paths[i], &so, &ops, &p);
 	if (ret)
 		goto out;
-	if (p.bands) {
-		ret = sampleplan_own(&p);
-		if (ret)
-			goto out;
-	}
+	ret = sampleplan_own(&p);
+	if (ret)
+		goto out;
 	total = sample_pop_bytes(&p.pop);
 	if (!bytes)
 		bytes = (uint64_t)(o->frac * total);
 	if (bytes < total) {
-		if (p.bands && o->sharers) {
+		if (o->bands && o->sharers) {
 			*sharers = sampleplan_sharers(&p);
 			ret = *sharers ? sampleplan_away(&p) : 0;
 			if (ret)

@@ -8,12 +8,13 @@
  *       file alone, the estimator's part(), and whether it sets NOCOMPRESS), where each
  *       big file really sets NOCOMPRESS (nocompress_at()), and each
  *       file's and each part's current ratio band (root on btrfs; 0
- *       elsewhere)
- *   sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown] < units
+ *       elsewhere), and each file's sample_kind()
+ *   sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown|kind] < units
  *       (bands: as compsize as root on btrfs, each part by its own band
  *       and the files that hold an eighth of the parts in strata of their
  *       own; filebands: a big file's band for all its parts; sizeown: no
- *       bands, own strata; none: by size, as compsize without root)
+ *       bands, own strata; kind: by the kind of each file's name and own
+ *       strata, as compsize without root or off btrfs; none: by size)
  *       for each percentage and seed, the sample sample.c would draw, its
  *       estimate and 95% interval against the full estimate: one line per
  *       setting and percentage (coverage, mean |error|, mean half-width,
@@ -25,7 +26,8 @@
  * same hash of dev, inode, unit, with the file's index as inode), and
  * its parts are taken as compsize takes them (estrun_parts()): raw after
  * the part where NOCOMPRESS is set, found from the file's start up to the
- * first drawn part that sets it.
+ * first drawn part that sets it; in a file's own strata, the parts after
+ * it are known, drawn or not (estrun_known_raw()).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -169,7 +171,7 @@ static int one_file(const char *path, const struct stat *sb, int type,
 	for (i = 0; i < g_nset; i++)
 		printf(" %" PRIu64 " %" PRIu64, full[3 * i],
 		       at[i] == UINT64_MAX ? 0 : at[i] / SAMPLE_CHUNK + 1);
-	putchar('\n');
+	printf(" %u\n", sample_kind(path));
 	for (k = 0; k < nu; k++) {
 		xk = sample_unit(st.st_size, x, k, &off, &len);
 		memset(nocomp, 0, sizeof(nocomp));
@@ -230,6 +232,7 @@ static int cmd_units(const char *list, const char *dir)
 struct sim_file {
 	uint64_t size, x, nu, first;
 	unsigned band;
+	unsigned kind;		/* sample_kind() of its name */
 	uint64_t full[MAXSET];
 	uint64_t at[MAXSET];	/* 1 + the part where NOCOMPRESS is set, 0 */
 };
@@ -288,6 +291,7 @@ static int read_units(void)
 				f->full[i] = strtoull(p, &p, 10);
 				f->at[i] = strtoull(p, &p, 10);
 			}
+			f->kind = (unsigned)strtoul(p, &p, 10);
 		} else if (line[0] == 'U') {
 			struct sim_unit *u;
 
@@ -339,6 +343,7 @@ static int make_pbs(void)
 		for (k = 0; k < sf->nu; k++)
 			pbs[sf->first + k] = (uint8_t)((g_bands == 2 ?
 							units[sf->first + k].band :
+							g_bands == 4 ? sf->kind :
 							0) |
 						       own << SAMPLE_PB_SLOT);
 	}
@@ -346,9 +351,14 @@ static int make_pbs(void)
 }
 
 /* Unit k's stratum: bands 0 by size, 1 and the file's band, 2 and each
- * part's own band and the file's own strata (what compsize does). */
+ * part's own band and the file's own strata (what compsize does as root
+ * on btrfs), 3 by size and own strata, 4 by the kind of its name and own
+ * strata (what compsize does without root or off btrfs). */
 static unsigned unit_stratum(const struct sim_file *sf, uint64_t k, int bands)
 {
+	if (bands == 4)
+		return sample_unit_stratum(sf->size, sf->x, sf->kind,
+					   &pbs[sf->first], k);
 	if (bands == 3)
 		return sample_unit_stratum(sf->size, sf->x, 0, &pbs[sf->first],
 					   k);
@@ -361,6 +371,7 @@ static unsigned unit_stratum(const struct sim_file *sf, uint64_t k, int bands)
 static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 {
 	static struct sample_acc acc[MAXSET];
+	static struct sample_pop popi[MAXSET];
 	double truth[MAXSET] = { 0 }, parts[MAXSET] = { 0 };
 	struct sample_pop pop = { 0 };
 	struct sample_design d;
@@ -409,6 +420,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 	printf("# %zu files, %zu units, %.1f MB of data, strata by size%s\n",
 	       nfiles, nunits, X / 1e6,
 	       bands == 2 ? " and current ratio (each part's own; files that hold an eighth of the parts on their own)" :
+	       bands == 3 ? " (files that hold an eighth of the parts on their own)" :
+	       bands == 4 ? " and the kind of each file's name (files that hold an eighth of the parts on their own)" :
 	       bands ? " and current ratio (the file's)" : "");
 	printf("| setting | sample | seeds | coverage | mean error | mean half-width | rel. s.e. | data read | units read | empty strata | parts vs whole |\n");
 	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -422,6 +435,10 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 		if (*p == ',')
 			p++;
 		for (seed = 0; seed < seeds; seed++) {
+			double known[MAXSET] = { 0 };
+
+			for (i = 0; i < g_nset; i++)
+				popi[i] = pop;
 			memset(acc, 0, sizeof(acc));
 			sample_plan(&d, &pop, (uint64_t)(pct / 100 * X), seed);
 			for (f = 0; f < nfiles; f++) {
@@ -453,6 +470,27 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 					if (sf->at[i] && sf->at[i] - 1 < lim)
 						J[i] = sf->at[i] - 1;
 				}
+				/* the parts after the one that sets NOCOMPRESS,
+				 * where it was found, in the file's own strata:
+				 * known raw (estrun_known_raw()) */
+				for (i = 0; i < g_nset && any; i++) {
+					for (k = J[i] == UINT64_MAX ? sf->nu :
+					     J[i] + 1; k < sf->nu; k++) {
+						unsigned h = unit_stratum(sf, k,
+									  bands);
+
+						if (!sample_stratum_own(h) ||
+						    sf->x < sf->size)
+							continue;
+						sample_unit(sf->size, sf->x, k,
+							    &off, &len);
+						popi[i].N[h]--;
+						popi[i].X[h] -=
+							units[sf->first + k].x;
+						known[i] += (len + 4095) /
+							    4096 * 4096;
+					}
+				}
 				for (k = 0; k < sf->nu; k++) {
 					const struct sim_unit *u =
 						&units[sf->first + k];
@@ -465,15 +503,22 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 					nread++;
 					sample_unit(sf->size, sf->x, u->k, &off,
 						    &len);
-					for (i = 0; i < g_nset; i++)
+					for (i = 0; i < g_nset; i++) {
+						if (J[i] != UINT64_MAX &&
+						    u->k > J[i] &&
+						    sample_stratum_own(h) &&
+						    sf->x >= sf->size)
+							continue;	/* known */
 						sample_acc_add(&acc[i], h, u->x,
 							       u->k > J[i] ?
 							       (len + 4095) / 4096 * 4096 :
 							       u->y[i]);
+					}
 				}
 			}
 			for (i = 0; i < g_nset; i++) {
-				sample_estimate(&pop, &d, &acc[i], &r);
+				sample_estimate(&popi[i], &d, &acc[i], &r);
+				r.total += known[i];
 				if (r.total - r.half <= truth[i] &&
 				    truth[i] <= r.total + r.half)
 					hit[i]++;
@@ -506,9 +551,10 @@ int main(int argc, char **argv)
 			       argc == 5 && !strcmp(argv[4], "bands") ? 2 :
 			       argc == 5 && !strcmp(argv[4], "filebands") ? 1 :
 			       argc == 5 && !strcmp(argv[4], "sizeown") ? 3 :
+			       argc == 5 && !strcmp(argv[4], "kind") ? 4 :
 			       0);
 	fputs("usage: sample-sim units SETTINGS DIR > units\n"
-	      "       sample-sim sim SEEDS PCT[,PCT...] [bands] < units\n",
+	      "       sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown|kind] < units\n",
 	      stderr);
 	return 2;
 }

@@ -117,11 +117,11 @@ for t in $([ "$SIMULATE" = 1 ] && echo "$TREES"); do
 			"$SIM" units "$SETTINGS" "$MNT/$t" >"$units.tmp"
 		mv "$units.tmp" "$units"
 	fi
-	for strata in size bands; do
+	for strata in size kind bands; do
 		echo
 		echo "## $t, strata by $strata"
 		echo
-		"$SIM" sim "$SEEDS" "$PCTS" "$([ $strata = bands ] && echo bands)" <"$units"
+		"$SIM" sim "$SEEDS" "$PCTS" "$([ $strata != size ] && echo $strata)" <"$units"
 	done
 done
 

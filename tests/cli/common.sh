@@ -137,6 +137,26 @@ tmpfs_at()
 	mount -t tmpfs -o size=4m compsize-cli-tmpfs "$1"
 }
 
+# as_nobody BIN: the path of a command that runs a copy of BIN (and of
+# the estimator built beside it, if any) as nobody, whatever the
+# permissions on the way to BIN; run_prog execs a binary, hence a script.
+# The suite's temporary directories are private (mode 700): opened up.
+as_nobody()
+{
+	local est
+	chmod o+x "$CLI_TMPROOT" "$TESTDIR"
+	cp "$1" "$TESTDIR/compsize-copy"
+	est=$(dirname "$1")/compsize-estimate.so
+	[ ! -f "$est" ] || cp "$est" "$TESTDIR/"
+	chmod 755 "$TESTDIR/compsize-copy"
+	cat >"$TESTDIR/as-nobody" <<EOS
+#!/bin/sh
+exec setpriv --reuid=65534 --regid=65534 --clear-groups "$TESTDIR/compsize-copy" "\$@"
+EOS
+	chmod 755 "$TESTDIR/as-nobody"
+	echo "$TESTDIR/as-nobody"
+}
+
 # run_prog LABEL BINARY ARGS...: run BINARY as "compsize" (so getopt's and
 # our messages name the same program) and keep stdout, stderr and exit code
 # in $OUT/LABEL.{out,err,rc}.

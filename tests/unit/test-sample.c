@@ -49,6 +49,36 @@ static void test_units(void)
 		  sample_stratum(1 << 20, 1 << 20, 3));
 }
 
+/* Names' kinds: the last component's extension, case aside; shared
+ * libraries by their version too; no extension, a dot file or an
+ * unknown extension tells nothing. */
+static void test_kind(void)
+{
+	static const struct {
+		const char *name;
+		unsigned kind;
+	} cases[] = {
+		{ "a/b/video.MKV", 3 }, { "x.tar.gz", 3 }, { "pic.jpeg", 3 },
+		{ "z.zst", 3 }, { "7z", 0 }, { "f.7z", 3 }, { "main.c", 1 },
+		{ "dir.gz/README.txt", 1 }, { "index.HTML", 1 },
+		{ "libc.so.6", 2 }, { "libz.so", 2 }, { "mod.pyc", 2 },
+		{ ".so.1", 0 }, { ".gz", 0 }, { "Makefile", 0 }, { "a.", 0 },
+		{ "a.unknownext", 0 }, { "a.verylongextension", 0 },
+		{ "dir.c/file", 0 }, { "", 0 }, { "trailing/", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (sample_kind(cases[i].name) != cases[i].kind)
+			fprintf(stderr, "sample_kind(\"%s\") = %u\n",
+				cases[i].name, sample_kind(cases[i].name));
+		CU_ASSERT_EQUAL(sample_kind(cases[i].name), cases[i].kind);
+	}
+	/* a kind is a band of its own stratum */
+	CU_ASSERT(sample_stratum(100, 100, sample_kind("a.gz")) !=
+		  sample_stratum(100, 100, sample_kind("a.c")));
+}
+
 static void test_t975(void)
 {
 	CU_ASSERT_DOUBLE_EQUAL(sample_t975(1), 12.706, 1e-3);
@@ -538,6 +568,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "parts' bands", test_parts },
 	{ "units", test_units },
 	{ "t975", test_t975 },
+	{ "kinds of names", test_kind },
 	{ "certain and nested", test_certain_and_nested },
 	{ "one big file", test_one_big_file },
 	{ "the same layout's estimate", test_share },

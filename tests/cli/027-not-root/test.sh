@@ -16,19 +16,7 @@ chmod 644 public/file
 
 [ "$(setpriv --reuid=65534 --regid=65534 --clear-groups id -u)" = 65534 ]
 
-# A copy nobody can execute, whatever the permissions on the way to $COMPSIZE;
-# run_prog execs a binary, so wrap setpriv in a tiny script.
-COMPSIZE_ROOT=$TESTDIR/compsize-copy
-# The suite's temporary directories are private (mode 700).
-chmod o+x "$CLI_TMPROOT" "$TESTDIR"
-cp "$COMPSIZE" "$COMPSIZE_ROOT"
-chmod 755 "$COMPSIZE_ROOT"
-cat >"$TESTDIR/as-nobody" <<EOS
-#!/bin/sh
-exec setpriv --reuid=65534 --regid=65534 --clear-groups "$COMPSIZE_ROOT" "\$@"
-EOS
-chmod 755 "$TESTDIR/as-nobody"
-COMPSIZE=$TESTDIR/as-nobody
+COMPSIZE=$(as_nobody "$COMPSIZE")
 
 expect_ours 1 'needs root \(CAP_SYS_ADMIN\)' private
 ours_stdout_is ""
