@@ -491,6 +491,7 @@ static int est_nocompress_at(struct est_ctx *ctx, int fd,
 		}
 		ce = cs + EST_CHUNK_SIZE < re ? cs + EST_CHUNK_SIZE : re;
 		ret = est_load_chunk(w, est_load_fd, &fd, cs, ce, isize);
+		memset(acct, 0, ctx->n * sizeof(*acct));
 		for (i = 0; !ret && i < ctx->n; i++) {
 			if (ctx->part_raw[i] || at[i] != UINT64_MAX)
 				continue;
@@ -501,7 +502,6 @@ static int est_nocompress_at(struct est_ctx *ctx, int fd,
 			}
 			if (cs == rs)
 				est_range_begin(w, i, &ctx->fst[i], rs, re);
-			memset(&acct[i], 0, sizeof(acct[i]));
 			ret = est_chunk(w, i, &ctx->fst[i], cs, ce, isize,
 					&acct[i]);
 			if (ctx->fst[i].nocompress) {
@@ -509,7 +509,13 @@ static int est_nocompress_at(struct est_ctx *ctx, int fd,
 				left--;
 			}
 		}
-		est_measure_end(w, ctx->acct);
+		est_measure_end(w, acct);
+		/* the codec's bytes and time count toward its speed; what
+		 * the chunks use is no unit's */
+		for (i = 0; i < ctx->n; i++) {
+			acct[i].disk = acct[i].ram = 0;
+			est_acct_add(&ctx->acct[i], &acct[i]);
+		}
 	}
 	est_read_done_range(fd, w->keep_cache, 0, cs);
 	return ret;
