@@ -9,12 +9,15 @@
  *       big file really sets NOCOMPRESS (nocompress_at()), and each
  *       file's and each part's current ratio band (root on btrfs; 0
  *       elsewhere), and each file's sample_kind()
- *   sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown|kind] < units
+ *   sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown|kind|current] < units
  *       (bands: as compsize as root on btrfs, each part by its own band
  *       and the files that hold an eighth of the parts in strata of their
  *       own; filebands: a big file's band for all its parts; sizeown: no
  *       bands, own strata; kind: by the kind of each file's name and own
- *       strata, as compsize without root or off btrfs; none: by size)
+ *       strata, as compsize without root or off btrfs; current: as bands,
+ *       with each unit's current disk bytes for its data bytes as the
+ *       ratio estimator's auxiliary (an experiment: docs/sampling.md);
+ *       none: by size)
  *       for each percentage and seed, the sample sample.c would draw, its
  *       estimate and 95% interval against the full estimate: one line per
  *       setting and percentage (coverage, mean |error|, mean half-width,
@@ -184,7 +187,11 @@ static int one_file(const char *path, const struct stat *sb, int type,
 		printf("U %" PRIu64 " %" PRIu64, k, xk);
 		for (i = 0; i < g_nset; i++)
 			printf(" %" PRIu64 " %d", part[3 * i], nocomp[i]);
-		printf(" %u\n", nu > 1 ? pb[k] : band);
+		/* its band, and its current disk bytes (its data bytes
+		 * where not known) */
+		printf(" %u %" PRIu64 "\n", nu > 1 ? pb[k] : band,
+		       !known ? xk : nu == 1 ? disk :
+		       k < g_parts.n ? (uint64_t)g_parts.v[2 * k + 1] : xk);
 	}
 	free(pb);
 	close(fd);
@@ -240,6 +247,7 @@ struct sim_file {
 struct sim_unit {
 	uint64_t k, x;
 	unsigned band;		/* its part's current ratio band */
+	uint64_t cur;		/* its current disk bytes */
 	uint64_t y[MAXSET];
 	int nocomp[MAXSET];	/* the part alone sets NOCOMPRESS */
 };
@@ -310,6 +318,7 @@ static int read_units(void)
 				u->nocomp[i] = (int)strtol(p, &p, 10);
 			}
 			u->band = (unsigned)strtoul(p, &p, 10);
+			u->cur = strtoull(p, &p, 10);
 		}
 	}
 	return 0;
@@ -341,7 +350,8 @@ static int make_pbs(void)
 		if (slot < SAMPLE_OWN_FILES && sample_own_strata(sf->nu, all))
 			own = ++slot;
 		for (k = 0; k < sf->nu; k++)
-			pbs[sf->first + k] = (uint8_t)((g_bands == 2 ?
+			pbs[sf->first + k] = (uint8_t)((g_bands == 2 ||
+							g_bands == 5 ?
 							units[sf->first + k].band :
 							g_bands == 4 ? sf->kind :
 							0) |
@@ -362,7 +372,7 @@ static unsigned unit_stratum(const struct sim_file *sf, uint64_t k, int bands)
 	if (bands == 3)
 		return sample_unit_stratum(sf->size, sf->x, 0, &pbs[sf->first],
 					   k);
-	if (bands == 2)
+	if (bands == 2 || bands == 5)
 		return sample_unit_stratum(sf->size, sf->x, sf->band,
 					   &pbs[sf->first], k);
 	return sample_stratum(sf->size, sf->x, bands ? sf->band : 0);
@@ -372,6 +382,9 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 {
 	static struct sample_acc acc[MAXSET];
 	static struct sample_pop popi[MAXSET];
+	/* mode 5: the units' current disk bytes as the auxiliary */
+	static struct sample_pop popc;
+	const int cur = bands == 5;
 	double truth[MAXSET] = { 0 }, parts[MAXSET] = { 0 };
 	struct sample_pop pop = { 0 };
 	struct sample_design d;
@@ -399,6 +412,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 
 			pop.N[h]++;
 			pop.X[h] += units[files[f].first + k].x;
+			popc.N[h]++;
+			popc.X[h] += units[files[f].first + k].cur;
 		}
 		X += files[f].x;
 		for (i = 0; i < g_nset; i++) {
@@ -422,6 +437,7 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 	       bands == 2 ? " and current ratio (each part's own; files that hold an eighth of the parts on their own)" :
 	       bands == 3 ? " (files that hold an eighth of the parts on their own)" :
 	       bands == 4 ? " and the kind of each file's name (files that hold an eighth of the parts on their own)" :
+	       bands == 5 ? " and current ratio as bands, the current disk bytes as the auxiliary" :
 	       bands ? " and current ratio (the file's)" : "");
 	printf("| setting | sample | seeds | coverage | mean error | mean half-width | rel. s.e. | data read | units read | empty strata | parts vs whole |\n");
 	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -438,7 +454,7 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 			double known[MAXSET] = { 0 };
 
 			for (i = 0; i < g_nset; i++)
-				popi[i] = pop;
+				popi[i] = cur ? popc : pop;
 			memset(acc, 0, sizeof(acc));
 			sample_plan(&d, &pop, (uint64_t)(pct / 100 * X), seed);
 			for (f = 0; f < nfiles; f++) {
@@ -485,7 +501,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 						sample_unit(sf->size, sf->x, k,
 							    &off, &len);
 						popi[i].N[h]--;
-						popi[i].X[h] -=
+						popi[i].X[h] -= cur ?
+							units[sf->first + k].cur :
 							units[sf->first + k].x;
 						known[i] += (len + 4095) /
 							    4096 * 4096;
@@ -509,7 +526,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 						    sample_stratum_own(h) &&
 						    sf->x >= sf->size)
 							continue;	/* known */
-						sample_acc_add(&acc[i], h, u->x,
+						sample_acc_add(&acc[i], h,
+							       cur ? u->cur : u->x,
 							       u->k > J[i] ?
 							       (len + 4095) / 4096 * 4096 :
 							       u->y[i]);
@@ -552,9 +570,10 @@ int main(int argc, char **argv)
 			       argc == 5 && !strcmp(argv[4], "filebands") ? 1 :
 			       argc == 5 && !strcmp(argv[4], "sizeown") ? 3 :
 			       argc == 5 && !strcmp(argv[4], "kind") ? 4 :
+			       argc == 5 && !strcmp(argv[4], "current") ? 5 :
 			       0);
 	fputs("usage: sample-sim units SETTINGS DIR > units\n"
-	      "       sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown|kind] < units\n",
+	      "       sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown|kind|current] < units\n",
 	      stderr);
 	return 2;
 }
