@@ -1027,9 +1027,9 @@ static void test_files_cache_ahead(void)
 	struct est_setting s = { EST_ZSTD, 1, true };
 	uint8_t *text = malloc(2048 * K);
 	struct est_ctx *ctx = est()->create(&s, 1, 4096);
-	int fd[NF], err[NF];
+	int fd[NF], err[NF], t, ok, skip = 0;
 	struct stat st[NF];
-	size_t f, size, keep;
+	size_t f, size, keep, got[NF];
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	fill_text(text, 2048 * K);
@@ -1039,28 +1039,45 @@ static void test_files_cache_ahead(void)
 		CU_ASSERT_FATAL(fd[f] >= 0);
 		CU_ASSERT_EQUAL(pwrite(fd[f], text, size, 0), (ssize_t)size);
 	}
-	for (f = 0; f < NF; f++) {
-		size = sizes[f % 2];
-		/* f / 2: not cached, half, all */
-		keep = f / 2 == 0 ? 0 : f / 2 == 1 ? size / 2 : size;
-		uncache(fd[f], keep);
-		CU_ASSERT_EQUAL_FATAL(fstat(fd[f], &st[f]), 0);
-	}
-	if (cached_pages(fd[0], sizes[0]) > sizes[0] / 4096 / 4 ||
-	    !have_cachestat(fd[0])) {
-		unit_skip("no cachestat(), or /tmp keeps pages that "
-			  "POSIX_FADV_DONTNEED should drop");
-	} else {
-		CU_ASSERT_EQUAL(est()->files(ctx, NF, fd, st, NULL, err, NULL), 0);
+	/* a few tries, as above: some virtual machines take pages out of
+	 * the page cache on their own (a policy that drops a cached file
+	 * fails every one) */
+	for (t = 0; t < 5; t++) {
+		for (f = 0; f < NF; f++) {
+			size = sizes[f % 2];
+			/* f / 2: not cached, half, all */
+			keep = f / 2 == 0 ? 0 : f / 2 == 1 ? size / 2 : size;
+			uncache(fd[f], keep);
+			CU_ASSERT_EQUAL_FATAL(fstat(fd[f], &st[f]), 0);
+		}
+		if (!t && (cached_pages(fd[0], sizes[0]) > sizes[0] / 4096 / 4 ||
+			   !have_cachestat(fd[0]))) {
+			skip = 1;
+			break;
+		}
+		CU_ASSERT_EQUAL(est()->files(ctx, NF, fd, st, NULL, err, NULL),
+				0);
+		ok = 1;
 		for (f = 0; f < NF; f++) {
 			size = sizes[f % 2];
 			CU_ASSERT_EQUAL(err[f], 0);
+			got[f] = cached_pages(fd[f], size);
+			ok &= f / 2 == 2 ? got[f] == size / 4096 :
+					   got[f] <= size / 4096 / 4;
+		}
+		if (ok)
+			break;
+	}
+	if (skip) {
+		unit_skip("no cachestat(), or /tmp keeps pages that "
+			  "POSIX_FADV_DONTNEED should drop");
+	} else {
+		for (f = 0; f < NF; f++) {
+			size = sizes[f % 2];
 			if (f / 2 == 2) {
-				CU_ASSERT_EQUAL(cached_pages(fd[f], size),
-						size / 4096);
+				CU_ASSERT_EQUAL(got[f], size / 4096);
 			} else {
-				CU_ASSERT(cached_pages(fd[f], size) <=
-					  size / 4096 / 4);
+				CU_ASSERT(got[f] <= size / 4096 / 4);
 			}
 		}
 	}
