@@ -397,39 +397,48 @@ uint64_t sample_pop_bytes(const struct sample_pop *p)
 	return x;
 }
 
-static double sample_pi_of(const struct sample_pop *p, unsigned h, double c)
+/* The floors of expected draws: the classes' strata's, a file's own. */
+struct sample_floors {
+	unsigned min, own;
+};
+
+static double sample_pi_of(const struct sample_pop *p, unsigned h, double c,
+			   const struct sample_floors *fl)
 {
 	double m, pi;
 
 	if (!p->N[h])
 		return 0;
-	m = (double)SAMPLE_MIN_DRAWS / p->N[h];
+	m = (double)(sample_stratum_own(h) ? fl->own : fl->min) / p->N[h];
 	pi = c > m ? c : m;
 	return pi < 1 ? pi : 1;
 }
 
-static double sample_expected(const struct sample_pop *p, double c)
+static double sample_expected(const struct sample_pop *p, double c,
+			      const struct sample_floors *fl)
 {
 	double sum = 0;
 	unsigned h;
 
 	for (h = 0; h < SAMPLE_STRATA; h++)
-		sum += sample_pi_of(p, h, c) * p->X[h];
+		sum += sample_pi_of(p, h, c, fl) * p->X[h];
 	return sum;
 }
 
-double sample_plan(struct sample_design *d, const struct sample_pop *p,
-		   uint64_t budget, uint64_t seed)
+double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
+			  uint64_t budget, uint64_t seed, unsigned min,
+			  unsigned min_own)
 {
+	const struct sample_floors fl = { min, min_own };
 	double lo = 0, hi = 1, c;
 	unsigned h;
 	int k;
 
 	d->seed = seed;
-	if (sample_expected(p, 0) < budget) {
+	if (sample_expected(p, 0, &fl) < budget) {
 		for (k = 0; k < 100; k++) {
 			c = (lo + hi) / 2;
-			if (sample_expected(p, c) < budget)
+			if (sample_expected(p, c, &fl) < budget)
 				lo = c;
 			else
 				hi = c;
@@ -438,8 +447,15 @@ double sample_plan(struct sample_design *d, const struct sample_pop *p,
 		hi = 0;
 	}
 	for (h = 0; h < SAMPLE_STRATA; h++)
-		d->pi[h] = sample_pi_of(p, h, hi);
-	return sample_expected(p, hi);
+		d->pi[h] = sample_pi_of(p, h, hi, &fl);
+	return sample_expected(p, hi, &fl);
+}
+
+double sample_plan(struct sample_design *d, const struct sample_pop *p,
+		   uint64_t budget, uint64_t seed)
+{
+	return sample_plan_floors(d, p, budget, seed, SAMPLE_MIN_DRAWS,
+				  SAMPLE_MIN_DRAWS);
 }
 
 int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,

@@ -47,6 +47,11 @@
 #define SAMPLE_PB_SLOT		2
 /* Expected draws a stratum gets at least (when it has that many units). */
 #define SAMPLE_MIN_DRAWS	16
+/* ... where no current ratio is known and the strata are by the kinds
+ * names tell (sample_kind()): the classes' strata, and a file's own,
+ * which mix more (docs/sampling.md). */
+#define SAMPLE_MIN_DRAWS_KIND	24
+#define SAMPLE_MIN_DRAWS_KIND_OWN	32
 
 /* The population: units and data bytes of each stratum. */
 struct sample_pop {
@@ -190,6 +195,11 @@ uint64_t sample_pop_bytes(const struct sample_pop *p);
  */
 double sample_plan(struct sample_design *d, const struct sample_pop *p,
 		   uint64_t budget, uint64_t seed);
+/* The same with min expected draws in the classes' strata and min_own in
+ * the files' own strata instead of SAMPLE_MIN_DRAWS. */
+double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
+			  uint64_t budget, uint64_t seed, unsigned min,
+			  unsigned min_own);
 
 /* Whether unit k of file (dev, ino) in stratum h is in the sample. */
 int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,

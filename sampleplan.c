@@ -62,6 +62,9 @@ struct sampleplan {
 		unsigned band;
 	} big[SAMPLE_OWN_FILES];
 	size_t nbig;
+	/* files whose band is a current ratio; the next file's is a kind */
+	uint64_t ratios;
+	int kind_next;
 	struct search_ctx *search;
 	struct sampleplan_dev *devs;
 	size_t ndevs, cap_devs;
@@ -253,6 +256,7 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 			p->nrefs = p->ref_start;
 			sample_parts_reset(&p->parts);
 			p->parts_failed = 0;
+			p->kind_next = 0;
 			return ret;
 		}
 	}
@@ -288,6 +292,8 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 	if (f && sample_bands_put_facts(p->bands, key, f))
 		return -ENOMEM;
 	sample_pop_add_parts(&p->pop, size, x, band, pb);
+	p->ratios += band && !p->kind_next;
+	p->kind_next = 0;
 	/* a file whose band is not known as root (a nested subvolume's,
 	 * listed under a key the walk will not find) keeps the classes'
 	 * strata */
@@ -319,6 +325,7 @@ static int sampleplan_file(void *arg, int *fd, const char *path,
 		 * the whole file (no extents for its parts) */
 		band = sample_kind(path);
 		p->parts_failed = 1;
+		p->kind_next = 1;
 	}
 	return sampleplan_add(p, key, 1, st->st_size, estrun_data_bytes(st),
 			      band, NULL);
@@ -508,7 +515,14 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 			if (ret)
 				goto out;
 		}
-		sample_plan(d, &p.pop, bytes, o->seed);
+		/* strata by the names' kinds alone mix more than by
+		 * current ratios: more draws each */
+		if (p.ratios)
+			sample_plan(d, &p.pop, bytes, o->seed);
+		else
+			sample_plan_floors(d, &p.pop, bytes, o->seed,
+					   SAMPLE_MIN_DRAWS_KIND,
+					   SAMPLE_MIN_DRAWS_KIND_OWN);
 		*sampling = 1;
 		*bands = p.bands;
 		p.bands = NULL;

@@ -456,7 +456,14 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 			for (i = 0; i < g_nset; i++)
 				popi[i] = cur ? popc : pop;
 			memset(acc, 0, sizeof(acc));
-			sample_plan(&d, &pop, (uint64_t)(pct / 100 * X), seed);
+			if (bands == 4)	/* as sampleplan.c: no ratio known */
+				sample_plan_floors(&d, &pop,
+						   (uint64_t)(pct / 100 * X), seed,
+						   SAMPLE_MIN_DRAWS_KIND,
+						   SAMPLE_MIN_DRAWS_KIND_OWN);
+			else
+				sample_plan(&d, &pop, (uint64_t)(pct / 100 * X),
+					    seed);
 			for (f = 0; f < nfiles; f++) {
 				const struct sim_file *sf = &files[f];
 				uint64_t J[MAXSET], lim, off, len, last = 0;

@@ -79,6 +79,37 @@ static void test_kind(void)
 		  sample_stratum(100, 100, sample_kind("a.c")));
 }
 
+/* The floors of expected draws: the classes' strata's and a file's own
+ * strata's, each at least its own when the budget asks less. */
+static void test_floors(void)
+{
+	struct sample_pop pop;
+	struct sample_design d;
+	unsigned cls = sample_stratum(100, 100, 1);
+	unsigned own = SAMPLE_CLASSES * SAMPLE_BANDS + 1;
+
+	memset(&pop, 0, sizeof(pop));
+	pop.N[cls] = 1000;
+	pop.X[cls] = 1000 * 100;
+	pop.N[own] = 500;
+	pop.X[own] = 500ull * SAMPLE_CHUNK;
+	CU_ASSERT(sample_stratum_own(own));
+	CU_ASSERT_FALSE(sample_stratum_own(cls));
+	sample_plan(&d, &pop, 1, 1);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[cls] * 1000, SAMPLE_MIN_DRAWS, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[own] * 500, SAMPLE_MIN_DRAWS, 1e-9);
+	sample_plan_floors(&d, &pop, 1, 1, SAMPLE_MIN_DRAWS_KIND,
+			   SAMPLE_MIN_DRAWS_KIND_OWN);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[cls] * 1000, SAMPLE_MIN_DRAWS_KIND, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[own] * 500, SAMPLE_MIN_DRAWS_KIND_OWN,
+			       1e-9);
+	/* a budget above the floors sets the same fraction everywhere */
+	sample_plan_floors(&d, &pop, sample_pop_bytes(&pop) / 2, 1,
+			   SAMPLE_MIN_DRAWS_KIND, SAMPLE_MIN_DRAWS_KIND_OWN);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[cls], 0.5, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[own], 0.5, 1e-6);
+}
+
 static void test_t975(void)
 {
 	CU_ASSERT_DOUBLE_EQUAL(sample_t975(1), 12.706, 1e-3);
@@ -569,6 +600,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "units", test_units },
 	{ "t975", test_t975 },
 	{ "kinds of names", test_kind },
+	{ "floors of draws", test_floors },
 	{ "certain and nested", test_certain_and_nested },
 	{ "one big file", test_one_big_file },
 	{ "the same layout's estimate", test_share },

@@ -27,7 +27,7 @@ SEEDS=${SEEDS:-100}
 MIN_HIT=${MIN_HIT:-88}
 MAX_HIT=${MAX_HIT:-99}
 MAX_HOME_WIDTH=${MAX_HOME_WIDTH:-500}
-MAX_USR_WIDTH_NOBODY=${MAX_USR_WIDTH_NOBODY:-1200}
+MAX_USR_WIDTH_NOBODY=${MAX_USR_WIDTH_NOBODY:-1000}
 SETTINGS=zstd:1,compress-force=zstd:3
 bin=${WALK_COMPSIZE:-$COMPSIZE}
 
@@ -151,7 +151,7 @@ cover() {
 			CHECKS=$((CHECKS + 1))
 			[ "${hit[$s]}" -ge "$MIN_HIT" ] ||
 				fail "$who: $dir $s: coverage ${hit[$s]} of $SEEDS, under $MIN_HIT"
-			[ "$dir" = nc ] || [ "${hit[$s]}" -le "$MAX_HIT" ] ||
+			[ -n "${WIDE[$who:$dir]:-}" ] || [ "${hit[$s]}" -le "$MAX_HIT" ] ||
 				fail "$who: $dir $s: coverage ${hit[$s]} of $SEEDS, over $MAX_HIT: the interval is too wide"
 		done
 		unset want hit width
@@ -168,11 +168,17 @@ cover() {
 declare -A MAXW=([root:home]=$MAX_HOME_WIDTH [root:shared]=$MAX_HOME_WIDTH
 		 [root:nc]=800
 		 [nobody:usr]=$MAX_USR_WIDTH_NOBODY)
+# Where the interval may hold more often than 95% (the width checks bound
+# it): nc, below; home without root, where mixed.bin's 48 parts, text and
+# compressed runs that its name can't tell apart, are a stratum of half
+# read (24 draws at least), a two-valued mix whose interval is wide (15-17%)
+# and held 100 of 100.
+declare -A WIDE=([root:nc]=1 [nobody:home]=1)
 cover root usr:10 home:10 shared:10
 # nc: the parts after the one that sets NOCOMPRESS are known raw, drawn
 # or not, and leave the file's own strata (docs/sampling.md): 18.6% wide
 # and 7.6% off on average when they were sampled with the text before
-# them.  Held more often than 95%: the 1 MiB that sets the flag is a
+# them.  May hold more often than 95%: the 1 MiB that sets the flag is a
 # stratum of its own current ratio, rarely drawn and then taken as 100%
 # uncertain (the width check bounds that).
 SETTINGS=compress=lzo cover root nc:10
