@@ -102,7 +102,7 @@ struct estrun_slot {
 	/* n: where NOCOMPRESS is set in a big file read by parts, for each
 	 * setting (the offset of the part that sets it, found following the
 	 * file from its start), UINT64_MAX where not known; has_nc is 0 for
-	 * a file read whole */
+	 * a file read whole, or one with holes (NOCOMPRESS not followed) */
 	uint64_t *nc;
 	int has_nc;
 	double aux;		/* known_share()'s */
@@ -391,10 +391,11 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 		}
 	}
 	/* where NOCOMPRESS is known to be set: the part that set it, or
-	 * the first one found following the file (estrun_add_units()) */
+	 * the first one found following the file (estrun_add_units());
+	 * not in a file with holes, where it is not followed */
 	for (i = 0; i < n; i++)
 		sl->nc[i] = w->at[i];
-	sl->has_nc = 1;
+	sl->has_nc = x >= (uint64_t)sl->st.st_size;
 	for (i = 0; i < n; i++) {
 		sl->delta[3 * i] = estrun_round(w->scaled[2 * i]);
 		sl->delta[3 * i + 1] = estrun_round(w->scaled[2 * i + 1]);
@@ -843,8 +844,8 @@ fail:
 /*
  * Whether unit k of a sampled big file is raw for setting i for sure:
  * after the part where NOCOMPRESS is set (found from the file's start, so
- * exact), in strata of the file's own (sample_own_strata()), and in a
- * file without holes (where NOCOMPRESS is not followed).  Such units are
+ * exact: sl->has_nc), in strata of the file's own (sample_own_strata()).
+ * Such units are
  * known without a draw: they leave their strata for a known total.  Only
  * in strata of one file's own: in strata shared with other files the
  * parts taken out would depend on which of them were drawn.
@@ -853,8 +854,7 @@ static int estrun_known_raw(const struct estrun_slot *sl, size_t i,
 			    unsigned h, uint64_t k)
 {
 	return sl->has_nc && sl->nc[i] != UINT64_MAX &&
-	       k > sl->nc[i] / SAMPLE_CHUNK && sample_stratum_own(h) &&
-	       estrun_data_bytes(&sl->st) >= (uint64_t)sl->st.st_size;
+	       k > sl->nc[i] / SAMPLE_CHUNK && sample_stratum_own(h);
 }
 
 /* The units of a sampled big file that estrun_known_raw() knows: out of
@@ -868,7 +868,9 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl)
 	size_t i;
 	unsigned h;
 
-	for (i = 0; i < r->n && sl->has_nc; i++) {
+	if (!sl->has_nc)
+		return;
+	for (i = 0; i < r->n; i++) {
 		if (sl->nc[i] == UINT64_MAX)
 			continue;
 		for (k = sl->nc[i] / SAMPLE_CHUNK + 1; k < nu; k++) {

@@ -62,9 +62,8 @@ struct sampleplan {
 		unsigned band;
 	} big[SAMPLE_OWN_FILES];
 	size_t nbig;
-	/* files whose band is a current ratio; the next file's is a kind */
+	/* files whose band is a current ratio (not a kind) */
 	uint64_t ratios;
-	int kind_next;
 	struct search_ctx *search;
 	struct sampleplan_dev *devs;
 	size_t ndevs, cap_devs;
@@ -241,9 +240,12 @@ static int sampleplan_own(struct sampleplan *p)
 	return 0;
 }
 
-int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
-		   uint64_t size, uint64_t x, unsigned band,
-		   const struct sample_facts *f)
+/* sampleplan_add(), the band a kind (sample_kind()) where kind is set: the
+ * file's for all its parts, and no current ratio. */
+static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
+			       uint32_t nlink, uint64_t size, uint64_t x,
+			       unsigned band, int kind,
+			       const struct sample_facts *f)
 {
 	const uint8_t *pb = NULL;
 	size_t i;
@@ -256,7 +258,6 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 			p->nrefs = p->ref_start;
 			sample_parts_reset(&p->parts);
 			p->parts_failed = 0;
-			p->kind_next = 0;
 			return ret;
 		}
 	}
@@ -280,7 +281,7 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 	if (p->nrefs > p->ref_start)
 		p->nfx++;
 	p->ref_start = p->nrefs;
-	if (band) {
+	if (band && !kind) {
 		ret = sampleplan_parts(p, key, size, x, band, &pb);
 		if (ret)
 			return ret;
@@ -292,8 +293,7 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 	if (f && sample_bands_put_facts(p->bands, key, f))
 		return -ENOMEM;
 	sample_pop_add_parts(&p->pop, size, x, band, pb);
-	p->ratios += band && !p->kind_next;
-	p->kind_next = 0;
+	p->ratios += band && !kind;
 	/* a file whose band is not known as root (a nested subvolume's,
 	 * listed under a key the walk will not find) keeps the classes'
 	 * strata */
@@ -302,13 +302,20 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 	return 0;
 }
 
+int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
+		   uint64_t size, uint64_t x, unsigned band,
+		   const struct sample_facts *f)
+{
+	return sampleplan_add_band(p, key, nlink, size, x, band, 0, f);
+}
+
 static int sampleplan_file(void *arg, int *fd, const char *path,
 			   const struct stat *st, int depth)
 {
 	struct sampleplan *p = arg;
 	uint64_t key = sample_key(st->st_dev, st->st_ino);
 	unsigned band = 0;
-	int ret;
+	int ret, kind = 0;
 
 	(void)fd;
 	(void)depth;
@@ -324,11 +331,10 @@ static int sampleplan_file(void *arg, int *fd, const char *path,
 		/* its current ratio not known: what its name suggests, for
 		 * the whole file (no extents for its parts) */
 		band = sample_kind(path);
-		p->parts_failed = 1;
-		p->kind_next = 1;
+		kind = 1;
 	}
-	return sampleplan_add(p, key, 1, st->st_size, estrun_data_bytes(st),
-			      band, NULL);
+	return sampleplan_add_band(p, key, 1, st->st_size,
+				   estrun_data_bytes(st), band, kind, NULL);
 }
 
 static int sampleplan_dir(void *arg, int fd, const char *path,
