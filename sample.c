@@ -221,7 +221,9 @@ unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
 
 	if (!pb || size <= SAMPLE_CHUNK)
 		return sample_stratum(size, x, band);
-	slot = pb[k] >> SAMPLE_PB_SLOT;
+	if (pb[k] & SAMPLE_PB_EMPTY)
+		return SAMPLE_NO_STRATUM;
+	slot = (pb[k] >> SAMPLE_PB_SLOT) & SAMPLE_PB_SLOTS;
 	if (slot && slot <= SAMPLE_OWN_FILES)
 		return (SAMPLE_CLASSES + slot - 1) * SAMPLE_BANDS +
 		       (pb[k] & SAMPLE_PB_BAND);
@@ -273,6 +275,8 @@ static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 	for (k = 0; k < n; k++) {
 		xk = sample_unit(size, x, k, &off, &len);
 		h = sample_unit_stratum(size, x, band, pb, k);
+		if (h >= SAMPLE_STRATA)
+			continue;	/* no data: no unit */
 		p->N[h] += sign;
 		p->X[h] += sign * sample_share_x(a, xk);
 	}

@@ -45,6 +45,12 @@
  * the low bits, above them 1 + the file's own slot (0: none). */
 #define SAMPLE_PB_BAND		3u
 #define SAMPLE_PB_SLOT		2
+#define SAMPLE_PB_SLOTS		15u	/* the slot, shifted down */
+/* A part with no data (SEEK_DATA found none in it): no unit.  Its stratum
+ * is SAMPLE_NO_STRATUM, in no population and never drawn, as a file
+ * without data is (a sparse file's holes exactly known as nothing). */
+#define SAMPLE_PB_EMPTY		0x80u
+#define SAMPLE_NO_STRATUM	SAMPLE_STRATA
 /* Expected draws a stratum gets at least (when it has that many units). */
 #define SAMPLE_MIN_DRAWS	16
 /* ... where no current ratio is known and the strata are by the kinds
@@ -128,7 +134,8 @@ void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
  * The stratum of unit k of a file: where pb is given (a file larger than
  * a unit, pb[k] the current ratio band of each of its parts:
  * sample_parts_bands()), by its part's band, and by the file's own slot
- * where it has one (SAMPLE_PB_SLOT); else by the file's band.
+ * where it has one (SAMPLE_PB_SLOT), or SAMPLE_NO_STRATUM for a part
+ * without data (SAMPLE_PB_EMPTY); else by the file's band.
  */
 unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
 			     const uint8_t *pb, uint64_t k);

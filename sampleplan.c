@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "array.h"
 #include "estrun.h"
@@ -13,6 +14,9 @@
 #include "seen.h"
 
 #define SAMPLEPLAN_SEARCH_BUF	(16u << 10)
+/* Data runs of a sparse file looked for at most (sampleplan_holes()): the
+ * rest of a file with more is taken as data. */
+#define SAMPLEPLAN_HOLE_RUNS	4096
 
 /* A filesystem (st_dev) met, and a descriptor on it to search with. */
 struct sampleplan_dev {
@@ -231,6 +235,7 @@ static int sampleplan_own(struct sampleplan *p)
 		for (k = 0; k < t->n; k++)
 			b[k] = (uint8_t)(((old ? old[k] : t->band) &
 					  SAMPLE_PB_BAND) |
+					 (old ? old[k] & SAMPLE_PB_EMPTY : 0) |
 					 slot << SAMPLE_PB_SLOT);
 		sample_pop_remove_parts(&p->pop, t->size, t->x, t->band, old);
 		sample_pop_add_parts(&p->pop, t->size, t->x, t->band, b);
@@ -240,14 +245,15 @@ static int sampleplan_own(struct sampleplan *p)
 	return 0;
 }
 
-/* sampleplan_add(), the band a kind (sample_kind()) where kind is set: the
- * file's for all its parts, and no current ratio. */
+/* sampleplan_add(), the band a kind (sample_kind()) where kind is set: no
+ * current ratio, the file's band for all its parts but those kpb (when not
+ * NULL) says hold no data (sampleplan_holes()). */
 static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 			       uint32_t nlink, uint64_t size, uint64_t x,
-			       unsigned band, int kind,
+			       unsigned band, int kind, const uint8_t *kpb,
 			       const struct sample_facts *f)
 {
-	const uint8_t *pb = NULL;
+	const uint8_t *pb = kind ? kpb : NULL;
 	size_t i;
 	int ret;
 
@@ -290,6 +296,9 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 	p->parts_failed = 0;
 	if (band && sample_bands_put(p->bands, key, band))
 		return -ENOMEM;
+	if (kind && pb &&
+	    sample_bands_put_parts(p->bands, key, pb, sample_units(size, x)))
+		return -ENOMEM;
 	if (f && sample_bands_put_facts(p->bands, key, f))
 		return -ENOMEM;
 	sample_pop_add_parts(&p->pop, size, x, band, pb);
@@ -306,19 +315,85 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 		   uint64_t size, uint64_t x, unsigned band,
 		   const struct sample_facts *f)
 {
-	return sampleplan_add_band(p, key, nlink, size, x, band, 0, f);
+	return sampleplan_add_band(p, key, nlink, size, x, band, 0, NULL, f);
 }
 
-static int sampleplan_file(void *arg, int *fd, const char *path,
-			   const struct stat *st, int depth)
+/*
+ * A big file with holes whose current ratio is not known, open on fd (or
+ * openat(dirfd, name) here when fd is -1): its parts without data, found
+ * with SEEK_DATA and SEEK_HOLE, into p->pb as SAMPLE_PB_EMPTY, the others
+ * as band.  Without it a file's data is taken as spread evenly over its
+ * parts, and a sample that draws none of a sparse file's few parts with
+ * data takes it as empty, with no uncertainty (docs/sampling.md).  As
+ * root the extents tell the same (sample_parts_bands()).  Returns p->pb,
+ * or NULL when no part is empty or the file can't be opened or searched
+ * (its parts all taken as data: never wrong, only less precise).
+ */
+static const uint8_t *sampleplan_holes(struct sampleplan *p, int fd,
+				       int dirfd, const char *name,
+				       const struct stat *st, unsigned band)
 {
-	struct sampleplan *p = arg;
+	const uint64_t size = st->st_size, x = estrun_data_bytes(st);
+	const uint64_t n = sample_units(size, x);
+	uint64_t k, runs = 0, empty = 0;
+	struct stat now;
+	off_t pos = 0, d, h;
+	int own = fd < 0;
+	uint8_t *b;
+
+	if (x >= size || n < 2 || n > SIZE_MAX)
+		return NULL;	/* no holes, or one unit */
+	if (own) {
+		if (dirfd < 0)
+			return NULL;
+		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
+					 O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			return NULL;
+		if (fstat(fd, &now) || now.st_dev != st->st_dev ||
+		    now.st_ino != st->st_ino)
+			goto fail;	/* replaced since it was listed */
+	}
+	b = array_grow(p->pb, &p->cap_pb, (size_t)n, 1);
+	if (!b)
+		goto fail;
+	p->pb = b;
+	memset(b, (int)(band | SAMPLE_PB_EMPTY), (size_t)n);
+	while ((uint64_t)pos < size) {
+		d = lseek(fd, pos, SEEK_DATA);
+		if (d < 0 && errno == ENXIO)
+			break;		/* no more data */
+		if (d < 0)
+			goto fail;	/* no SEEK_DATA: all data */
+		h = ++runs > SAMPLEPLAN_HOLE_RUNS ? -1 :
+		    lseek(fd, d, SEEK_HOLE);
+		if (h <= d)
+			h = (off_t)size;	/* the rest taken as data */
+		for (k = (uint64_t)d / SAMPLE_CHUNK;
+		     k < n && k * SAMPLE_CHUNK < (uint64_t)h; k++)
+			b[k] = (uint8_t)band;
+		pos = h;
+	}
+	for (k = 0; k < n; k++)
+		empty += !!(b[k] & SAMPLE_PB_EMPTY);
+	if (own)
+		close(fd);
+	return empty ? b : NULL;
+fail:
+	if (own)
+		close(fd);
+	return NULL;
+}
+
+static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
+			   const char *name, const char *path,
+			   const struct stat *st)
+{
 	uint64_t key = sample_key(st->st_dev, st->st_ino);
+	const uint8_t *pb = NULL;
 	unsigned band = 0;
 	int ret, kind = 0;
 
-	(void)fd;
-	(void)depth;
 	if (st->st_nlink > 1) {
 		/* counted once: before its band is searched */
 		ret = seen_insert(p->links, key);
@@ -332,9 +407,25 @@ static int sampleplan_file(void *arg, int *fd, const char *path,
 		 * the whole file (no extents for its parts) */
 		band = sample_kind(path);
 		kind = 1;
+		pb = sampleplan_holes(p, fd, dirfd, name, st, band);
 	}
 	return sampleplan_add_band(p, key, 1, st->st_size,
-				   estrun_data_bytes(st), band, kind, NULL);
+				   estrun_data_bytes(st), band, kind, pb, NULL);
+}
+
+static int sampleplan_file(void *arg, int *fd, const char *path,
+			   const struct stat *st, int depth)
+{
+	(void)depth;
+	return sampleplan_stat(arg, *fd, -1, NULL, path, st);
+}
+
+static int sampleplan_file_at(void *arg, int dirfd, const char *name,
+			      const char *path, const struct stat *st,
+			      int depth)
+{
+	(void)depth;
+	return sampleplan_stat(arg, -1, dirfd, name, path, st);
 }
 
 static int sampleplan_dir(void *arg, int fd, const char *path,
@@ -462,7 +553,8 @@ static int sampleplan_away(struct sampleplan *p)
 		fx->owned = fx->total = 0;
 		band = sample_bands_get(p->bands, r->file);
 		pb = sample_bands_parts(p->bands, r->file);
-		if (!band || (pb && pb[0] >> SAMPLE_PB_SLOT))
+		if (!band ||
+		    (pb && (pb[0] >> SAMPLE_PB_SLOT) & SAMPLE_PB_SLOTS))
 			continue;	/* not known, or its own strata */
 		sample_pop_remove_parts(&p->pop, fx->size, fx->x, band, pb);
 		sample_pop_add_parts(&p->pop, fx->size, fx->x,
@@ -480,6 +572,7 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 {
 	const struct walk_ops ops = {
 		.file = sampleplan_file,
+		.file_at = sampleplan_file_at,
 		.dir = o->dir ? sampleplan_dir : NULL,
 		.enter_fs = sampleplan_enter_fs,
 		.tick = sampleplan_tick,

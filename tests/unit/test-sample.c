@@ -579,6 +579,49 @@ static void test_parts(void)
 	sample_bands_free(b);
 }
 
+/* A sparse file's parts without data (SAMPLE_PB_EMPTY): no unit, in no
+ * stratum, never drawn, in a file's own strata or not; the others as
+ * their bands say. */
+static void test_empty_parts(void)
+{
+	const uint64_t size = 8 * SAMPLE_CHUNK, x = 2 * SAMPLE_CHUNK;
+	struct sample_design d = { .seed = 3 };
+	struct sample_pop pop = { 0 };
+	uint8_t pb[8];
+	uint64_t k, off, len, xs = 0;
+	unsigned h;
+
+	for (k = 0; k < 8; k++)
+		pb[k] = (uint8_t)(1 | (k == 3 || k == 4 ? 0 : SAMPLE_PB_EMPTY) |
+				  (k & 1 ? 2u << SAMPLE_PB_SLOT : 0));
+	for (h = 0; h < SAMPLE_STRATA; h++)
+		d.pi[h] = 1;
+	sample_pop_add_parts(&pop, size, x, 1, pb);
+	CU_ASSERT_EQUAL(sample_pop_units(&pop), 2);
+	for (k = 0; k < 8; k++) {
+		h = sample_unit_stratum(size, x, 1, pb, k);
+		CU_ASSERT_EQUAL(h == SAMPLE_NO_STRATUM, k != 3 && k != 4);
+		CU_ASSERT_EQUAL(sample_in(&d, h, 1, 2, k), k == 3 || k == 4);
+		if (h < SAMPLE_STRATA)
+			xs += sample_unit(size, x, k, &off, &len);
+	}
+	/* part 3 in the file's own strata (slot 2), part 4 a class's */
+	CU_ASSERT_TRUE(sample_stratum_own(sample_unit_stratum(size, x, 1, pb,
+							      3)));
+	CU_ASSERT_EQUAL(sample_unit_stratum(size, x, 1, pb, 4),
+			sample_stratum(size, x, 1));
+	CU_ASSERT_EQUAL(sample_pop_bytes(&pop), xs);
+	CU_ASSERT_TRUE(sample_file_in_parts(&d, 1, 2, size, x, 1, pb));
+	pb[3] |= SAMPLE_PB_EMPTY;
+	pb[4] |= SAMPLE_PB_EMPTY;
+	CU_ASSERT_FALSE(sample_file_in_parts(&d, 1, 2, size, x, 1, pb));
+	pb[3] &= (uint8_t)~SAMPLE_PB_EMPTY;
+	pb[4] &= (uint8_t)~SAMPLE_PB_EMPTY;
+	sample_pop_remove_parts(&pop, size, x, 1, pb);
+	CU_ASSERT_EQUAL(sample_pop_units(&pop), 0);
+	CU_ASSERT_EQUAL(sample_pop_bytes(&pop), 0);
+}
+
 /* The keys of nested subvolumes' files: one a (directory, subvolume),
  * apart from each other and from real devices'. */
 static void test_subvol_dev(void)
@@ -597,6 +640,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "band table", test_bands },
 	{ "band table facts", test_bands_facts },
 	{ "parts' bands", test_parts },
+	{ "parts without data", test_empty_parts },
 	{ "units", test_units },
 	{ "t975", test_t975 },
 	{ "kinds of names", test_kind },

@@ -11,7 +11,7 @@
 # file's parts by their own current ratio: docs/sampling.md).  Then the
 # same without root (as nobody), where the kind of file each name tells
 # stands for the current ratio: the usr tree's interval narrower than by
-# size alone.  On the
+# size alone, and a sparse file's parts without data no units.  On the
 # --walk pass, a few seeds give the same estimates on the walk as on the
 # fast scan instead.
 #
@@ -73,6 +73,19 @@ sys.stdout.buffer.write(bytes(b'0123456789abcdef'[r.getrandbits(4)]
                               for _ in range(1 << 20)))" >hex.part
 { text 25165824 0; cat hex.part; text 25165824 9; } >nc/big.bin
 rm hex.part
+# sparse: a 100 MiB file holding 1 MiB of text at 30 MiB and at 70 MiB,
+# beside 40 MiB of text and the small files: without root its parts
+# without data are found with SEEK_DATA and are no units; taken as holding
+# a share of its data each, a sample drawing neither part with data took
+# the file as empty with no uncertainty (30 of 40 held under lzo)
+mkdir sparse
+cp -r home/small sparse/
+text 41943040 2 >sparse/text.bin
+truncate -s 100M sparse/holes.bin
+for at in 30 70; do
+	text 1048576 $((at / 10)) | dd of=sparse/holes.bin bs=1M seek="$at" \
+		conv=notrunc status=none
+done
 sync
 # shared: the same layout under sharing (docs/sampling.md) in a subvolume:
 # a reflinked copy of home, a reflinked copy of that, two snapshots, and
@@ -167,7 +180,7 @@ cover() {
 # names tell (by size alone: 13.3-13.7%).
 declare -A MAXW=([root:home]=$MAX_HOME_WIDTH [root:shared]=$MAX_HOME_WIDTH
 		 [root:nc]=800
-		 [nobody:usr]=$MAX_USR_WIDTH_NOBODY)
+		 [nobody:usr]=$MAX_USR_WIDTH_NOBODY [nobody:sparse]=600)
 # Where the interval may hold more often than 95% (the width checks bound
 # it): nc, below; home without root, where mixed.bin's 48 parts, text and
 # compressed runs that its name can't tell apart, are a stratum of half
@@ -186,3 +199,4 @@ SETTINGS=compress=lzo cover root nc:10
 # Without root (no current ratio: the names' kinds), as nobody.
 bin=$(as_nobody "$bin")
 cover nobody usr:10 home:10
+SETTINGS=compress=lzo,zstd:1 cover nobody sparse:10
