@@ -172,6 +172,9 @@ struct estrun {
 	uint64_t *raw;			/* 2n: factors()' */
 	double *f;			/* 2n */
 	double (*known_share)(void *arg, size_t token, const struct stat *st);
+	void (*sample_dx)(void *arg, size_t token, const int64_t *dx);
+	double *dxd;		/* (2 + 2n) * SAMPLE_BANDS: estrun_dx()'s */
+	int64_t *dx;
 	struct sample_pop pop;		/* every file's units */
 	/* ... each unit's bytes times its file's known_share(): the same
 	 * layout's auxiliary totals */
@@ -282,6 +285,54 @@ static uint64_t estrun_sample_bytes(const struct estrun *r,
 int estrun_sampled(const struct estrun *r, const struct stat *st)
 {
 	return !r->sampling || estrun_sample_bytes(r, st) > 0;
+}
+
+/*
+ * Hand estrun_opts.sample_dx() file st's sums by band: its units' data
+ * bytes, its drawn units' (sl's, or none when sl is NULL) data bytes over
+ * their probability, and their predictions over it.
+ */
+static void estrun_dx(struct estrun *r, const struct stat *st,
+		      size_t token, const struct estrun_slot *sl)
+{
+	const size_t per = 3 + 2 * r->n, B = SAMPLE_BANDS;
+	uint64_t x = estrun_data_bytes(st), n = sample_units(st->st_size, x);
+	uint64_t k, off, len;
+	const uint8_t *pb = n > 1 ? estrun_pb(r, st) : NULL;
+	unsigned band = estrun_band(r, st), h;
+	double *d = r->dxd;
+	size_t j, i, c;
+
+	if (!r->sample_dx)
+		return;
+	for (j = 0; j < (2 + 2 * r->n) * B; j++)
+		d[j] = 0;
+	if (n && !pb) {
+		d[sample_stratum(st->st_size, x, band) % B] += x;
+	} else {
+		for (k = 0; k < n; k++) {
+			h = sample_unit_stratum(st->st_size, x, band, pb, k);
+			if (h < SAMPLE_STRATA)
+				d[h % B] += sample_unit(st->st_size, x, k, &off,
+							&len);
+		}
+	}
+	for (j = 0; sl && j < sl->nsu; j++) {
+		const uint64_t *v = sl->su + j * per;
+		double pi;
+
+		h = (unsigned)v[0];
+		if (h >= SAMPLE_STRATA || !(r->design.pi[h] > 0))
+			continue;
+		pi = r->design.pi[h];
+		c = h % B;
+		d[B + c] += v[1] / pi;
+		for (i = 0; i < 2 * r->n; i++)
+			d[(2 + i) * B + c] += v[3 + i] / pi;
+	}
+	for (j = 0; j < (2 + 2 * r->n) * B; j++)
+		r->dx[j] = (int64_t)(d[j] + 0.5);
+	r->sample_dx(r->arg, token, r->dx);
 }
 
 /*
@@ -655,6 +706,8 @@ void estrun_free(struct estrun *r)
 	free(r->ncs);
 	free(r->pop_known);
 	free(r->known);
+	free(r->dxd);
+	free(r->dx);
 	free(r->queue);
 	free(r->done_q);
 	free(r->free_list);
@@ -728,10 +781,12 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->done_q = calloc(r->nslots, sizeof(*r->done_q));
 	r->free_list = calloc(r->nslots, sizeof(*r->free_list));
 	r->w = calloc(o->jobs, sizeof(*r->w));
+	r->dxd = calloc((2 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dxd));
+	r->dx = calloc((2 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dx));
 	if (!r->s || !r->acc || !r->raw || !r->f || !r->links || !r->scratch ||
 	    !r->slots || !r->deltas || !r->ncs || !r->pop_known ||
 	    !r->known || !r->queue || !r->done_q ||
-	    !r->free_list || !r->w)
+	    !r->free_list || !r->w || !r->dxd || !r->dx)
 		return -ENOMEM;
 	for (i = 0; i < o->jobs; i++) {
 		r->w[i].part = calloc(n3, sizeof(*r->w[i].part));
@@ -788,6 +843,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->idle = o->idle;
 	r->factors = o->factors;
 	r->known_share = o->known_share;
+	r->sample_dx = o->sample_dx;
 	r->arg = arg;
 	r->jobs = o->jobs;
 	r->progress_fd = o->progress_fd;
@@ -957,6 +1013,8 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 	r->files_read++;
 	if (r->sampling && sl->nsu)
 		estrun_add_units(r, sl);
+	if (r->sampling)
+		estrun_dx(r, &sl->st, sl->token, sl);
 	if (r->sampling && !sl->scaled) {
 		pi = r->design.pi[sl->h];
 		for (i = 0; i < r->n; i++) {
@@ -1043,6 +1101,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 			r->scratch[3 * i] = r->scratch[3 * i + 1] = 0;
 			r->scratch[3 * i + 2] = st->st_size;
 		}
+		estrun_dx(r, st, token, NULL);
 		return r->done(r->arg, path, 0, token, r->scratch, NULL);
 	}
 	pthread_mutex_lock(&r->lock);
@@ -1181,6 +1240,50 @@ static void estrun_pop_less(struct sample_pop *out, const struct sample_pop *p,
 	for (h = 0; h < SAMPLE_STRATA; h++) {
 		out->N[h] = p->N[h] - known->N[h];
 		out->X[h] = p->X[h] - known->X[h];
+	}
+}
+
+void estrun_band_ratios(const struct estrun *r, size_t i, double *rd,
+			double *ru)
+{
+	const struct sample_pop *kp;
+	double num[SAMPLE_BANDS], den[SAMPLE_BANDS], an, ad, kx, ky, x;
+	double *out;
+	unsigned h, c, q;
+
+	for (q = 0; q < 2; q++) {
+		out = q ? ru : rd;
+		for (c = 0; c < SAMPLE_BANDS; c++)
+			out[c] = num[c] = den[c] = 0;
+		if (!r->sampling || i >= r->n)
+			continue;
+		kp = &r->pop_known[2 * i];
+		/* the raw parts known (estrun_add_known()) at their share
+		 * of the known total */
+		for (h = 0, kx = 0; h < SAMPLE_STRATA; h++)
+			kx += (double)kp->X[h];
+		ky = r->known[4 * i + q];
+		for (h = 0; h < SAMPLE_STRATA; h++) {
+			const struct sample_acc *a = &r->acc[4 * i + q];
+
+			c = h % SAMPLE_BANDS;
+			if (kx > 0 && kp->X[h]) {
+				num[c] += ky * (double)kp->X[h] / kx;
+				den[c] += (double)kp->X[h];
+			}
+			if (!a->n[h] || !a->sx[h])
+				continue;
+			x = (double)(r->pop.X[h] - kp->X[h]);
+			num[c] += x * (double)a->sy[h] / (double)a->sx[h];
+			den[c] += x;
+		}
+		for (c = 0, an = ad = 0; c < SAMPLE_BANDS; c++) {
+			an += num[c];
+			ad += den[c];
+		}
+		for (c = 0; c < SAMPLE_BANDS; c++)
+			out[c] = den[c] > 0 ? num[c] / den[c] :
+				 ad > 0 ? an / ad : 0;
 	}
 }
 

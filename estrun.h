@@ -55,6 +55,17 @@ struct estrun_opts {
 	 * (layout_known_share()), the same layout's auxiliary: it must not
 	 * depend on whether the file is drawn */
 	double (*known_share)(void *arg, size_t token, const struct stat *st);
+	/* NULL, or with sampling, for each file read in part or not at all,
+	 * just before done() (not for a second link nor a failure): its
+	 * sums by band (each unit's stratum % SAMPLE_BANDS), B =
+	 * SAMPLE_BANDS values each: its units' data bytes, at dx[0]; its
+	 * drawn units' data bytes over their probability, at dx[B]; their
+	 * predictions over it, at dx[(2 + 2i + q) * B] for setting i, disk
+	 * (q 0) and uncompressed (q 1).  A report row adds up its files'
+	 * and is estimated band by band from them (run.c rows_sampled(),
+	 * docs/sampling.md, Report rows), where the plain sum of its
+	 * files' deltas is 0 for a row with no unit drawn. */
+	void (*sample_dx)(void *arg, size_t token, const int64_t *dx);
 };
 
 /*
@@ -158,6 +169,17 @@ struct estrun_result {
 	uint64_t data_read;	/* data bytes of the units read, */
 	uint64_t data;		/* ... of so many */
 };
+
+/*
+ * With sampling, after estrun_finish(): setting i's ratio of estimated
+ * disk (rd) and uncompressed (ru) bytes of the fresh copy to data bytes,
+ * in each band (SAMPLE_BANDS values, as estrun_opts.sample_dx()): its
+ * strata's ratio estimates weighted by their data; a band no unit of
+ * which was drawn gets the whole sample's.  Zeros without a sample or
+ * when i is out of range.
+ */
+void estrun_band_ratios(const struct estrun *r, size_t i, double *rd,
+			double *ru);
 
 /* Setting i's totals after estrun_finish(); zeros if i is out of range. */
 void estrun_get_result(const struct estrun *r, size_t i,

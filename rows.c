@@ -28,7 +28,7 @@ struct est_node {
 struct rows {
 	enum row_sort sort;
 	size_t top;
-	size_t nest;
+	size_t nest, extra;
 	struct open_row *open;
 	size_t nopen, cap_open;
 	struct report_row *done;
@@ -38,7 +38,8 @@ struct rows {
 	size_t nnodes, cap_nodes;
 };
 
-struct rows *rows_create(enum row_sort sort, size_t top, size_t nest)
+struct rows *rows_create(enum row_sort sort, size_t top, size_t nest,
+			 size_t extra)
 {
 	struct rows *rows = calloc(1, sizeof(*rows));
 
@@ -47,6 +48,7 @@ struct rows *rows_create(enum row_sort sort, size_t top, size_t nest)
 	rows->sort = sort;
 	rows->top = top;
 	rows->nest = nest;
+	rows->extra = nest ? extra : 0;
 	return rows;
 }
 
@@ -86,7 +88,8 @@ int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path)
 	}
 	o = &rows->open[rows->nopen];
 	o->path = strdup(path);
-	o->est = rows->nest ? calloc(3 * rows->nest, sizeof(*o->est)) : NULL;
+	o->est = rows->nest ? calloc(3 * rows->nest + rows->extra,
+				     sizeof(*o->est)) : NULL;
 	if (!o->path || (rows->nest && !o->est) || usage_sink_push(ctx)) {
 		free(o->path);
 		free(o->est);
@@ -123,7 +126,10 @@ size_t rows_est_token(const struct rows *rows)
 	return rows->nopen ? rows->open[rows->nopen - 1].token : 0;
 }
 
-void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta)
+/* Add v[0..n) at est[off] of token's row and of the rows around it
+ * (modulo 2^64: signed values as well). */
+static void rows_chain_add(struct rows *rows, size_t token, size_t off,
+			   size_t n, const uint64_t *v)
 {
 	const struct est_node *e;
 	size_t j;
@@ -131,9 +137,14 @@ void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta)
 	for (; token && token <= rows->nnodes; token = e->parent) {
 		e = &rows->nodes[token - 1];
 		if (e->est)
-			for (j = 0; j < 3 * rows->nest; j++)
-				e->est[j] += delta[j];
+			for (j = 0; j < n; j++)
+				e->est[off + j] += v[j];
 	}
+}
+
+void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta)
+{
+	rows_chain_add(rows, token, 0, 3 * rows->nest, delta);
 }
 
 void rows_add_est_each(struct rows *rows, size_t token,
@@ -149,6 +160,22 @@ void rows_add_est_each(struct rows *rows, size_t token,
 			for (j = 0; j < 3 * rows->nest; j++)
 				e->est[j] += deltas[k * 3 * rows->nest + j];
 	}
+}
+
+void rows_add_extra(struct rows *rows, size_t token, const int64_t *v)
+{
+	rows_chain_add(rows, token, 3 * rows->nest, rows->extra,
+		       (const uint64_t *)v);
+}
+
+void rows_each(struct rows *rows, void (*fn)(void *arg,
+					     struct report_row *row),
+	       void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < rows->ndone; i++)
+		fn(arg, &rows->done[i]);
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)

@@ -20,8 +20,11 @@ struct sharing;
 
 struct rows;
 
-/* top 0 keeps every row; nest is the number of estimate settings. */
-struct rows *rows_create(enum row_sort sort, size_t top, size_t nest);
+/* top 0 keeps every row; nest is the number of estimate settings, extra
+ * the number of signed values each row keeps after them
+ * (rows_add_extra()). */
+struct rows *rows_create(enum row_sort sort, size_t top, size_t nest,
+			 size_t extra);
 void rows_free(struct rows *rows);
 
 /* Open a row for path: from now on, what ctx accounts is added to it.
@@ -52,6 +55,16 @@ void rows_add_est(struct rows *rows, size_t token, const uint64_t *delta);
  * deltas[k * 3 * nest], the rows above the n-th nothing. */
 void rows_add_est_each(struct rows *rows, size_t token,
 		       const uint64_t *deltas, size_t n);
+
+/* Add extra signed values (rows_create()) to the rows of token, as
+ * rows_add_est(): each row's are at est[3 * nest], as int64_t. */
+void rows_add_extra(struct rows *rows, size_t token, const int64_t *v);
+
+/* Call fn for each closed row (after every estimate is back, before
+ * rows_result()): it may change the row's estimates. */
+void rows_each(struct rows *rows, void (*fn)(void *arg,
+					     struct report_row *row),
+	       void *arg);
 
 /* With --exclusive, once sharing_resolve() is done: each closed row's
  * exclusive bytes.  Call before rows_result(). */

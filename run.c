@@ -131,6 +131,12 @@ struct run {
 	struct report report;	/* run_report()'s, for run_plot() */
 	dev_t *subvol_devs;	/* --subvolumes: the filesystems listed */
 	size_t nsubvol_devs, cap_subvol_devs;
+	/* --sample: the sums by band of the file being delivered
+	 * (estrun_opts.sample_dx()), for its rows; dx_token its ticket (0:
+	 * none) */
+	int64_t *dx;		/* (2 + 2 * nall) * SAMPLE_BANDS */
+	size_t dx_token;
+	int rows_sampled;	/* rows_sampled() was applied */
 };
 
 /*
@@ -166,6 +172,14 @@ static int plan_settings(struct run *run)
 		run->twin[i] = j;
 	}
 	return 0;
+}
+
+/* The values estrun_opts.sample_dx() gives a file, kept with each report
+ * row: 0 without a sample. */
+static size_t run_dx_count(const struct run *run)
+{
+	return run->opt->sample || run->opt->sample_bytes ?
+	       (2 + 2 * run->nall) * SAMPLE_BANDS : 0;
 }
 
 struct run *run_create(const struct options *opt, const struct run_env *env)
@@ -228,8 +242,12 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	}
 	if (opt->depth >= 0 || opt->per_file || opt->subvolumes) {
 		/* with estimates, each row holds both models (layout.h) */
-		run->rows = rows_create(opt->sort, opt->top, 2 * run->nall);
+		run->rows = rows_create(opt->sort, opt->top, 2 * run->nall,
+					run_dx_count(run));
 		if (!run->rows)
+			goto fail;
+		run->dx = calloc(run_dx_count(run) + 1, sizeof(*run->dx));
+		if (!run->dx)
 			goto fail;
 	}
 	return run;
@@ -263,6 +281,7 @@ void run_free(struct run *run)
 	free(run->keydevs);
 	layout_free(run->layout);
 	rewrite_free(run->rewrite);
+	free(run->dx);
 	if (run->est_all != run->opt->est)
 		free(run->est_all);
 	free(run->twin);
@@ -570,7 +589,19 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 	}
 	if (run->rows)
 		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
+	if (run->rows && run->dx_token == token)
+		rows_add_extra(run->rows, rows_token, run->dx);
+	run->dx_token = 0;
 	return 0;
+}
+
+/* --sample: a file's sums by band, before on_est_done(). */
+static void on_est_dx(void *arg, size_t token, const int64_t *dx)
+{
+	struct run *run = arg;
+
+	memcpy(run->dx, dx, run_dx_count(run) * sizeof(*run->dx));
+	run->dx_token = token;
 }
 
 /* A sampled file's units, before on_est_done(): their same-layout share. */
@@ -886,6 +917,7 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.idle = est_idle,
 			.factors = on_est_factors,
 			.known_share = on_est_known,
+			.sample_dx = run->rows ? on_est_dx : NULL,
 		};
 
 		run->est = estrun_create(&eo, on_est_done, run);
@@ -1491,6 +1523,92 @@ double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data)
 	return worst;
 }
 
+/* rows_sampled()'s: each setting's ratios by band (estrun_band_ratios()),
+ * SAMPLE_BANDS a setting. */
+struct rows_fix {
+	const struct run *run;
+	double *rd, *ru;
+};
+
+/* t rounded, at least 0. */
+static uint64_t fix_round(double t)
+{
+	return t <= 0 ? 0 : t >= 18446744073709549568.0 ? UINT64_MAX :
+	       (uint64_t)(t + 0.5);
+}
+
+/*
+ * --sample: a report row's estimates (docs/sampling.md, Report rows),
+ * from its files' sums by band (estrun_opts.sample_dx()): in each band,
+ * the row's data times what its drawn units there predict over their
+ * data (each over its probability), or with no unit drawn there the
+ * whole sample's ratio for the band; so a row none of whose units was
+ * drawn is estimated from its data, not 0, and a row whose units were all
+ * read keeps its exact figures.  The same layout's figure is the row's
+ * own share of it (its same-layout over its fresh-copy sum), or with
+ * nothing drawn what its extents hold once over what its files reference
+ * (the usage report's Uncompressed over Referenced).
+ */
+static void rows_sampled(void *arg, struct report_row *row)
+{
+	const struct rows_fix *fx = arg;
+	const size_t n = fx->run->nall, B = SAMPLE_BANDS;
+	const int64_t *X, *Xd, *Y;
+	uint64_t *same, *fresh;
+	double e[2], ht[2], p, ps;
+	size_t i, q, c;
+
+	if (!row->est)
+		return;
+	X = (const int64_t *)(row->est + 6 * n);
+	Xd = X + B;
+	p = row->size.refd && row->size.uncomp < row->size.refd ?
+	    (double)row->size.uncomp / (double)row->size.refd : 1;
+	for (i = 0; i < n; i++) {
+		same = row->est + 3 * i;
+		fresh = row->est + 3 * n + 3 * i;
+		for (q = 0; q < 2; q++) {
+			const double *R = (q ? fx->ru : fx->rd) + i * B;
+
+			Y = X + (2 + 2 * i + q) * B;
+			for (c = 0, e[q] = ht[q] = 0; c < B; c++) {
+				ht[q] += (double)Y[c];
+				e[q] += Xd[c] > 0 ? (double)X[c] *
+						    (double)Y[c] / (double)Xd[c]
+						  : R[c] * (double)X[c];
+			}
+			/* the rows' own rules on what the units predict
+			 * (layout_resolve(): the inline rule) */
+			if (ht[q] > 0)
+				e[q] *= (double)fresh[q] / ht[q];
+			ps = fresh[q] ? (double)same[q] / (double)fresh[q] : p;
+			same[q] = fix_round(e[q] * ps);
+			fresh[q] = fix_round(e[q]);
+		}
+	}
+}
+
+/* rows_sampled() on every row, once.  Returns 0 or -ENOMEM. */
+static int run_rows_sampled(struct run *run)
+{
+	struct rows_fix fx = { run, NULL, NULL };
+	size_t i;
+
+	if (!run->rows || !run->sampling || !run->est || run->rows_sampled)
+		return 0;
+	fx.rd = calloc(2 * run->nall * SAMPLE_BANDS, sizeof(*fx.rd));
+	if (!fx.rd)
+		return -ENOMEM;
+	fx.ru = fx.rd + run->nall * SAMPLE_BANDS;
+	for (i = 0; i < run->nall; i++)
+		estrun_band_ratios(run->est, i, fx.rd + i * SAMPLE_BANDS,
+				   fx.ru + i * SAMPLE_BANDS);
+	rows_each(run->rows, rows_sampled, &fx);
+	free(fx.rd);
+	run->rows_sampled = 1;
+	return 0;
+}
+
 int run_report(struct run *run, FILE *out, FILE *err)
 {
 	struct report r;
@@ -1505,6 +1623,8 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		if (run->rows)
 			rows_set_exclusive(run->rows, run->sharing);
 	}
+	if (run_rows_sampled(run))
+		return -ENOMEM;
 	if (run->rows)
 		r.rows = rows_result(run->rows, &r.nrows);
 	r.tree = run->ncdu;

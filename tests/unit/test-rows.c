@@ -21,7 +21,7 @@ static void extent(struct extent_info *ei, uint8_t comp, uint64_t bytenr,
 static void test_nested_rows(void)
 {
 	struct usage_ctx *ctx = usage_create();
-	struct rows *rows = rows_create(ROW_SORT_WALK, 0, 0);
+	struct rows *rows = rows_create(ROW_SORT_WALK, 0, 0, 0);
 	const struct report_row *r;
 	struct extent_info ei;
 	size_t n;
@@ -67,7 +67,7 @@ static struct rows *make_rows(enum row_sort sort, size_t top,
 			      struct usage_ctx *ctx, const uint64_t (*du)[2],
 			      size_t n)
 {
-	struct rows *rows = rows_create(sort, top, 0);
+	struct rows *rows = rows_create(sort, top, 0, 0);
 	struct extent_info ei;
 	char name[16];
 	size_t i;
@@ -135,7 +135,7 @@ static void test_sort_top(void)
 static void test_top_many(void)
 {
 	struct usage_ctx *ctx = usage_create();
-	struct rows *rows = rows_create(ROW_SORT_DISK, 10, 0);
+	struct rows *rows = rows_create(ROW_SORT_DISK, 10, 0, 0);
 	const struct report_row *r;
 	struct extent_info ei;
 	size_t i, n;
@@ -186,7 +186,7 @@ static void test_late_estimates(void)
 	static const uint64_t d1[3] = { 1, 2, 3 }, d10[3] = { 10, 20, 30 },
 		d100[3] = { 100, 200, 300 }, d1000[3] = { 1000, 2000, 3000 };
 	struct usage_ctx *ctx = usage_create();
-	struct rows *rows = rows_create(ROW_SORT_DISK, 0, 1);
+	struct rows *rows = rows_create(ROW_SORT_DISK, 0, 1, 0);
 	const struct report_row *r;
 	size_t n, ta, tb, ttop;
 
@@ -216,7 +216,7 @@ static void test_late_estimates(void)
 
 	/* --top 2: top/b (the smallest) is cut when the result is taken;
 	 * what comes for it later still counts in top */
-	rows = rows_create(ROW_SORT_DISK, 2, 1);
+	rows = rows_create(ROW_SORT_DISK, 2, 1, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
 	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top"), 0);
 	ta = est_row(rows, ctx, "top/a", 3 << 20, 8192);
@@ -237,11 +237,55 @@ static void test_late_estimates(void)
 	usage_free(ctx);
 }
 
+/* rows_each() on every closed row: adds one to est[k]. */
+static void bump(void *arg, struct report_row *row)
+{
+	row->est[*(const size_t *)arg]++;
+}
+
+/* A sample's extra values (rows_add_extra()) go up the rows as the
+ * estimates do, signed, after the 3 * nest estimates; rows_each() sees
+ * every closed row. */
+static void test_extra_values(void)
+{
+	static const int64_t e1[2] = { 5, -7 }, e2[2] = { 100, 3 };
+	static const uint64_t d[3] = { 1, 2, 3 };
+	struct usage_ctx *ctx = usage_create();
+	struct rows *rows = rows_create(ROW_SORT_WALK, 0, 1, 2);
+	const struct report_row *r;
+	size_t n, ta, ttop, k = 3;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top"), 0);
+	ttop = rows_est_token(rows);
+	ta = est_row(rows, ctx, "top/a", 1 << 20, 8192);
+	rows_add_est(rows, ta, d);
+	rows_add_extra(rows, ta, e1);
+	rows_add_extra(rows, ttop, e2);
+	CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
+	rows_add_extra(rows, ta, e1);	/* after both closed */
+	rows_each(rows, bump, &k);
+	r = rows_result(rows, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_STRING_EQUAL(r[0].path, "top/a");
+	CU_ASSERT_EQUAL((int64_t)r[0].est[3], 11);
+	CU_ASSERT_EQUAL((int64_t)r[0].est[4], -14);
+	CU_ASSERT_EQUAL(r[0].est[2], 3);
+	CU_ASSERT_STRING_EQUAL(r[1].path, "top");
+	CU_ASSERT_EQUAL((int64_t)r[1].est[3], 111);
+	CU_ASSERT_EQUAL((int64_t)r[1].est[4], -11);
+	CU_ASSERT_EQUAL(r[1].est[0], 1);
+	rows_free(rows);
+	usage_free(ctx);
+}
+
 static CU_TestInfo tests[] = {
 	{ "nested rows dedup apart", test_nested_rows },
 	{ "sort keys and top", test_sort_top },
 	{ "top over many rows", test_top_many },
 	{ "estimates after their rows closed", test_late_estimates },
+	{ "a sample's extra values", test_extra_values },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(rows, tests)
