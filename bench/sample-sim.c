@@ -23,7 +23,8 @@
  *       setting and percentage (coverage, mean |error|, mean half-width,
  *       mean data read, units read, samples with an empty stratum), and
  *       the relative standard error, from which docs/sampling.md scales
- *       the half-width to other tree sizes.
+ *       the half-width to other tree sizes.  With SIM_STRATA=1 in the
+ *       environment, the first seed's design on stderr.
  *
  * The sample drawn is the one compsize would draw from these files (the
  * same hash of dev, inode, unit, with the file's index as inode), and
@@ -378,6 +379,23 @@ static unsigned unit_stratum(const struct sim_file *sf, uint64_t k, int bands)
 	return sample_stratum(sf->size, sf->x, bands ? sf->band : 0);
 }
 
+/* SIM_STRATA=1: the first seed's design, a stratum a line, on stderr
+ * (what the floors cost: bench/RESULTS.md). */
+static void print_design(const struct sample_design *d,
+			 const struct sample_pop *pop)
+{
+	unsigned h;
+
+	for (h = 0; h < SAMPLE_STRATA; h++)
+		if (pop->N[h])
+			fprintf(stderr, "stratum %u: %llu units, %.1f MB, "
+				"pi %.4f, %.1f draws, %.2f MB read\n", h,
+				(unsigned long long)pop->N[h],
+				pop->X[h] / 1e6, d->pi[h],
+				d->pi[h] * pop->N[h],
+				d->pi[h] * pop->X[h] / 1e6);
+}
+
 static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 {
 	static struct sample_acc acc[MAXSET];
@@ -464,6 +482,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 			else
 				sample_plan(&d, &pop, (uint64_t)(pct / 100 * X),
 					    seed);
+			if (getenv("SIM_STRATA") && !seed)
+				print_design(&d, &pop);
 			for (f = 0; f < nfiles; f++) {
 				const struct sim_file *sf = &files[f];
 				uint64_t J[MAXSET], lim, off, len, last = 0;
