@@ -173,6 +173,11 @@ struct estrun {
 	double *f;			/* 2n */
 	double (*known_share)(void *arg, size_t token, const struct stat *st);
 	void (*sample_dx)(void *arg, size_t token, const int64_t *dx);
+	/* estrun_opts.rewritten(), and by setting the rewrite's sums and
+	 * known raw total (estrun_result.rewrite_disk) */
+	int (*rewritten)(void *arg, size_t token);
+	struct sample_acc *acc_rw;
+	double *known_rw;
 	double *dxd;		/* (2 + 2n) * SAMPLE_BANDS: estrun_dx()'s */
 	int64_t *dx;
 	struct sample_pop pop;		/* every file's units */
@@ -708,6 +713,8 @@ void estrun_free(struct estrun *r)
 	free(r->known);
 	free(r->dxd);
 	free(r->dx);
+	free(r->acc_rw);
+	free(r->known_rw);
 	free(r->queue);
 	free(r->done_q);
 	free(r->free_list);
@@ -781,12 +788,15 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->done_q = calloc(r->nslots, sizeof(*r->done_q));
 	r->free_list = calloc(r->nslots, sizeof(*r->free_list));
 	r->w = calloc(o->jobs, sizeof(*r->w));
+	r->acc_rw = calloc(n3 / 3, sizeof(*r->acc_rw));
+	r->known_rw = calloc(n3 / 3, sizeof(*r->known_rw));
 	r->dxd = calloc((2 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dxd));
 	r->dx = calloc((2 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dx));
 	if (!r->s || !r->acc || !r->raw || !r->f || !r->links || !r->scratch ||
 	    !r->slots || !r->deltas || !r->ncs || !r->pop_known ||
 	    !r->known || !r->queue || !r->done_q ||
-	    !r->free_list || !r->w || !r->dxd || !r->dx)
+	    !r->free_list || !r->w || !r->dxd || !r->dx || !r->acc_rw ||
+	    !r->known_rw)
 		return -ENOMEM;
 	for (i = 0; i < o->jobs; i++) {
 		r->w[i].part = calloc(n3, sizeof(*r->w[i].part));
@@ -844,6 +854,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->factors = o->factors;
 	r->known_share = o->known_share;
 	r->sample_dx = o->sample_dx;
+	r->rewritten = o->rewritten;
 	r->arg = arg;
 	r->jobs = o->jobs;
 	r->progress_fd = o->progress_fd;
@@ -916,7 +927,8 @@ static int estrun_known_raw(const struct estrun_slot *sl, size_t i,
 /* The units of a sampled big file that estrun_known_raw() knows: out of
  * the populations of each setting, their raw size into its totals (times
  * the file's factors for the same layout). */
-static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl)
+static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
+			     int rw)
 {
 	const uint32_t ss = r->sectorsize ? r->sectorsize : 4096;
 	uint64_t x = estrun_data_bytes(&sl->st), size = sl->st.st_size;
@@ -939,6 +951,8 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl)
 			r->pop_known[2 * i].X[h] += xk;
 			r->known[4 * i] += (double)raw;
 			r->known[4 * i + 1] += (double)raw;
+			if (rw)
+				r->known_rw[i] += (double)raw;
 			if (sl->aux < 0)
 				continue;	/* outside the same layout */
 			r->pop_known[2 * i + 1].N[h]++;
@@ -956,6 +970,7 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 	const size_t n = r->n, per = 3 + 2 * n;
 	const uint64_t *v;
 	size_t i, j;
+	int rw;
 
 	for (i = 0; i < 2 * n; i++) {
 		r->raw[i] = 0;
@@ -966,6 +981,7 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 			r->raw[i] += sl->su[j * per + 3 + i];
 	if (r->factors)
 		r->factors(r->arg, sl->token, r->raw, r->f);
+	rw = r->rewritten && r->rewritten(r->arg, sl->token);
 	for (j = 0; j < sl->nsu; j++) {
 		v = sl->su + j * per;
 		r->units_read++;
@@ -975,6 +991,12 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 				continue;	/* estrun_add_known()'s */
 			sample_acc_add(&r->acc[4 * (i / 2) + i % 2],
 				       (unsigned)v[0], v[1], v[3 + i]);
+			/* the rewrite's: every unit drawn, 0 for a file
+			 * not rewritten */
+			if (r->rewritten && i % 2 == 0)
+				sample_acc_add(&r->acc_rw[i / 2],
+					       (unsigned)v[0], v[1],
+					       rw ? v[3 + i] : 0);
 			if (sl->aux < 0)
 				continue;	/* outside: 0 for sure */
 			sample_acc_add_share(&r->acc[4 * (i / 2) + 2 + i % 2],
@@ -983,7 +1005,7 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 					     estrun_round(v[3 + i] * r->f[i]));
 		}
 	}
-	estrun_add_known(r, sl);
+	estrun_add_known(r, sl, rw);
 }
 
 /* Hand one finished slot to the callback; called without the lock. */
@@ -1319,4 +1341,11 @@ void estrun_get_result(const struct estrun *r, size_t i,
 	sample_estimate_share(&pop, &r->design, &r->acc[4 * i + 3], &res);
 	out->uncompressed_same = estrun_round(res.total +
 					      r->known[4 * i + 3]);
+	if (r->rewritten) {
+		estrun_pop_less(&pop, &r->pop, &r->pop_known[2 * i]);
+		sample_estimate(&pop, &r->design, &r->acc_rw[i], &res);
+		out->have_rewrite = 1;
+		out->rewrite_disk = estrun_round(res.total + r->known_rw[i]);
+		out->rewrite_ci95 = res.half;
+	}
 }

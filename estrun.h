@@ -66,6 +66,13 @@ struct estrun_opts {
 	 * docs/sampling.md, Report rows), where the plain sum of its
 	 * files' deltas is 0 for a row with no unit drawn. */
 	void (*sample_dx)(void *arg, size_t token, const int64_t *dx);
+	/* NULL, or with sampling, for a file whose units drawn were read,
+	 * before done(): whether `btrfs filesystem defragment -c` would
+	 * rewrite it (rewrite.h; a second link to it is never asked).  Its
+	 * units drawn count in estrun_result.rewrite_disk, the others' as
+	 * 0: the rewrite's new extents estimated as a total of their own,
+	 * with their own interval. */
+	int (*rewritten)(void *arg, size_t token);
 };
 
 /*
@@ -163,6 +170,12 @@ struct estrun_result {
 	 * factors (estrun_opts.factors), estimated alike */
 	uint64_t disk_same, uncompressed_same;
 	double same_ci95;
+	/* with sampling and estrun_opts.rewritten: the disk bytes of the
+	 * files rewritten (fresh copy), and the half-width of its 95%
+	 * interval */
+	int have_rewrite;
+	uint64_t rewrite_disk;
+	double rewrite_ci95;
 	uint64_t files_read;	/* files actually estimated (in part) */
 	uint64_t units_read;	/* with sampling: units read, */
 	uint64_t units;		/* ... of so many */

@@ -1429,6 +1429,13 @@ double layout_known_share(const struct layout *l, size_t ticket)
 	return sh->den ? (double)sh->num / sh->den : 1;
 }
 
+int layout_rewritten(const struct layout *l, size_t ticket)
+{
+	const struct layout_ticket *t = &l->t[ticket - 1];
+
+	return t->rewrite && t->nlev && t->sh[0].fresh;
+}
+
 void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
 		    double *f)
 {

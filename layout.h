@@ -134,6 +134,10 @@ double layout_known_share(const struct layout *l, size_t ticket);
 void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
 		    double *f);
 
+/* Whether ticket's file, planned and not yet resolved, counts in
+ * layout_total.rewrite_disk (layout_file.rewrite, and met first). */
+int layout_rewritten(const struct layout *l, size_t ticket);
+
 /*
  * The estimate of ticket's file is back: delta is 3 values a setting
  * (disk, uncompressed, input) as the estimator's files() gives them, or

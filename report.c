@@ -407,7 +407,7 @@ static void mbps(char *buf, size_t len, double v, const char *mark)
 struct est_cells {
 	char perc[8];
 	char disk[FMT_BUF], change[FMT_BUF + 1], fresh[FMT_BUF];
-	char rewrite[FMT_BUF + 1];
+	char rewrite[2 * FMT_BUF + 4];	/* with its 95% half-width */
 };
 
 static void est_cells(const struct report *r, const struct report_est *e,
@@ -419,12 +419,37 @@ static void est_cells(const struct report *r, const struct report_est *e,
 	signed_size((int64_t)(e->disk - now), &r->units, c->change);
 	fmt_size_in(e->disk_fresh, &r->units, c->fresh);
 	signed_size(e->rewrite_change, &r->units, c->rewrite);
+	if (e->sampled && e->have_rewrite) {
+		char ci[FMT_BUF];
+		const char *p = fmt_size_in((uint64_t)(e->rewrite_ci95 + 0.5),
+					    &r->units, ci);
+		size_t n = strlen(c->rewrite);
+
+		while (*p == ' ')
+			p++;
+		snprintf(c->rewrite + n, sizeof(c->rewrite) - n,
+			 "\xc2\xb1%s", p);
+	}
+}
+
+/* The bytes of cell beyond its columns: one for each \u00b1 (two bytes,
+ * one column), the only character of more than one byte in cells. */
+static int extra_bytes(const char *cell)
+{
+	int n = 0;
+
+	for (; *cell; cell++)
+		n += (unsigned char)cell[0] == 0xc2 &&
+		     (unsigned char)cell[1] == 0xb1;
+	return n;
 }
 
 static void grow(int *w, const char *cell)
 {
-	if ((int)strlen(cell) > *w)
-		*w = (int)strlen(cell);
+	int cols = (int)strlen(cell) - extra_bytes(cell);
+
+	if (cols > *w)
+		*w = cols;
 }
 
 /* v in the table's units, without the padding. */
@@ -481,7 +506,8 @@ static void table_estimates(FILE *out, const struct report *r)
 		if (same)
 			fprintf(out, "%-*s ", wf, c.fresh);
 		if (e->have_rewrite)
-			fprintf(out, "%-*s ", wr, c.rewrite);
+			fprintf(out, "%-*s ", wr + extra_bytes(c.rewrite),
+				c.rewrite);
 		fprintf(out, "%-10s %-10s", cs, ds);
 		if (e->sampled)
 			fprintf(out, " \xc2\xb1%s",
@@ -713,6 +739,9 @@ static void json_est(FILE *out, const struct report *r,
 		if (e->have_rewrite)
 			fprintf(out, ",\"rewrite_change\":%" PRId64,
 				e->rewrite_change);
+		if (e->have_rewrite && e->sampled)
+			fprintf(out, ",\"rewrite_change_ci95\":%.0f",
+				e->rewrite_ci95);
 		if (e->same_layout && e->disk_extrapolated)
 			fprintf(out, ",\"disk_extrapolated\":%" PRIu64
 				",\"disk_min\":%" PRIu64 ",\"disk_max\":%"
@@ -835,8 +864,9 @@ static void csv_cells(FILE *out, const struct report *r,
 #define CSV_EST_COLUMNS "compress_mbps,decompress_mbps,disk_ci95," \
 	"disk_fresh,current,compress_mbps_all,decompress_mbps_all," \
 	"cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps," \
-	"rewrite_change,disk_extrapolated,disk_min,disk_max"
-#define CSV_DECIDE_EMPTY ",,,,,,,,,,,"
+	"rewrite_change,disk_extrapolated,disk_min,disk_max," \
+	"rewrite_change_ci95"
+#define CSV_DECIDE_EMPTY ",,,,,,,,,,,,"
 
 /* The estimates' cells: est's (a setting's total), else only disk_fresh
  * when fresh is not NULL (a row's estimate). */
@@ -870,6 +900,9 @@ static void csv_est_cells(FILE *out, const struct report *r,
 			est->disk_extrapolated, est->disk_min, est->disk_max);
 	else
 		fputs(",,,", out);
+	fputc(',', out);
+	if (est->have_rewrite && est->sampled)
+		fprintf(out, "%.0f", est->rewrite_ci95);
 }
 
 /* A record; est and fresh as csv_est_cells(). */

@@ -91,6 +91,7 @@ struct report_est {
 	int current;		/* the filesystem is mounted with it now */
 	int have_rewrite;	/* --rewrite on btrfs as root */
 	int64_t rewrite_change;	/* the filesystem's change, bytes */
+	double rewrite_ci95;	/* sampled: half-width of its 95% interval */
 	struct decide_out dec;	/* all-core speeds, CPU cost, on a device */
 	int sampled;		/* disk is extrapolated from a sample */
 	double disk_ci95;	/* half-width of the 95% interval, bytes */

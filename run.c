@@ -595,6 +595,14 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 	return 0;
 }
 
+/* --sample with --rewrite: whether a file drawn is rewritten. */
+static int on_est_rewritten(void *arg, size_t token)
+{
+	struct run *run = arg;
+
+	return layout_rewritten(run->layout, token);
+}
+
 /* --sample: a file's sums by band, before on_est_done(). */
 static void on_est_dx(void *arg, size_t token, const int64_t *dx)
 {
@@ -918,6 +926,7 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.factors = on_est_factors,
 			.known_share = on_est_known,
 			.sample_dx = run->rows ? on_est_dx : NULL,
+			.rewritten = run->rewrite ? on_est_rewritten : NULL,
 		};
 
 		run->est = estrun_create(&eo, on_est_done, run);
@@ -1479,12 +1488,15 @@ static struct report_est *collect_estimates(struct run *run, unsigned cpus)
 
 			estrun_get_result(run->est, run->twin[i], &rt);
 			layout_total(run->layout, run->twin[i], &tw);
-			new_disk = rt.sampled ? layout_scale(rt.est.disk,
-					tw.rewrite_disk, tw.est_disk)
-					      : tw.rewrite_disk;
+			/* sampled: the rewritten files' new extents
+			 * estimated as a total of their own */
+			new_disk = rt.have_rewrite ? rt.rewrite_disk
+						   : tw.rewrite_disk;
 			re[i].have_rewrite = 1;
 			re[i].rewrite_change = (int64_t)new_disk -
 				(int64_t)rewrite_freed(run->rewrite);
+			re[i].rewrite_ci95 = rt.have_rewrite ? rt.rewrite_ci95
+							     : 0;
 		}
 		din.disk = re[i].disk;
 		din.uncompressed = re[i].uncompressed;

@@ -99,9 +99,32 @@ struct tcollect {
 	size_t n;			/* settings */
 	uint64_t sum[64];		/* 3 a setting */
 	unsigned calls[NFILES];
+	uint64_t disk0[NFILES];		/* setting 0's disk, by file */
 	int token_ok;
 	int errors;
 };
+
+/* With g_hooks, run_files() asks these: even tokens rewritten, and the
+ * sums by band of every file added up. */
+static int g_hooks;
+static int64_t g_dx[(2 + 2 * 8) * SAMPLE_BANDS];
+static size_t g_dxn;	/* the values given: (2 + 2n) * SAMPLE_BANDS */
+
+static int rewritten_even(void *arg, size_t token)
+{
+	(void)arg;
+	return token % 2 == 0;
+}
+
+static void add_dx(void *arg, size_t token, const int64_t *dx)
+{
+	size_t i;
+
+	(void)arg;
+	(void)token;
+	for (i = 0; i < g_dxn; i++)
+		g_dx[i] += dx[i];
+}
 
 static int collect(void *arg, const char *path, int err, size_t token,
 		   const uint64_t *delta, const uint64_t *gdelta)
@@ -122,6 +145,7 @@ static int collect(void *arg, const char *path, int err, size_t token,
 	}
 	for (i = 0; i < 3 * c->n; i++)
 		c->sum[i] += delta[i];
+	c->disk0[strtoul(slash + 2, NULL, 10)] = delta[0];
 	return 0;
 }
 
@@ -150,6 +174,12 @@ static int run_files(struct tfiles *t, unsigned jobs, double sample,
 		sample_plan(&d, &pop, (uint64_t)(sample *
 						 sample_pop_bytes(&pop)), seed);
 		o.design = &d;
+	}
+	if (g_hooks) {
+		o.rewritten = rewritten_even;
+		o.sample_dx = add_dx;
+		memset(g_dx, 0, sizeof(g_dx));
+		g_dxn = *n <= 8 ? (2 + 2 * *n) * SAMPLE_BANDS : 0;
 	}
 	memset(c, 0, sizeof(*c));
 	c->n = *n;
@@ -349,6 +379,47 @@ static void test_sample_all(void)
 	tfiles_free(&t);
 }
 
+/*
+ * A sample of everything with estrun_opts.rewritten and sample_dx: the
+ * rewrite's total is exactly its files' estimates, with no interval, and
+ * the sums by band add up to the data and to the estimates, each unit
+ * drawn (pi 1) standing for itself.
+ */
+static void test_sample_rewrite_dx(void)
+{
+	struct estrun_result all[8];
+	struct tcollect c;
+	struct tfiles t;
+	uint64_t want = 0, data = 0;
+	int64_t x = 0, xd = 0, y = 0;
+	size_t n, i, k;
+
+	CU_ASSERT_FATAL(tfiles_make(&t) == 0);
+	g_hooks = 1;
+	CU_ASSERT_EQUAL_FATAL(run_files(&t, 2, 1.0, 5, &c, all, &n), 0);
+	g_hooks = 0;
+	CU_ASSERT_FATAL(n <= 8);
+	for (i = 0; i < NFILES; i++) {
+		if ((1000 + i) % 2 == 0)
+			want += c.disk0[i];
+		data += estrun_data_bytes(&t.st[i]);
+	}
+	CU_ASSERT(all[0].have_rewrite);
+	CU_ASSERT_EQUAL(all[0].rewrite_disk, want);
+	CU_ASSERT_EQUAL(all[0].rewrite_ci95, 0);
+	CU_ASSERT(want > 0 && want < all[0].est.disk);
+	for (k = 0; k < SAMPLE_BANDS; k++) {
+		x += g_dx[k];
+		xd += g_dx[SAMPLE_BANDS + k];
+		y += g_dx[2 * SAMPLE_BANDS + k];	/* setting 0, disk */
+	}
+	CU_ASSERT_EQUAL((uint64_t)x, data);
+	/* each file's sums rounded alone */
+	CU_ASSERT(llabs(xd - x) <= NFILES * SAMPLE_BANDS);
+	CU_ASSERT(llabs(y - (int64_t)all[0].est.disk) <= NFILES * SAMPLE_BANDS);
+	tfiles_free(&t);
+}
+
 /* A second path to a file is answered with zeros and not read again. */
 static void test_hard_links(void)
 {
@@ -450,6 +521,8 @@ static CU_TestInfo estrun_tests[] = {
 	{ "same seed, same sample; nothing else read", test_sample_reproducible },
 	{ "sample membership by seed", test_sample_picks },
 	{ "a sample of everything is the full estimate", test_sample_all },
+	{ "a sample's rewrite total and sums by band",
+	  test_sample_rewrite_dx },
 	{ "a file with several links is estimated once", test_hard_links },
 	{ "errors through the callback", test_errors },
 	{ "bad options", test_bad_opts },

@@ -156,13 +156,13 @@ static void test_csv(void)
 	char *out = render(REPORT_CSV, 0);
 
 	CU_ASSERT_STRING_EQUAL(out,
-		"kind,path,type,setting,disk,uncompressed,referenced,files,extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95,disk_fresh,current,compress_mbps_all,decompress_mbps_all,cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps,rewrite_change,disk_extrapolated,disk_min,disk_max\n"
-		"total,,TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,,,,,\n"
-		"total,,zstd,,4096,131072,131072,,,,,,,,,,,,,,,,,,,\n"
-		"path,\"d/f\"\"1\",TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,,,,,\n"
-		"path,\"d/f\"\"1\",zstd,,4096,131072,131072,,,,,,,,,,,,,,,,,,,\n"
-		"estimate,,,compress=zstd:1,8192,131072,,,,,,512.2,1024.0,100,0,0,0.0,0.0,0.0000,0.0000,,,,,,\n"
-		"estimate,\"d/f\"\"1\",,compress=zstd:1,8192,131072,,,,,,,,,8192,,,,,,,,,,,\n");
+		"kind,path,type,setting,disk,uncompressed,referenced,files,extents,refs,inline,compress_mbps,decompress_mbps,disk_ci95,disk_fresh,current,compress_mbps_all,decompress_mbps_all,cpu_s_per_gb_write,cpu_s_per_gb_read,write_mbps,read_mbps,rewrite_change,disk_extrapolated,disk_min,disk_max,rewrite_change_ci95\n"
+		"total,,TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,,,,,,\n"
+		"total,,zstd,,4096,131072,131072,,,,,,,,,,,,,,,,,,,,\n"
+		"path,\"d/f\"\"1\",TOTAL,,4096,131072,131072,1,1,1,0,,,,,,,,,,,,,,,,\n"
+		"path,\"d/f\"\"1\",zstd,,4096,131072,131072,,,,,,,,,,,,,,,,,,,,\n"
+		"estimate,,,compress=zstd:1,8192,131072,,,,,,512.2,1024.0,100,0,0,0.0,0.0,0.0000,0.0000,,,,,,,\n"
+		"estimate,\"d/f\"\"1\",,compress=zstd:1,8192,131072,,,,,,,,,8192,,,,,,,,,,,,\n");
 	free(out);
 }
 
@@ -308,7 +308,7 @@ static void test_subvolumes(void)
 	CU_ASSERT_EQUAL(strncmp(out, "{\"files\":12,", 12), 0);
 	free(out);
 	out = render_subvols(REPORT_CSV);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",rewrite_change,disk_extrapolated,disk_min,disk_max,exclusive,id,readonly\n"
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",rewrite_change,disk_extrapolated,disk_min,disk_max,rewrite_change_ci95,exclusive,id,readonly\n"
 				  "total,,TOTAL,,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nsubvolume,/snap,TOTAL,,4096,8192,8192,12,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",4096,257,1\n"));
