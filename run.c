@@ -1606,8 +1606,9 @@ static int run_rows_sampled(struct run *run)
 	struct rows_fix fx = { run, NULL, NULL };
 	size_t i;
 
-	if (!run->rows || !run->sampling || !run->est || run->rows_sampled)
-		return 0;
+	if (!run->rows || !run->sampling || !run->est || run->rows_sampled ||
+	    !run_dx_count(run))
+		return 0;	/* no sums by band kept with the rows */
 	fx.rd = calloc(2 * run->nall * SAMPLE_BANDS, sizeof(*fx.rd));
 	if (!fx.rd)
 		return -ENOMEM;
