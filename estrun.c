@@ -301,27 +301,20 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 		      size_t token, const struct estrun_slot *sl)
 {
 	const size_t per = 3 + 2 * r->n, B = SAMPLE_BANDS;
-	uint64_t x = estrun_data_bytes(st), n = sample_units(st->st_size, x);
-	uint64_t k, off, len;
-	const uint8_t *pb = n > 1 ? estrun_pb(r, st) : NULL;
-	unsigned band = estrun_band(r, st), h;
+	struct sample_pop units = { { 0 }, { 0 } };
 	double *d = r->dxd;
 	size_t j, i, c;
+	unsigned h;
 
 	if (!r->sample_dx)
 		return;
 	for (j = 0; j < (2 + 2 * r->n) * B; j++)
 		d[j] = 0;
-	if (n && !pb) {
-		d[sample_stratum(st->st_size, x, band) % B] += x;
-	} else {
-		for (k = 0; k < n; k++) {
-			h = sample_unit_stratum(st->st_size, x, band, pb, k);
-			if (h < SAMPLE_STRATA)
-				d[h % B] += sample_unit(st->st_size, x, k, &off,
-							&len);
-		}
-	}
+	/* its units by stratum, as submitted to the population */
+	sample_pop_add_parts(&units, st->st_size, estrun_data_bytes(st),
+			     estrun_band(r, st), estrun_pb(r, st));
+	for (h = 0; h < SAMPLE_STRATA; h++)
+		d[h % B] += (double)units.X[h];
 	for (j = 0; sl && j < sl->nsu; j++) {
 		const uint64_t *v = sl->su + j * per;
 		double pi;
@@ -1269,6 +1262,7 @@ void estrun_band_ratios(const struct estrun *r, size_t i, double *rd,
 			double *ru)
 {
 	const struct sample_pop *kp;
+	const struct sample_acc *a;
 	double num[SAMPLE_BANDS], den[SAMPLE_BANDS], an, ad, kx, ky, x;
 	double *out;
 	unsigned h, c, q;
@@ -1285,9 +1279,8 @@ void estrun_band_ratios(const struct estrun *r, size_t i, double *rd,
 		for (h = 0, kx = 0; h < SAMPLE_STRATA; h++)
 			kx += (double)kp->X[h];
 		ky = r->known[4 * i + q];
+		a = &r->acc[4 * i + q];
 		for (h = 0; h < SAMPLE_STRATA; h++) {
-			const struct sample_acc *a = &r->acc[4 * i + q];
-
 			c = h % SAMPLE_BANDS;
 			if (kx > 0 && kp->X[h]) {
 				num[c] += ky * (double)kp->X[h] / kx;
@@ -1312,7 +1305,7 @@ void estrun_band_ratios(const struct estrun *r, size_t i, double *rd,
 void estrun_get_result(const struct estrun *r, size_t i,
 		       struct estrun_result *out)
 {
-	struct sample_pop pop;
+	struct sample_pop fresh, same;
 	struct sample_result res;
 
 	memset(out, 0, sizeof(*out));
@@ -1324,26 +1317,25 @@ void estrun_get_result(const struct estrun *r, size_t i,
 		return;
 	out->sampled = 1;
 	out->est.input = r->input_all;
-	estrun_pop_less(&pop, &r->pop, &r->pop_known[2 * i]);
-	sample_estimate(&pop, &r->design, &r->acc[4 * i], &res);
+	estrun_pop_less(&fresh, &r->pop, &r->pop_known[2 * i]);
+	estrun_pop_less(&same, &r->pop_same, &r->pop_known[2 * i + 1]);
+	sample_estimate(&fresh, &r->design, &r->acc[4 * i], &res);
 	out->est.disk = estrun_round(res.total + r->known[4 * i]);
 	out->disk_ci95 = res.half;
 	out->units_read = r->units_read;
 	out->units = sample_pop_units(&r->pop);
 	out->data = sample_pop_bytes(&r->pop);
 	out->data_read = r->data_read;
-	sample_estimate(&pop, &r->design, &r->acc[4 * i + 1], &res);
+	sample_estimate(&fresh, &r->design, &r->acc[4 * i + 1], &res);
 	out->est.uncompressed = estrun_round(res.total + r->known[4 * i + 1]);
-	estrun_pop_less(&pop, &r->pop_same, &r->pop_known[2 * i + 1]);
-	sample_estimate_share(&pop, &r->design, &r->acc[4 * i + 2], &res);
+	sample_estimate_share(&same, &r->design, &r->acc[4 * i + 2], &res);
 	out->disk_same = estrun_round(res.total + r->known[4 * i + 2]);
 	out->same_ci95 = res.half;
-	sample_estimate_share(&pop, &r->design, &r->acc[4 * i + 3], &res);
+	sample_estimate_share(&same, &r->design, &r->acc[4 * i + 3], &res);
 	out->uncompressed_same = estrun_round(res.total +
 					      r->known[4 * i + 3]);
 	if (r->rewritten) {
-		estrun_pop_less(&pop, &r->pop, &r->pop_known[2 * i]);
-		sample_estimate(&pop, &r->design, &r->acc_rw[i], &res);
+		sample_estimate(&fresh, &r->design, &r->acc_rw[i], &res);
 		out->have_rewrite = 1;
 		out->rewrite_disk = estrun_round(res.total + r->known_rw[i]);
 		out->rewrite_ci95 = res.half;

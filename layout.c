@@ -1429,6 +1429,11 @@ double layout_known_share(const struct layout *l, size_t ticket)
 	return sh->den ? (double)sh->num / sh->den : 1;
 }
 
+size_t layout_user(const struct layout *l, size_t ticket)
+{
+	return l->t[ticket - 1].user;
+}
+
 int layout_rewritten(const struct layout *l, size_t ticket)
 {
 	const struct layout_ticket *t = &l->t[ticket - 1];

@@ -134,6 +134,10 @@ double layout_known_share(const struct layout *l, size_t ticket);
 void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
 		    double *f);
 
+/* What layout_plan() was given as user for ticket, planned and not yet
+ * resolved. */
+size_t layout_user(const struct layout *l, size_t ticket);
+
 /* Whether ticket's file, planned and not yet resolved, counts in
  * layout_total.rewrite_disk (layout_file.rewrite, and met first). */
 int layout_rewritten(const struct layout *l, size_t ticket);

@@ -131,11 +131,6 @@ struct run {
 	struct report report;	/* run_report()'s, for run_plot() */
 	dev_t *subvol_devs;	/* --subvolumes: the filesystems listed */
 	size_t nsubvol_devs, cap_subvol_devs;
-	/* --sample: the sums by band of the file being delivered
-	 * (estrun_opts.sample_dx()), for its rows; dx_token its ticket (0:
-	 * none) */
-	int64_t *dx;		/* (2 + 2 * nall) * SAMPLE_BANDS */
-	size_t dx_token;
 	int rows_sampled;	/* rows_sampled() was applied */
 };
 
@@ -246,9 +241,6 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 					run_dx_count(run));
 		if (!run->rows)
 			goto fail;
-		run->dx = calloc(run_dx_count(run) + 1, sizeof(*run->dx));
-		if (!run->dx)
-			goto fail;
 	}
 	return run;
 fail:
@@ -281,7 +273,6 @@ void run_free(struct run *run)
 	free(run->keydevs);
 	layout_free(run->layout);
 	rewrite_free(run->rewrite);
-	free(run->dx);
 	if (run->est_all != run->opt->est)
 		free(run->est_all);
 	free(run->twin);
@@ -589,9 +580,6 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 	}
 	if (run->rows)
 		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
-	if (run->rows && run->dx_token == token)
-		rows_add_extra(run->rows, rows_token, run->dx);
-	run->dx_token = 0;
 	return 0;
 }
 
@@ -603,13 +591,13 @@ static int on_est_rewritten(void *arg, size_t token)
 	return layout_rewritten(run->layout, token);
 }
 
-/* --sample: a file's sums by band, before on_est_done(). */
+/* --sample: a file's sums by band, before on_est_done(): to the rows
+ * that were open when it was found. */
 static void on_est_dx(void *arg, size_t token, const int64_t *dx)
 {
 	struct run *run = arg;
 
-	memcpy(run->dx, dx, run_dx_count(run) * sizeof(*run->dx));
-	run->dx_token = token;
+	rows_add_extra(run->rows, layout_user(run->layout, token), dx);
 }
 
 /* A sampled file's units, before on_est_done(): their same-layout share. */
