@@ -90,6 +90,7 @@ struct estrun_slot {
 	unsigned h;		/* sampling: the file's stratum */
 	unsigned band;		/* its current ratio band */
 	const uint8_t *pb;	/* NULL or its parts' bands (sample.h) */
+	struct sample_cur cur;	/* its current ratios, where known */
 	int scaled;		/* delta already divided by each unit's pi */
 	uint64_t bytes;		/* bytes to read: st_size, or its units' */
 	signed char cached;	/* est_ops.ahead()'s answer, or -1 */
@@ -260,6 +261,22 @@ static const uint8_t *estrun_pb(const struct estrun *r, const struct stat *st)
 	return r->bands ? sample_bands_parts(r->bands, estrun_key(r, st)) : NULL;
 }
 
+/* The current ratios of file st and its parts, where the pre-pass knew
+ * them (as root on btrfs). */
+static struct sample_cur estrun_cur(const struct estrun *r,
+				    const struct stat *st)
+{
+	struct sample_cur c = { 0, NULL };
+	uint64_t key;
+
+	if (!r->bands)
+		return c;
+	key = estrun_key(r, st);
+	c.q = sample_bands_q(r->bands, key);
+	c.pq = sample_bands_parts_q(r->bands, key);
+	return c;
+}
+
 /* The stratum of file st's units (of its first, when its parts have
  * bands of their own). */
 static unsigned estrun_stratum(const struct estrun *r, const struct stat *st)
@@ -301,7 +318,7 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 		      size_t token, const struct estrun_slot *sl)
 {
 	const size_t per = 3 + 2 * r->n, B = SAMPLE_BANDS;
-	struct sample_pop units = { { 0 }, { 0 } };
+	struct sample_pop units = { { 0 }, { 0 }, { 0 } };
 	double *d = r->dxd;
 	size_t j, i, c;
 	unsigned h;
@@ -925,7 +942,7 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
 {
 	const uint32_t ss = r->sectorsize ? r->sectorsize : 4096;
 	uint64_t x = estrun_data_bytes(&sl->st), size = sl->st.st_size;
-	uint64_t nu = sample_units(size, x), k, off, len, xk, raw;
+	uint64_t nu = sample_units(size, x), k, off, len, xk, ck, raw;
 	size_t i;
 	unsigned h;
 
@@ -939,9 +956,11 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
 			if (!estrun_known_raw(sl, i, h, k))
 				continue;
 			xk = sample_unit(size, x, k, &off, &len);
+			ck = sample_unit_cur(&sl->cur, size, x, k);
 			raw = (len + ss - 1) / ss * ss;
 			r->pop_known[2 * i].N[h]++;
 			r->pop_known[2 * i].X[h] += xk;
+			r->pop_known[2 * i].C[h] += ck;
 			r->known[4 * i] += (double)raw;
 			r->known[4 * i + 1] += (double)raw;
 			if (rw)
@@ -951,6 +970,8 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
 			r->pop_known[2 * i + 1].N[h]++;
 			r->pop_known[2 * i + 1].X[h] += sample_share_x(sl->aux,
 								       xk);
+			r->pop_known[2 * i + 1].C[h] += sample_share_x(sl->aux,
+								       ck);
 			r->known[4 * i + 2] += (double)raw * r->f[2 * i];
 			r->known[4 * i + 3] += (double)raw * r->f[2 * i + 1];
 		}
@@ -962,6 +983,7 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 {
 	const size_t n = r->n, per = 3 + 2 * n;
 	const uint64_t *v;
+	uint64_t c;
 	size_t i, j;
 	int rw;
 
@@ -979,23 +1001,27 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 		v = sl->su + j * per;
 		r->units_read++;
 		r->data_read += v[1];
+		c = sample_unit_cur(&sl->cur, sl->st.st_size,
+				    estrun_data_bytes(&sl->st), v[2]);
 		for (i = 0; i < 2 * n; i++) {
 			if (estrun_known_raw(sl, i / 2, (unsigned)v[0], v[2]))
 				continue;	/* estrun_add_known()'s */
-			sample_acc_add(&r->acc[4 * (i / 2) + i % 2],
-				       (unsigned)v[0], v[1], v[3 + i]);
+			sample_acc_add_cur(&r->acc[4 * (i / 2) + i % 2],
+					   (unsigned)v[0], v[1], c, v[3 + i]);
 			/* the rewrite's: every unit drawn, 0 for a file
 			 * not rewritten */
 			if (r->rewritten && i % 2 == 0)
-				sample_acc_add(&r->acc_rw[i / 2],
-					       (unsigned)v[0], v[1],
-					       rw ? v[3 + i] : 0);
+				sample_acc_add_cur(&r->acc_rw[i / 2],
+						   (unsigned)v[0], v[1], c,
+						   rw ? v[3 + i] : 0);
 			if (sl->aux < 0)
 				continue;	/* outside: 0 for sure */
-			sample_acc_add_share(&r->acc[4 * (i / 2) + 2 + i % 2],
-					     (unsigned)v[0], v[1],
-					     sample_share_x(sl->aux, v[1]),
-					     estrun_round(v[3 + i] * r->f[i]));
+			sample_acc_add_share_cur(
+				&r->acc[4 * (i / 2) + 2 + i % 2],
+				(unsigned)v[0], v[1],
+				sample_share_x(sl->aux, v[1]),
+				sample_share_x(sl->aux, c),
+				estrun_round(v[3 + i] * r->f[i]));
 		}
 	}
 	estrun_add_known(r, sl, rw);
@@ -1012,15 +1038,14 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 		/* Left out of the totals, and of the population sampled */
 		r->input_all -= sl->st.st_size;
 		if (r->sampling) {
-			sample_pop_remove_parts(&r->pop, sl->st.st_size,
-						estrun_data_bytes(&sl->st),
-						sl->band, sl->pb);
+			sample_pop_cur(&r->pop, sl->st.st_size,
+				       estrun_data_bytes(&sl->st), sl->band,
+				       sl->pb, 1, &sl->cur, -1);
 			if (sl->aux >= 0)
-				sample_pop_remove_share(&r->pop_same,
-							sl->st.st_size,
-							estrun_data_bytes(&sl->st),
-							sl->band, sl->pb,
-							sl->aux);
+				sample_pop_cur(&r->pop_same, sl->st.st_size,
+					       estrun_data_bytes(&sl->st),
+					       sl->band, sl->pb, sl->aux,
+					       &sl->cur, -1);
 		}
 		return r->done(r->arg, sl->path, sl->err, sl->token, NULL,
 			       NULL);
@@ -1100,15 +1125,16 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	}
 	r->input_all += st->st_size;
 	if (r->sampling) {
+		struct sample_cur c = estrun_cur(r, st);
+
 		aux = r->known_share ? r->known_share(r->arg, token, st) : 1;
-		sample_pop_add_parts(&r->pop, st->st_size,
-				     estrun_data_bytes(st), estrun_band(r, st),
-				     estrun_pb(r, st));
+		sample_pop_cur(&r->pop, st->st_size, estrun_data_bytes(st),
+			       estrun_band(r, st), estrun_pb(r, st), 1, &c, 1);
 		if (aux >= 0)
-			sample_pop_add_share(&r->pop_same, st->st_size,
-					     estrun_data_bytes(st),
-					     estrun_band(r, st), estrun_pb(r, st),
-					     aux);
+			sample_pop_cur(&r->pop_same, st->st_size,
+				       estrun_data_bytes(st),
+				       estrun_band(r, st), estrun_pb(r, st),
+				       aux, &c, 1);
 	}
 	bytes = estrun_cost(r, st);
 	if (!bytes && r->sampling) {
@@ -1177,6 +1203,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->h = estrun_stratum(r, st);
 	sl->band = estrun_band(r, st);
 	sl->pb = estrun_pb(r, st);
+	sl->cur = estrun_cur(r, st);
 	sl->scaled = 0;
 	sl->nsu = 0;
 	sl->has_nc = 0;
@@ -1255,6 +1282,7 @@ static void estrun_pop_less(struct sample_pop *out, const struct sample_pop *p,
 	for (h = 0; h < SAMPLE_STRATA; h++) {
 		out->N[h] = p->N[h] - known->N[h];
 		out->X[h] = p->X[h] - known->X[h];
+		out->C[h] = p->C[h] - known->C[h];
 	}
 }
 

@@ -1178,6 +1178,7 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 	return sampleplan_add(sc->p, sample_key(dev, f->ino), f->nlink,
 			      f->size, x,
 			      f->size ? sample_band(1, f->ram, f->disk) : 0,
+			      f->size ? sample_ratio_q(f->ram, f->disk) : 0,
 			      &facts);
 }
 

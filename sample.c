@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include "sample.h"
 
 /* A stratum with few draws leans on the pooled spread as on this many
@@ -37,6 +38,13 @@
 #define SAMPLE_PRIOR_DF		1.0
 /* ... when it has fewer draws than this. */
 #define SAMPLE_FEW		5
+/* Where the current disk bytes are the auxiliary, the plain ratio
+ * estimator's variance times this is added to each stratum's: the units
+ * where the current bytes and the setting part ways (a piece stored raw
+ * now that the setting compresses, a file written in steps) are rare, a
+ * few dozen draws a stratum see none of them, and the residuals alone
+ * would claim the estimate exact (docs/sampling.md). */
+#define SAMPLE_CUR_KAPPA	0.1
 /* Class bounds of whole-file units (st_size), and of the file size
  * above which chunks form a class of their own. */
 #define SAMPLE_TINY		4096u
@@ -256,22 +264,54 @@ uint64_t sample_share_x(double a, uint64_t x)
 
 /* A file's units into p (sign 1) or out of it (-1), each unit's bytes
  * scaled by a (sample_share_x()). */
+uint16_t sample_ratio_q(uint64_t ram, uint64_t disk)
+{
+	if (!ram)
+		return 0;
+	if (disk >= ram)
+		return SAMPLE_Q_ONE;
+	/* at least 1: a known ratio is never 0 */
+	return (uint16_t)(1 + (unsigned __int128)disk * (SAMPLE_Q_ONE - 1) /
+			  ram);
+}
+
+uint64_t sample_cur_bytes(uint64_t x, uint16_t q)
+{
+	return (uint64_t)(((unsigned __int128)x * q + SAMPLE_Q_ONE / 2) /
+			  SAMPLE_Q_ONE);
+}
+
+uint64_t sample_unit_cur(const struct sample_cur *c, uint64_t size,
+			 uint64_t x, uint64_t k)
+{
+	uint64_t off, len, xk;
+
+	if (!c || (!c->q && !c->pq))
+		return 0;
+	xk = sample_unit(size, x, k, &off, &len);
+	return sample_cur_bytes(xk, c->pq && sample_units(size, x) > 1 ?
+					    c->pq[k] : c->q);
+}
+
 static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 			    unsigned band, const uint8_t *pb, int sign,
-			    double a)
+			    double a, const struct sample_cur *c)
 {
 	uint64_t k, n, off, len, xk;
 	unsigned h;
 
 	if (!x)
 		return;
+	n = sample_units(size, x);
 	if (!pb || size <= SAMPLE_CHUNK) {
 		h = sample_stratum(size, x, band);
-		p->N[h] += sign * sample_units(size, x);
+		p->N[h] += sign * n;
 		p->X[h] += sign * sample_share_x(a, x);
+		for (k = 0; c && (c->q || c->pq) && k < n; k++)
+			p->C[h] += sign * sample_share_x(a,
+					sample_unit_cur(c, size, x, k));
 		return;
 	}
-	n = sample_units(size, x);
 	for (k = 0; k < n; k++) {
 		xk = sample_unit(size, x, k, &off, &len);
 		h = sample_unit_stratum(size, x, band, pb, k);
@@ -279,43 +319,53 @@ static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 			continue;	/* no data: no unit */
 		p->N[h] += sign;
 		p->X[h] += sign * sample_share_x(a, xk);
+		if (c)
+			p->C[h] += sign * sample_share_x(a,
+					sample_unit_cur(c, size, x, k));
 	}
 }
 
 void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
 		    unsigned band)
 {
-	sample_pop_file(p, size, x, band, NULL, 1, 1);
+	sample_pop_file(p, size, x, band, NULL, 1, 1, NULL);
 }
 
 void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
 		       unsigned band)
 {
-	sample_pop_file(p, size, x, band, NULL, -1, 1);
+	sample_pop_file(p, size, x, band, NULL, -1, 1, NULL);
 }
 
 void sample_pop_add_parts(struct sample_pop *p, uint64_t size, uint64_t x,
 			  unsigned band, const uint8_t *pb)
 {
-	sample_pop_file(p, size, x, band, pb, 1, 1);
+	sample_pop_file(p, size, x, band, pb, 1, 1, NULL);
 }
 
 void sample_pop_remove_parts(struct sample_pop *p, uint64_t size, uint64_t x,
 			     unsigned band, const uint8_t *pb)
 {
-	sample_pop_file(p, size, x, band, pb, -1, 1);
+	sample_pop_file(p, size, x, band, pb, -1, 1, NULL);
 }
 
 void sample_pop_add_share(struct sample_pop *p, uint64_t size, uint64_t x,
 			  unsigned band, const uint8_t *pb, double a)
 {
-	sample_pop_file(p, size, x, band, pb, 1, a);
+	sample_pop_file(p, size, x, band, pb, 1, a, NULL);
 }
 
 void sample_pop_remove_share(struct sample_pop *p, uint64_t size, uint64_t x,
 			     unsigned band, const uint8_t *pb, double a)
 {
-	sample_pop_file(p, size, x, band, pb, -1, a);
+	sample_pop_file(p, size, x, band, pb, -1, a, NULL);
+}
+
+void sample_pop_cur(struct sample_pop *p, uint64_t size, uint64_t x,
+		    unsigned band, const uint8_t *pb, double a,
+		    const struct sample_cur *c, int sign)
+{
+	sample_pop_file(p, size, x, band, pb, sign < 0 ? -1 : 1, a, c);
 }
 
 void sample_parts_reset(struct sample_parts *p)
@@ -378,6 +428,16 @@ void sample_parts_bands(const struct sample_parts *p, uint64_t n, uint8_t *pb)
 	for (k = 0; k < n; k++)
 		pb[k] = k < p->n ? (uint8_t)sample_band(1, p->v[2 * k],
 							p->v[2 * k + 1])
+				 : 0;
+}
+
+void sample_parts_ratios(const struct sample_parts *p, uint64_t n,
+			 uint16_t *pq)
+{
+	uint64_t k;
+
+	for (k = 0; k < n; k++)
+		pq[k] = k < p->n ? sample_ratio_q(p->v[2 * k], p->v[2 * k + 1])
 				 : 0;
 }
 
@@ -504,14 +564,32 @@ void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
 	a->sxy[h] += (unsigned __int128)x * y;
 }
 
-void sample_acc_add_share(struct sample_acc *a, unsigned h, uint64_t x0,
-			  uint64_t x, uint64_t y)
+void sample_acc_add_cur(struct sample_acc *a, unsigned h, uint64_t x,
+			uint64_t c, uint64_t y)
 {
 	if (h >= SAMPLE_STRATA)
 		return;
 	sample_acc_add(a, h, x, y);
+	a->sc[h] += c;
+	a->scc[h] += (unsigned __int128)c * c;
+	a->sxc[h] += (unsigned __int128)x * c;
+	a->scy[h] += (unsigned __int128)c * y;
+}
+
+void sample_acc_add_share_cur(struct sample_acc *a, unsigned h, uint64_t x0,
+			      uint64_t x, uint64_t c, uint64_t y)
+{
+	if (h >= SAMPLE_STRATA)
+		return;
+	sample_acc_add_cur(a, h, x, c, y);
 	a->sx0[h] += x0;
 	a->sxx0[h] += (unsigned __int128)x0 * x0;
+}
+
+void sample_acc_add_share(struct sample_acc *a, unsigned h, uint64_t x0,
+			  uint64_t x, uint64_t y)
+{
+	sample_acc_add_share_cur(a, h, x0, x, 0, y);
 }
 
 void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src)
@@ -527,6 +605,10 @@ void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src)
 		dst->sxy[h] += src->sxy[h];
 		dst->sx0[h] += src->sx0[h];
 		dst->sxx0[h] += src->sxx0[h];
+		dst->sc[h] += src->sc[h];
+		dst->scc[h] += src->scc[h];
+		dst->sxc[h] += src->sxc[h];
+		dst->scy[h] += src->scy[h];
 	}
 }
 
@@ -544,10 +626,12 @@ struct sample_bands {
 	uint64_t *key;		/* 0: free (a key of 0 is stored as 1) */
 	uint8_t *band;		/* SAMPLE_FACTS: f[] holds its facts */
 	struct sample_facts *f;
+	uint16_t *q;		/* its current ratio (sample_ratio_q()) */
 	size_t cap, n;		/* cap a power of two, at most 3/4 full */
-	/* the big files' parts' bands, the same way */
+	/* the big files' parts' bands and current ratios, the same way */
 	uint64_t *pkey;
 	uint8_t **pb;
+	uint16_t **pq;
 	size_t pcap, pn;
 };
 
@@ -567,10 +651,14 @@ void sample_bands_free(struct sample_bands *b)
 	free(b->key);
 	free(b->band);
 	free(b->f);
-	for (i = 0; i < b->pcap; i++)
+	free(b->q);
+	for (i = 0; i < b->pcap; i++) {
 		free(b->pb[i]);
+		free(b->pq[i]);
+	}
 	free(b->pkey);
 	free(b->pb);
+	free(b->pq);
 	free(b);
 }
 
@@ -591,10 +679,12 @@ static int sample_bands_grow(struct sample_bands *b)
 	nb.key = calloc(nb.cap, sizeof(*nb.key));
 	nb.band = calloc(nb.cap, sizeof(*nb.band));
 	nb.f = malloc(nb.cap * sizeof(*nb.f));
-	if (!nb.key || !nb.band || !nb.f) {
+	nb.q = calloc(nb.cap, sizeof(*nb.q));
+	if (!nb.key || !nb.band || !nb.f || !nb.q) {
 		free(nb.key);
 		free(nb.band);
 		free(nb.f);
+		free(nb.q);
 		return -ENOMEM;
 	}
 	for (i = 0; i < b->cap; i++) {
@@ -604,15 +694,18 @@ static int sample_bands_grow(struct sample_bands *b)
 		nb.key[j] = b->key[i];
 		nb.band[j] = b->band[i];
 		nb.f[j] = b->f[i];
+		nb.q[j] = b->q[i];
 	}
 	nb.n = b->n;
 	nb.pkey = b->pkey;
 	nb.pb = b->pb;
+	nb.pq = b->pq;
 	nb.pcap = b->pcap;
 	nb.pn = b->pn;
 	free(b->key);
 	free(b->band);
 	free(b->f);
+	free(b->q);
 	*b = nb;
 	return 0;
 }
@@ -630,6 +723,7 @@ static uint8_t *sample_bands_at(struct sample_bands *b, uint64_t key,
 	if (!b->key[i]) {
 		b->key[i] = key;
 		b->band[i] = 0;
+		b->q[i] = 0;
 		b->n++;
 	}
 	*slot = i;
@@ -664,6 +758,29 @@ int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
 	return 0;
 }
 
+int sample_bands_put_q(struct sample_bands *b, uint64_t key, uint16_t q)
+{
+	size_t i;
+
+	if (!q)
+		return 0;
+	if (!sample_bands_at(b, key, &i))
+		return -ENOMEM;
+	b->q[i] = q;
+	return 0;
+}
+
+uint16_t sample_bands_q(const struct sample_bands *b, uint64_t key)
+{
+	size_t i;
+
+	if (!b || !b->cap)
+		return 0;
+	key += !key;
+	i = sample_bands_slot(b, key);
+	return b->key[i] ? b->q[i] : 0;
+}
+
 int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 		       struct sample_facts *f)
 {
@@ -689,22 +806,23 @@ static size_t sample_parts_slot(const uint64_t *keys, size_t cap,
 	return i;
 }
 
-int sample_bands_put_parts(struct sample_bands *b, uint64_t key,
-			   const uint8_t *pb, uint64_t n)
+/* The parts table's slot of key, made when missing: -1 when out of
+ * memory. */
+static ssize_t sample_bands_part_slot(struct sample_bands *b, uint64_t key)
 {
-	uint8_t *copy;
 	size_t i, j;
 
-	key += !key;
 	if (4 * (b->pn + 1) > 3 * b->pcap) {
 		size_t cap = b->pcap ? 2 * b->pcap : 64;
 		uint64_t *nk = calloc(cap, sizeof(*nk));
 		uint8_t **np = calloc(cap, sizeof(*np));
+		uint16_t **nq = calloc(cap, sizeof(*nq));
 
-		if (!nk || !np) {
+		if (!nk || !np || !nq) {
 			free(nk);
 			free(np);
-			return -ENOMEM;
+			free(nq);
+			return -1;
 		}
 		for (i = 0; i < b->pcap; i++) {
 			if (!b->pkey[i])
@@ -712,25 +830,75 @@ int sample_bands_put_parts(struct sample_bands *b, uint64_t key,
 			j = sample_parts_slot(nk, cap, b->pkey[i]);
 			nk[j] = b->pkey[i];
 			np[j] = b->pb[i];
+			nq[j] = b->pq[i];
 		}
 		free(b->pkey);
 		free(b->pb);
+		free(b->pq);
 		b->pkey = nk;
 		b->pb = np;
+		b->pq = nq;
 		b->pcap = cap;
 	}
-	copy = malloc(n ? n : 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, pb, n);
 	i = sample_parts_slot(b->pkey, b->pcap, key);
 	if (!b->pkey[i]) {
 		b->pkey[i] = key;
 		b->pn++;
 	}
+	return (ssize_t)i;
+}
+
+int sample_bands_put_parts(struct sample_bands *b, uint64_t key,
+			   const uint8_t *pb, uint64_t n)
+{
+	uint8_t *copy = malloc(n ? n : 1);
+	ssize_t i;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, pb, n);
+	i = sample_bands_part_slot(b, key + !key);
+	if (i < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
 	free(b->pb[i]);
 	b->pb[i] = copy;
 	return 0;
+}
+
+int sample_bands_put_parts_q(struct sample_bands *b, uint64_t key,
+			     const uint16_t *pq, uint64_t n)
+{
+	uint16_t *copy;
+	ssize_t i;
+
+	if (n > SIZE_MAX / sizeof(*copy))
+		return -ENOMEM;
+	copy = malloc(n ? n * sizeof(*copy) : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, pq, n * sizeof(*copy));
+	i = sample_bands_part_slot(b, key + !key);
+	if (i < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	free(b->pq[i]);
+	b->pq[i] = copy;
+	return 0;
+}
+
+const uint16_t *sample_bands_parts_q(const struct sample_bands *b,
+				     uint64_t key)
+{
+	size_t i;
+
+	if (!b || !b->pcap)
+		return NULL;
+	key += !key;
+	i = sample_parts_slot(b->pkey, b->pcap, key);
+	return b->pkey[i] ? b->pq[i] : NULL;
 }
 
 const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key)
@@ -812,12 +980,30 @@ static unsigned sample_group(unsigned h)
 	return c >= 4;
 }
 
-/* Residual sum of squares of stratum h around ratio R, from exact sums;
- * cancellation may leave a tiny negative. */
-static double sample_see(const struct sample_acc *a, unsigned h, double R)
+/* Stratum h's sums of d = y - b c (b 0: of y). */
+struct sample_dsums {
+	double sy, syy, sxy;
+};
+
+static void sample_dsums(const struct sample_acc *a, unsigned h, double b,
+			 struct sample_dsums *ds)
 {
-	double see = (double)a->syy[h] - 2 * R * (double)a->sxy[h] +
-		     R * R * (double)a->sxx[h];
+	ds->sy = (double)a->sy[h];
+	ds->syy = (double)a->syy[h];
+	ds->sxy = (double)a->sxy[h];
+	if (!b)
+		return;
+	ds->sy -= b * (double)a->sc[h];
+	ds->syy += b * b * (double)a->scc[h] - 2 * b * (double)a->scy[h];
+	ds->sxy -= b * (double)a->sxc[h];
+}
+
+/* Residual sum of squares of stratum h's d around ratio R, from exact
+ * sums; cancellation may leave a tiny negative. */
+static double sample_see(const struct sample_acc *a, unsigned h,
+			 const struct sample_dsums *ds, double R)
+{
+	double see = ds->syy - 2 * R * ds->sxy + R * R * (double)a->sxx[h];
 
 	return see > 0 ? see : 0;
 }
@@ -837,35 +1023,63 @@ static double sample_n(const struct sample_acc *a, unsigned h, int eff)
 	return ne < (double)a->n[h] ? ne : (double)a->n[h];
 }
 
+/* Stratum h's residual variance s_e^2 of d around its ratio R, with
+ * eff ne for n (sample_n()). */
+static double sample_s2(const struct sample_acc *a, unsigned h,
+			const struct sample_dsums *ds, double R, int eff,
+			double ne)
+{
+	double n = (double)a->n[h];
+
+	if (n < 2)
+		return 0;
+	if (!eff)
+		return sample_see(a, h, ds, R) / (n - 1);
+	return ne > 1 ? sample_see(a, h, ds, R) / n * ne / (ne - 1) : 0;
+}
+
+/*
+ * The estimate with the current disk bytes' slope b (0: the ratio
+ * estimator on the data bytes alone): each stratum's total
+ * b C_h + X_h * sum(d) / sum(x) with d = y - b c, its variance the ratio
+ * estimator's of d, plus SAMPLE_CUR_KAPPA times the plain ratio
+ * estimator's where b is used.
+ */
 static void estimate(const struct sample_pop *p, const struct sample_design *d,
 		     const struct sample_acc *a, struct sample_result *r,
-		     int eff)
+		     int eff, double b)
 {
 	double total = 0, var = 0, vdf = 0, pool_v[2] = { 0 }, pool_df[2] = { 0 };
-	double sx = 0, sy = 0, Rpool;
+	double sx = 0, sy = 0, sd = 0, Rpool, Rdpool;
+	struct sample_dsums ds, dy;
 	unsigned h;
 
 	memset(r, 0, sizeof(*r));
+	r->b = b;
 	/* the pooled relative spread of the residuals, per unit */
 	for (h = 0; h < SAMPLE_STRATA; h++) {
 		double n = a->n[h], xbar, R;
 
 		r->units += a->n[h];
+		sample_dsums(a, h, b, &ds);
 		sx += (double)a->sx[h];
 		sy += (double)a->sy[h];
+		sd += ds.sy;
 		if (a->n[h] < 2 || !a->sx[h] || d->pi[h] >= 1)
 			continue;
 		xbar = (double)a->sx[h] / n;
-		R = (double)a->sy[h] / (double)a->sx[h];
-		pool_v[sample_group(h)] += sample_see(a, h, R) / (xbar * xbar);
+		R = ds.sy / (double)a->sx[h];
+		pool_v[sample_group(h)] += sample_see(a, h, &ds, R) /
+					   (xbar * xbar);
 		pool_df[sample_group(h)] += n - 1;
 	}
 	for (h = 0; h < 2; h++)
 		pool_v[h] = pool_df[h] > 0 ? pool_v[h] / pool_df[h] : 0;
 	Rpool = sx > 0 ? sy / sx : 0;
+	Rdpool = sx > 0 ? sd / sx : 0;
 	for (h = 0; h < SAMPLE_STRATA; h++) {
 		double n = a->n[h], N = p->N[h], X = p->X[h];
-		double xbar, R, s2, floor_s2, vh, dfh, f, ne;
+		double xbar, R, s2, s2r, floor_s2, vh, dfh, f, ne, bh;
 
 		if (!p->N[h])
 			continue;
@@ -874,24 +1088,37 @@ static void estimate(const struct sample_pop *p, const struct sample_design *d,
 			if (d->pi[h] >= 1 && !a->n[h])
 				continue;	/* certain and empty: no data */
 			r->empty++;
-			total += X * Rpool;
+			total += X * Rdpool + b * (double)p->C[h];
 			vh = X * Rpool * X * Rpool;
 			var += vh;
 			vdf += vh * vh / 30;
 			continue;
 		}
+		sample_dsums(a, h, b, &ds);
 		xbar = (double)a->sx[h] / n;
-		R = (double)a->sy[h] / (double)a->sx[h];
-		total += X * R;
-		if (d->pi[h] >= 1)
-			continue;	/* every unit read: exact */
+		R = ds.sy / (double)a->sx[h];
 		f = n < N ? n / N : 1;
 		ne = sample_n(a, h, eff);
-		if (!eff)
-			s2 = n >= 2 ? sample_see(a, h, R) / (n - 1) : 0;
-		else	/* see / (n - 1), with ne for n */
-			s2 = n >= 2 && ne > 1 ?
-			     sample_see(a, h, R) / n * ne / (ne - 1) : 0;
+		s2 = sample_s2(a, h, &ds, R, eff, ne);
+		bh = b && a->sc[h] ? b : 0;
+		if (bh && d->pi[h] < 1) {
+			/* the plain ratio estimator's spread: a share of it
+			 * is added, and where what is left does not gain,
+			 * the stratum keeps the plain ratio estimator */
+			sample_dsums(a, h, 0, &dy);
+			s2r = sample_s2(a, h, &dy, dy.sy / (double)a->sx[h],
+					eff, ne);
+			s2 += SAMPLE_CUR_KAPPA * s2r;
+			if (s2 >= s2r) {
+				bh = 0;
+				ds = dy;
+				R = ds.sy / (double)a->sx[h];
+				s2 = s2r;
+			}
+		}
+		total += X * R + bh * (double)p->C[h];
+		if (d->pi[h] >= 1)
+			continue;	/* every unit read: exact */
 		if (ne < SAMPLE_FEW) {
 			floor_s2 = pool_v[sample_group(h)] * xbar * xbar *
 				   SAMPLE_PRIOR_DF /
@@ -910,15 +1137,68 @@ static void estimate(const struct sample_pop *p, const struct sample_design *d,
 	r->half = var > 0 ? sample_t975(r->df) * r->se : 0;
 }
 
+/*
+ * The slope of y on the current disk bytes c common to the strata, after
+ * each stratum's ratio to the data bytes: the b that makes the sum of the
+ * strata's variances least (0 where no stratum knows c).
+ */
+static double sample_slope(const struct sample_pop *p,
+			   const struct sample_design *d,
+			   const struct sample_acc *a)
+{
+	double num = 0, den = 0;
+	unsigned h;
+
+	for (h = 0; h < SAMPLE_STRATA; h++) {
+		double n = a->n[h], Sx = (double)a->sx[h], Ry, Rc, w, eyc, ecc;
+
+		if (a->n[h] < 2 || !a->sx[h] || !a->sc[h] || d->pi[h] >= 1 ||
+		    !p->C[h])
+			continue;
+		Ry = (double)a->sy[h] / Sx;
+		Rc = (double)a->sc[h] / Sx;
+		w = ((double)p->X[h] / (Sx / n)) * ((double)p->X[h] / (Sx / n)) *
+		    (1 - (n < p->N[h] ? n / p->N[h] : 1)) / (n * (n - 1));
+		eyc = (double)a->scy[h] - Rc * (double)a->sxy[h] -
+		      Ry * (double)a->sxc[h] + Ry * Rc * (double)a->sxx[h];
+		ecc = (double)a->scc[h] - 2 * Rc * (double)a->sxc[h] +
+		      Rc * Rc * (double)a->sxx[h];
+		if (ecc <= 0)
+			continue;
+		num += w * eyc;
+		den += w * ecc;
+	}
+	return den > 0 ? num / den : 0;
+}
+
+/* The ratio estimator, or with the current disk bytes where they make
+ * the variance smaller, the SAMPLE_CUR_KAPPA share included. */
+static void estimate_cur(const struct sample_pop *p,
+			 const struct sample_design *d,
+			 const struct sample_acc *a, struct sample_result *r,
+			 int eff)
+{
+	struct sample_result rc;
+	double b;
+
+	estimate(p, d, a, r, eff, 0);
+	b = sample_slope(p, d, a);
+	if (!b)
+		return;
+	estimate(p, d, a, &rc, eff, b);
+	if (rc.se < r->se)
+		*r = rc;
+}
+
 void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
 		     const struct sample_acc *a, struct sample_result *r)
 {
-	estimate(p, d, a, r, 0);
+	estimate_cur(p, d, a, r, 0);
 }
 
 void sample_estimate_share(const struct sample_pop *p,
 			   const struct sample_design *d,
 			   const struct sample_acc *a, struct sample_result *r)
 {
-	estimate(p, d, a, r, 1);
+	estimate_cur(p, d, a, r, 1);
 }

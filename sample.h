@@ -59,10 +59,25 @@
 #define SAMPLE_MIN_DRAWS_KIND	24
 #define SAMPLE_MIN_DRAWS_KIND_OWN	32
 
-/* The population: units and data bytes of each stratum. */
+/* The population: units and data bytes of each stratum, and their
+ * current disk bytes where known (sample_pop_cur(): 0 elsewhere). */
 struct sample_pop {
 	uint64_t N[SAMPLE_STRATA];
 	uint64_t X[SAMPLE_STRATA];
+	uint64_t C[SAMPLE_STRATA];
+};
+
+/* A current ratio, disk over uncompressed bytes, in SAMPLE_Q_ONEths (at
+ * most 1; 0: not known). */
+#define SAMPLE_Q_ONE		65535u
+
+/* A file's current ratios: the file's, and each part's of a big file
+ * (pq, or NULL: q for all).  A unit's current disk bytes c are its data
+ * bytes times its ratio (sample_unit_cur()): the auxiliary of the
+ * estimator besides the data bytes (docs/sampling.md). */
+struct sample_cur {
+	uint16_t q;
+	const uint16_t *pq;
 };
 
 /* The design: each stratum's probability, and the seed. */
@@ -79,6 +94,9 @@ struct sample_acc {
 	unsigned __int128 sxy[SAMPLE_STRATA];
 	/* sample_acc_add_share(): the units' own bytes, before scaling */
 	unsigned __int128 sx0[SAMPLE_STRATA], sxx0[SAMPLE_STRATA];
+	/* sample_acc_add_cur(): the units' current disk bytes c */
+	unsigned __int128 sc[SAMPLE_STRATA], scc[SAMPLE_STRATA];
+	unsigned __int128 sxc[SAMPLE_STRATA], scy[SAMPLE_STRATA];
 };
 
 struct sample_result {
@@ -88,6 +106,7 @@ struct sample_result {
 	double df;		/* degrees of freedom of the t quantile used */
 	uint64_t units;		/* units sampled */
 	uint64_t empty;		/* strata with units but no draw */
+	double b;		/* the current bytes' slope (0: not used) */
 };
 
 /*
@@ -177,6 +196,9 @@ int sample_parts_extent(struct sample_parts *p, uint64_t pos, uint64_t len,
 /* The bands of parts 0..n-1 into pb (0 for a part without data). */
 void sample_parts_bands(const struct sample_parts *p, uint64_t n,
 			uint8_t *pb);
+/* Their ratios (sample_ratio_q()) into pq. */
+void sample_parts_ratios(const struct sample_parts *p, uint64_t n,
+			 uint16_t *pq);
 
 /*
  * The same with each unit's bytes x scaled by a (a file's known share of
@@ -189,6 +211,20 @@ void sample_pop_add_share(struct sample_pop *p, uint64_t size, uint64_t x,
 void sample_pop_remove_share(struct sample_pop *p, uint64_t size, uint64_t x,
 			     unsigned band, const uint8_t *pb, double a);
 uint64_t sample_share_x(double a, uint64_t x);
+
+/* ram bytes stored in disk bytes as a ratio (0 when ram is 0). */
+uint16_t sample_ratio_q(uint64_t ram, uint64_t disk);
+/* x bytes at ratio q: their current disk bytes. */
+uint64_t sample_cur_bytes(uint64_t x, uint16_t q);
+/* Unit k's current disk bytes (0 where c is NULL or knows none). */
+uint64_t sample_unit_cur(const struct sample_cur *c, uint64_t size,
+			 uint64_t x, uint64_t k);
+/* Add (sign 1) or take back (-1) a file's units by sample_unit_stratum(),
+ * their bytes scaled by a (as sample_pop_add_share(); 1: as they are),
+ * with their current disk bytes (c, scaled alike) in C. */
+void sample_pop_cur(struct sample_pop *p, uint64_t size, uint64_t x,
+		    unsigned band, const uint8_t *pb, double a,
+		    const struct sample_cur *c, int sign);
 
 /* Units and data bytes of the whole population. */
 uint64_t sample_pop_units(const struct sample_pop *p);
@@ -228,6 +264,13 @@ void sample_acc_add(struct sample_acc *a, unsigned h, uint64_t x,
  * bytes scaled by its file's share, x0 its bytes. */
 void sample_acc_add_share(struct sample_acc *a, unsigned h, uint64_t x0,
 			  uint64_t x, uint64_t y);
+
+/* The same with the unit's current disk bytes c (scaled as x is, for a
+ * same layout's: sample_acc_add_share()). */
+void sample_acc_add_cur(struct sample_acc *a, unsigned h, uint64_t x,
+			uint64_t c, uint64_t y);
+void sample_acc_add_share_cur(struct sample_acc *a, unsigned h, uint64_t x0,
+			      uint64_t x, uint64_t c, uint64_t y);
 
 /* Add the sums of src to dst (exact: the order does not matter). */
 void sample_acc_merge(struct sample_acc *dst, const struct sample_acc *src);
@@ -275,6 +318,16 @@ int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
 /* 1 and *f when key's facts are known, else 0 (or b is NULL). */
 int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 		       struct sample_facts *f);
+
+/* Remember key's current ratio (sample_ratio_q(); 0 is not stored), and
+ * its n parts' (copied).  Returns 0 or -ENOMEM. */
+int sample_bands_put_q(struct sample_bands *b, uint64_t key, uint16_t q);
+int sample_bands_put_parts_q(struct sample_bands *b, uint64_t key,
+			     const uint16_t *pq, uint64_t n);
+/* Key's current ratio (0: not known), its parts' (NULL: none). */
+uint16_t sample_bands_q(const struct sample_bands *b, uint64_t key);
+const uint16_t *sample_bands_parts_q(const struct sample_bands *b,
+				     uint64_t key);
 
 /* Remember the bands of the n parts of key's file (copied).  Returns 0 or
  * -ENOMEM. */

@@ -58,6 +58,8 @@ struct sampleplan {
 	int parts_failed;
 	uint8_t *pb;
 	size_t cap_pb;
+	uint16_t *pq;		/* room for their current ratios */
+	size_t cap_pq;
 	/* the big files' parts, and the files with the most of them: those
 	 * that may get strata of their own (sample_own_strata()) */
 	uint64_t all_parts;
@@ -135,12 +137,15 @@ static struct sampleplan_dev *sampleplan_dev(struct sampleplan *p, dev_t dev)
 	return NULL;
 }
 
-/* The band of file st: its extents searched on its filesystem's fd. */
-static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st)
+/* The band of file st, and its current ratio into *q: its extents
+ * searched on its filesystem's fd. */
+static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
+				uint16_t *q)
 {
 	struct sampleplan_dev *d = sampleplan_dev(p, st->st_dev);
 	struct sampleplan_usage u = { .p = p };
 
+	*q = 0;
 	if (!d || d->fd < 0)
 		return 0;
 	if (search_file_extents(p->search, d->fd, st->st_ino, 0,
@@ -152,24 +157,34 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st)
 		d->fd = -1;
 		return 0;
 	}
+	*q = sample_ratio_q(u.ram, u.disk);
 	return sample_band(1, u.ram, u.disk);
 }
 
 /*
- * A big file's parts' bands from its extents, kept where one differs from
- * the file's band (else its parts go by the file's): *pb the kept bands,
- * or NULL.  Returns 0 or -ENOMEM.
+ * A big file's parts' current ratios and bands from its extents: the
+ * ratios kept, the bands where one differs from the file's band (else its
+ * parts go by the file's): *pb the kept bands, or NULL.  Returns 0 or
+ * -ENOMEM.
  */
 static int sampleplan_parts(struct sampleplan *p, uint64_t key,
 			    uint64_t size, uint64_t x, unsigned band,
 			    const uint8_t **pb)
 {
 	uint64_t n = sample_units(size, x), k;
+	uint16_t *q;
 	uint8_t *b;
 
 	*pb = NULL;
-	if (n < 2 || p->parts_failed || n > SIZE_MAX)
+	if (n < 2 || p->parts_failed || n > SIZE_MAX / sizeof(*q))
 		return 0;
+	q = array_grow(p->pq, &p->cap_pq, (size_t)n, sizeof(*q));
+	if (!q)
+		return 0;	/* the file's ratio for its parts */
+	p->pq = q;
+	sample_parts_ratios(&p->parts, n, q);
+	if (sample_bands_put_parts_q(p->bands, key, q, n))
+		return -ENOMEM;
 	b = array_grow(p->pb, &p->cap_pb, (size_t)n, 1);
 	if (!b)
 		return 0;	/* the file's band for its parts */
@@ -250,7 +265,8 @@ static int sampleplan_own(struct sampleplan *p)
  * NULL) says hold no data (sampleplan_holes()). */
 static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 			       uint32_t nlink, uint64_t size, uint64_t x,
-			       unsigned band, int kind, const uint8_t *kpb,
+			       unsigned band, uint16_t q, int kind,
+			       const uint8_t *kpb,
 			       const struct sample_facts *f)
 {
 	const uint8_t *pb = kind ? kpb : NULL;
@@ -296,6 +312,8 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 	p->parts_failed = 0;
 	if (band && sample_bands_put(p->bands, key, band))
 		return -ENOMEM;
+	if (!kind && sample_bands_put_q(p->bands, key, q))
+		return -ENOMEM;
 	if (kind && pb &&
 	    sample_bands_put_parts(p->bands, key, pb, sample_units(size, x)))
 		return -ENOMEM;
@@ -312,10 +330,11 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 }
 
 int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
-		   uint64_t size, uint64_t x, unsigned band,
+		   uint64_t size, uint64_t x, unsigned band, uint16_t q,
 		   const struct sample_facts *f)
 {
-	return sampleplan_add_band(p, key, nlink, size, x, band, 0, NULL, f);
+	return sampleplan_add_band(p, key, nlink, size, x, band, q, 0, NULL,
+				   f);
 }
 
 /*
@@ -392,6 +411,7 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 	uint64_t key = sample_key(st->st_dev, st->st_ino);
 	const uint8_t *pb = NULL;
 	unsigned band = 0;
+	uint16_t q = 0;
 	int ret, kind = 0;
 
 	if (st->st_nlink > 1) {
@@ -401,7 +421,7 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 			return ret;
 	}
 	if (p->o->bands && st->st_size)
-		band = sampleplan_band(p, st);
+		band = sampleplan_band(p, st, &q);
 	if (!band && st->st_size) {
 		/* its current ratio not known: what its name suggests, for
 		 * the whole file (no extents for its parts) */
@@ -410,7 +430,8 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 		pb = sampleplan_holes(p, fd, dirfd, name, st, band);
 	}
 	return sampleplan_add_band(p, key, 1, st->st_size,
-				   estrun_data_bytes(st), band, kind, pb, NULL);
+				   estrun_data_bytes(st), band, q, kind, pb,
+				   NULL);
 }
 
 static int sampleplan_file(void *arg, int *fd, const char *path,
@@ -634,6 +655,7 @@ out:
 	free(p.refs);
 	free(p.fx);
 	free(p.pb);
+	free(p.pq);
 	sample_parts_free(&p.parts);
 	search_free(p.search);
 	sample_bands_free(p.bands);

@@ -40,13 +40,14 @@ struct sampleplan_opts {
 /*
  * A file listed by opts.dir: key its sample_key() (files with nlink > 1
  * are counted once by key), size its st_size, x its data bytes
- * (estrun_data_bytes()), band its current ratio band (0: not known; kept
- * when the plan keeps bands), f NULL or what its inode item says (kept
- * with the bands: sample_bands_facts()).  The references given with
- * sampleplan_ref() since the last file are its own.  Returns 0 or -ENOMEM.
+ * (estrun_data_bytes()), band its current ratio band and q its current
+ * ratio (sample_ratio_q()) (0: not known; kept when the plan keeps bands),
+ * f NULL or what its inode item says (kept with the bands:
+ * sample_bands_facts()).  The references given with sampleplan_ref()
+ * since the last file are its own.  Returns 0 or -ENOMEM.
  */
 int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
-		   uint64_t size, uint64_t x, unsigned band,
+		   uint64_t size, uint64_t x, unsigned band, uint16_t q,
 		   const struct sample_facts *f);
 
 /*

@@ -7,8 +7,9 @@
 # 95% interval must hold the full estimate for every setting in at least
 # MIN_HIT of them (and not in every one of many more: an interval that
 # always holds is too wide), no sample may be empty, and each says how many
-# units it read; on the home-like tree the interval is narrow (each big
-# file's parts by their own current ratio: docs/sampling.md).  Then the
+# units it read; as root the interval is narrow (each big file's parts by
+# their own current ratio, and each unit's current disk bytes a second
+# auxiliary: docs/sampling.md).  Then the
 # same without root (as nobody), where the kind of file each name tells
 # stands for the current ratio: the usr tree's interval narrower than by
 # size alone, and a sparse file's parts without data no units.  On the
@@ -26,7 +27,8 @@
 SEEDS=${SEEDS:-100}
 MIN_HIT=${MIN_HIT:-88}
 MAX_HIT=${MAX_HIT:-99}
-MAX_HOME_WIDTH=${MAX_HOME_WIDTH:-500}
+MAX_HOME_WIDTH=${MAX_HOME_WIDTH:-150}
+MAX_USR_WIDTH=${MAX_USR_WIDTH:-600}
 MAX_USR_WIDTH_NOBODY=${MAX_USR_WIDTH_NOBODY:-1000}
 SETTINGS=zstd:1,compress-force=zstd:3
 bin=${WALK_COMPSIZE:-$COMPSIZE}
@@ -176,17 +178,23 @@ cover() {
 # mixed.bin's text apart from its compressed runs (with the file's ratio
 # for all of its parts: over 15%); shared: the copies and snapshots apart
 # from what counts in the same layout (34% with the copies' units in the
-# same strata).  Without root: the usr tree's files by the kind their
-# names tell (by size alone: 13.3-13.7%).
-declare -A MAXW=([root:home]=$MAX_HOME_WIDTH [root:shared]=$MAX_HOME_WIDTH
-		 [root:nc]=800
+# same strata); and each unit's current disk bytes the second auxiliary
+# (with the data bytes alone: usr 6.7-6.8%, home and shared 2.2-2.5%, nc
+# 3.0%; with them 3.8-4.1%, 0.7-0.9% and 1.4%).  Without root: the usr
+# tree's files by the kind their names tell (by size alone: 13.3-13.7%).
+declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
+		 [root:shared]=$MAX_HOME_WIDTH [root:nc]=250
 		 [nobody:usr]=$MAX_USR_WIDTH_NOBODY [nobody:sparse]=600)
 # Where the interval may hold more often than 95% (the width checks bound
-# it): nc, below; home without root, where mixed.bin's 48 parts, text and
-# compressed runs that its name can't tell apart, are a stratum of half
-# read (24 draws at least), a two-valued mix whose interval is wide (15-17%)
-# and held 100 of 100.
-declare -A WIDE=([root:nc]=1 [nobody:home]=1)
+# it): nc, below; home and shared as root, where zstd:1 is how the tree is
+# stored and compress-force=zstd:3 follows the current bytes closely: the
+# residuals around them say little, and the interval keeps a tenth of the
+# data bytes' variance for the units a few draws would not show apart
+# (SAMPLE_CUR_KAPPA, docs/sampling.md), held 99-100 of 100; home without
+# root, where mixed.bin's 48 parts, text and compressed runs that its name
+# can't tell apart, are a stratum of half read (24 draws at least), a
+# two-valued mix whose interval is wide (15-17%) and held 100 of 100.
+declare -A WIDE=([root:nc]=1 [root:home]=1 [root:shared]=1 [nobody:home]=1)
 cover root usr:10 home:10 shared:10
 # nc: the parts after the one that sets NOCOMPRESS are known raw, drawn
 # or not, and leave the file's own strata (docs/sampling.md): 18.6% wide
