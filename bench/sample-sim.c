@@ -9,22 +9,22 @@
  *       big file really sets NOCOMPRESS (nocompress_at()), and each
  *       file's and each part's current ratio band (root on btrfs; 0
  *       elsewhere), and each file's sample_kind()
- *   sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown|kind|current] < units
+ *   sample-sim sim SEEDS PCT[,PCT...] [bands|nocur|filebands|sizeown|kind] < units
  *       (bands: as compsize as root on btrfs, each part by its own band
  *       and the files that hold an eighth of the parts in strata of their
- *       own; filebands: a big file's band for all its parts; sizeown: no
+ *       own, each unit's current disk bytes the estimator's second
+ *       auxiliary; nocur: the same without it, as compsize before;
+ *       filebands: a big file's band for all its parts; sizeown: no
  *       bands, own strata; kind: by the kind of each file's name and own
- *       strata, as compsize without root or off btrfs; current: as bands,
- *       with each unit's current disk bytes for its data bytes as the
- *       ratio estimator's auxiliary (an experiment: docs/sampling.md);
- *       none: by size)
+ *       strata, as compsize without root or off btrfs; none: by size)
  *       for each percentage and seed, the sample sample.c would draw, its
  *       estimate and 95% interval against the full estimate: one line per
  *       setting and percentage (coverage, mean |error|, mean half-width,
  *       mean data read, units read, samples with an empty stratum), and
  *       the relative standard error, from which docs/sampling.md scales
  *       the half-width to other tree sizes.  With SIM_STRATA=1 in the
- *       environment, the first seed's design on stderr.
+ *       environment, the first seed's design on stderr; with SIM_BIAS=1,
+ *       the mean signed error in the last column.
  *
  * The sample drawn is the one compsize would draw from these files (the
  * same hash of dev, inode, unit, with the file's index as inode), and
@@ -400,9 +400,10 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 {
 	static struct sample_acc acc[MAXSET];
 	static struct sample_pop popi[MAXSET];
-	/* mode 5: the units' current disk bytes as the auxiliary */
-	static struct sample_pop popc;
-	const int cur = bands == 5;
+	/* mode 2 (bands): the units' current disk bytes as the estimator's
+	 * second auxiliary, as compsize as root on btrfs; mode 5 (nocur):
+	 * bands without it */
+	const int cur = bands == 2;
 	double truth[MAXSET] = { 0 }, parts[MAXSET] = { 0 };
 	struct sample_pop pop = { 0 };
 	struct sample_design d;
@@ -430,8 +431,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 
 			pop.N[h]++;
 			pop.X[h] += units[files[f].first + k].x;
-			popc.N[h]++;
-			popc.X[h] += units[files[f].first + k].cur;
+			if (cur && h < SAMPLE_STRATA)
+				pop.C[h] += units[files[f].first + k].cur;
 		}
 		X += files[f].x;
 		for (i = 0; i < g_nset; i++) {
@@ -452,16 +453,16 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 	}
 	printf("# %zu files, %zu units, %.1f MB of data, strata by size%s\n",
 	       nfiles, nunits, X / 1e6,
-	       bands == 2 ? " and current ratio (each part's own; files that hold an eighth of the parts on their own)" :
+	       bands == 2 ? " and current ratio (each part's own; files that hold an eighth of the parts on their own), the current disk bytes an auxiliary" :
 	       bands == 3 ? " (files that hold an eighth of the parts on their own)" :
 	       bands == 4 ? " and the kind of each file's name (files that hold an eighth of the parts on their own)" :
-	       bands == 5 ? " and current ratio as bands, the current disk bytes as the auxiliary" :
+	       bands == 5 ? " and current ratio (each part's own; files that hold an eighth of the parts on their own), without the current disk bytes as an auxiliary" :
 	       bands ? " and current ratio (the file's)" : "");
 	printf("| setting | sample | seeds | coverage | mean error | mean half-width | rel. s.e. | data read | units read | empty strata | parts vs whole |\n");
 	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	while (*p) {
 		double pct = strtod(p, (char **)&p), read = 0, nread = 0;
-		double hit[MAXSET] = { 0 }, aerr[MAXSET] = { 0 };
+		double hit[MAXSET] = { 0 }, aerr[MAXSET] = { 0 }, serr[MAXSET] = { 0 };
 		double hw[MAXSET] = { 0 }, rse[MAXSET] = { 0 };
 		uint64_t empty = 0;
 		unsigned seed;
@@ -472,7 +473,7 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 			double known[MAXSET] = { 0 };
 
 			for (i = 0; i < g_nset; i++)
-				popi[i] = cur ? popc : pop;
+				popi[i] = pop;
 			memset(acc, 0, sizeof(acc));
 			if (bands == 4)	/* as sampleplan.c: no ratio known */
 				sample_plan_floors(&d, &pop,
@@ -528,9 +529,9 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 						sample_unit(sf->size, sf->x, k,
 							    &off, &len);
 						popi[i].N[h]--;
-						popi[i].X[h] -= cur ?
-							units[sf->first + k].cur :
-							units[sf->first + k].x;
+						popi[i].X[h] -= units[sf->first + k].x;
+						if (cur)
+							popi[i].C[h] -= units[sf->first + k].cur;
 						known[i] += (len + 4095) /
 							    4096 * 4096;
 					}
@@ -553,8 +554,8 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 						    sample_stratum_own(h) &&
 						    sf->x >= sf->size)
 							continue;	/* known */
-						sample_acc_add(&acc[i], h,
-							       cur ? u->cur : u->x,
+						sample_acc_add_cur(&acc[i], h, u->x,
+							       cur ? u->cur : 0,
 							       u->k > J[i] ?
 							       (len + 4095) / 4096 * 4096 :
 							       u->y[i]);
@@ -571,6 +572,7 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 					    r.total - truth[i] :
 					    truth[i] - r.total) / truth[i];
 				hw[i] += r.half / truth[i];
+				serr[i] += (r.total - truth[i]) / truth[i];
 				rse[i] += r.se / truth[i];
 				if (!i)
 					empty += r.empty;
@@ -582,6 +584,7 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 			       100 * aerr[i] / seeds, 100 * hw[i] / seeds,
 			       100 * rse[i] / seeds, 100 * read / seeds / X,
 			       nread / seeds, empty,
+			       getenv("SIM_BIAS") ? 100 * serr[i] / seeds :
 			       100 * (parts[i] - truth[i]) / truth[i]);
 	}
 	return 0;
@@ -597,10 +600,10 @@ int main(int argc, char **argv)
 			       argc == 5 && !strcmp(argv[4], "filebands") ? 1 :
 			       argc == 5 && !strcmp(argv[4], "sizeown") ? 3 :
 			       argc == 5 && !strcmp(argv[4], "kind") ? 4 :
-			       argc == 5 && !strcmp(argv[4], "current") ? 5 :
+			       argc == 5 && !strcmp(argv[4], "nocur") ? 5 :
 			       0);
 	fputs("usage: sample-sim units SETTINGS DIR > units\n"
-	      "       sample-sim sim SEEDS PCT[,PCT...] [bands|filebands|sizeown|kind|current] < units\n",
+	      "       sample-sim sim SEEDS PCT[,PCT...] [bands|nocur|filebands|sizeown|kind] < units\n",
 	      stderr);
 	return 2;
 }

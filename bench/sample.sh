@@ -117,7 +117,7 @@ for t in $([ "$SIMULATE" = 1 ] && echo "$TREES"); do
 			"$SIM" units "$SETTINGS" "$MNT/$t" >"$units.tmp"
 		mv "$units.tmp" "$units"
 	fi
-	for strata in size kind bands; do
+	for strata in size kind nocur bands; do
 		echo
 		echo "## $t, strata by $strata"
 		echo
