@@ -179,7 +179,7 @@ struct estrun {
 	int (*rewritten)(void *arg, size_t token);
 	struct sample_acc *acc_rw;
 	double *known_rw;
-	double *dxd;		/* (2 + 2n) * SAMPLE_BANDS: estrun_dx()'s */
+	double *dxd;		/* (4 + 2n) * SAMPLE_BANDS: estrun_dx()'s */
 	int64_t *dx;
 	struct sample_pop pop;		/* every file's units */
 	/* ... each unit's bytes times its file's known_share(): the same
@@ -318,20 +318,26 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 		      size_t token, const struct estrun_slot *sl)
 {
 	const size_t per = 3 + 2 * r->n, B = SAMPLE_BANDS;
+	const size_t nc = (2 + 2 * r->n) * B, m = (4 + 2 * r->n) * B;
+	const uint64_t x = estrun_data_bytes(st);
 	struct sample_pop units = { { 0 }, { 0 }, { 0 } };
+	struct sample_cur cur;
 	double *d = r->dxd;
 	size_t j, i, c;
 	unsigned h;
 
 	if (!r->sample_dx)
 		return;
-	for (j = 0; j < (2 + 2 * r->n) * B; j++)
+	cur = sl ? sl->cur : estrun_cur(r, st);
+	for (j = 0; j < m; j++)
 		d[j] = 0;
 	/* its units by stratum, as submitted to the population */
-	sample_pop_add_parts(&units, st->st_size, estrun_data_bytes(st),
-			     estrun_band(r, st), estrun_pb(r, st));
-	for (h = 0; h < SAMPLE_STRATA; h++)
+	sample_pop_cur(&units, st->st_size, x, estrun_band(r, st),
+		       estrun_pb(r, st), 1, &cur, 1);
+	for (h = 0; h < SAMPLE_STRATA; h++) {
 		d[h % B] += (double)units.X[h];
+		d[nc + h % B] += (double)units.C[h];
+	}
 	for (j = 0; sl && j < sl->nsu; j++) {
 		const uint64_t *v = sl->su + j * per;
 		double pi;
@@ -342,10 +348,12 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 		pi = r->design.pi[h];
 		c = h % B;
 		d[B + c] += v[1] / pi;
+		d[nc + B + c] += (double)sample_unit_cur(&cur, st->st_size, x,
+							 v[2]) / pi;
 		for (i = 0; i < 2 * r->n; i++)
 			d[(2 + i) * B + c] += v[3 + i] / pi;
 	}
-	for (j = 0; j < (2 + 2 * r->n) * B; j++)
+	for (j = 0; j < m; j++)
 		r->dx[j] = (int64_t)(d[j] + 0.5);
 	r->sample_dx(r->arg, token, r->dx);
 }
@@ -800,8 +808,8 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->w = calloc(o->jobs, sizeof(*r->w));
 	r->acc_rw = calloc(n3 / 3, sizeof(*r->acc_rw));
 	r->known_rw = calloc(n3 / 3, sizeof(*r->known_rw));
-	r->dxd = calloc((2 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dxd));
-	r->dx = calloc((2 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dx));
+	r->dxd = calloc((4 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dxd));
+	r->dx = calloc((4 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dx));
 	if (!r->s || !r->acc || !r->raw || !r->f || !r->links || !r->scratch ||
 	    !r->slots || !r->deltas || !r->ncs || !r->pop_known ||
 	    !r->known || !r->queue || !r->done_q ||
@@ -1286,22 +1294,24 @@ static void estrun_pop_less(struct sample_pop *out, const struct sample_pop *p,
 	}
 }
 
-void estrun_band_ratios(const struct estrun *r, size_t i, double *rd,
-			double *ru)
+void estrun_band_ratios(const struct estrun *r, size_t i,
+			struct estrun_bands *out)
 {
 	const struct sample_pop *kp;
 	const struct sample_acc *a;
-	double num[SAMPLE_BANDS], den[SAMPLE_BANDS], an, ad, kx, ky, x;
-	double *out;
+	struct sample_pop fresh;
+	double num[SAMPLE_BANDS], den[SAMPLE_BANDS], cn[SAMPLE_BANDS];
+	double an, ad, acn, kx, ky, x;
 	unsigned h, c, q;
 
+	memset(out, 0, sizeof(*out));
+	if (!r->sampling || i >= r->n)
+		return;
+	kp = &r->pop_known[2 * i];
+	estrun_pop_less(&fresh, &r->pop, kp);
 	for (q = 0; q < 2; q++) {
-		out = q ? ru : rd;
 		for (c = 0; c < SAMPLE_BANDS; c++)
-			out[c] = num[c] = den[c] = 0;
-		if (!r->sampling || i >= r->n)
-			continue;
-		kp = &r->pop_known[2 * i];
+			num[c] = den[c] = cn[c] = 0;
 		/* the raw parts known (estrun_add_known()) at their share
 		 * of the known total */
 		for (h = 0, kx = 0; h < SAMPLE_STRATA; h++)
@@ -1313,20 +1323,28 @@ void estrun_band_ratios(const struct estrun *r, size_t i, double *rd,
 			if (kx > 0 && kp->X[h]) {
 				num[c] += ky * (double)kp->X[h] / kx;
 				den[c] += (double)kp->X[h];
+				cn[c] += (double)kp->C[h];
 			}
 			if (!a->n[h] || !a->sx[h])
 				continue;
-			x = (double)(r->pop.X[h] - kp->X[h]);
+			x = (double)fresh.X[h];
 			num[c] += x * (double)a->sy[h] / (double)a->sx[h];
+			cn[c] += x * (double)a->sc[h] / (double)a->sx[h];
 			den[c] += x;
 		}
-		for (c = 0, an = ad = 0; c < SAMPLE_BANDS; c++) {
+		for (c = 0, an = ad = acn = 0; c < SAMPLE_BANDS; c++) {
 			an += num[c];
 			ad += den[c];
+			acn += cn[c];
 		}
-		for (c = 0; c < SAMPLE_BANDS; c++)
-			out[c] = den[c] > 0 ? num[c] / den[c] :
-				 ad > 0 ? an / ad : 0;
+		for (c = 0; c < SAMPLE_BANDS; c++) {
+			out->r[q][c] = den[c] > 0 ? num[c] / den[c] :
+				       ad > 0 ? an / ad : 0;
+			out->rc[c] = den[c] > 0 ? cn[c] / den[c] :
+				     ad > 0 ? acn / ad : 0;
+			out->b[q][c] = sample_band_slope(&fresh, &r->design, a,
+							 c);
+		}
 	}
 }
 

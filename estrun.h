@@ -61,7 +61,10 @@ struct estrun_opts {
 	 * SAMPLE_BANDS values each: its units' data bytes, at dx[0]; its
 	 * drawn units' data bytes over their probability, at dx[B]; their
 	 * predictions over it, at dx[(2 + 2i + q) * B] for setting i, disk
-	 * (q 0) and uncompressed (q 1).  A report row adds up its files'
+	 * (q 0) and uncompressed (q 1); its units' current disk bytes (0
+	 * where not known), at dx[(2 + 2n) * B], and its drawn units' over
+	 * their probability, at dx[(3 + 2n) * B] for n settings: (4 + 2n) *
+	 * B values.  A report row adds up its files'
 	 * and is estimated band by band from them (run.c rows_sampled(),
 	 * docs/sampling.md, Report rows), where the plain sum of its
 	 * files' deltas is 0 for a row with no unit drawn. */
@@ -184,15 +187,22 @@ struct estrun_result {
 };
 
 /*
- * With sampling, after estrun_finish(): setting i's ratio of estimated
- * disk (rd) and uncompressed (ru) bytes of the fresh copy to data bytes,
- * in each band (SAMPLE_BANDS values, as estrun_opts.sample_dx()): its
- * strata's ratio estimates weighted by their data; a band no unit of
- * which was drawn gets the whole sample's.  Zeros without a sample or
- * when i is out of range.
+ * With sampling, after estrun_finish(): setting i's ratios, in each band
+ * (as estrun_opts.sample_dx()), of the fresh copy's estimated disk (r[0])
+ * and uncompressed (r[1]) bytes and of the current disk bytes (rc) to
+ * data bytes: its strata's ratio estimates weighted by their data, a band
+ * no unit of which was drawn getting the whole sample's; and the slope of
+ * each on the current disk bytes in the band (b: sample_band_slope(), 0
+ * where they are not known).  Zeros without a sample or when i is out of
+ * range.
  */
-void estrun_band_ratios(const struct estrun *r, size_t i, double *rd,
-			double *ru);
+struct estrun_bands {
+	double r[2][SAMPLE_BANDS];
+	double rc[SAMPLE_BANDS];
+	double b[2][SAMPLE_BANDS];
+};
+void estrun_band_ratios(const struct estrun *r, size_t i,
+			struct estrun_bands *out);
 
 /* Setting i's totals after estrun_finish(); zeros if i is out of range. */
 void estrun_get_result(const struct estrun *r, size_t i,

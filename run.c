@@ -174,7 +174,7 @@ static int plan_settings(struct run *run)
 static size_t run_dx_count(const struct run *run)
 {
 	return run->opt->sample || run->opt->sample_bytes ?
-	       (2 + 2 * run->nall) * SAMPLE_BANDS : 0;
+	       (4 + 2 * run->nall) * SAMPLE_BANDS : 0;
 }
 
 struct run *run_create(const struct options *opt, const struct run_env *env)
@@ -1524,11 +1524,11 @@ double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data)
 	return worst;
 }
 
-/* rows_sampled()'s: each setting's ratios by band (estrun_band_ratios()),
- * SAMPLE_BANDS a setting. */
+/* rows_sampled()'s: each setting's ratios and slopes by band
+ * (estrun_band_ratios()). */
 struct rows_fix {
 	const struct run *run;
-	double *rd, *ru;
+	struct estrun_bands *bands;
 };
 
 /* t rounded, at least 0. */
@@ -1545,38 +1545,47 @@ static uint64_t fix_round(double t)
  * data (each over its probability), or with no unit drawn there the
  * whole sample's ratio for the band; so a row none of whose units was
  * drawn is estimated from its data, not 0, and a row whose units were all
- * read keeps its exact figures.  The same layout's figure is the row's
- * own share of it (its same-layout over its fresh-copy sum), or with
- * nothing drawn what its extents hold once over what its files reference
- * (the usage report's Uncompressed over Referenced).
+ * read keeps its exact figures.  Where the current disk bytes are known
+ * (as root on btrfs), the same on what the band's slope on them leaves
+ * (y - b c), plus b times the row's current bytes.  The same layout's
+ * figure is the row's own share of it (its same-layout over its
+ * fresh-copy sum), or with nothing drawn what its extents hold once over
+ * what its files reference (the usage report's Uncompressed over
+ * Referenced).
  */
 static void rows_sampled(void *arg, struct report_row *row)
 {
 	const struct rows_fix *fx = arg;
 	const size_t n = fx->run->nall, B = SAMPLE_BANDS;
-	const int64_t *X, *Xd, *Y;
+	const int64_t *X, *Xd, *Y, *C, *Cd;
 	uint64_t *same, *fresh;
-	double e[2], ht[2], p, ps;
+	double e[2], ht[2], p, ps, b;
 	size_t i, q, c;
 
 	if (!row->est)
 		return;
 	X = (const int64_t *)(row->est + 6 * n);
 	Xd = X + B;
+	C = X + (2 + 2 * n) * B;
+	Cd = C + B;
 	p = row->size.refd && row->size.uncomp < row->size.refd ?
 	    (double)row->size.uncomp / (double)row->size.refd : 1;
 	for (i = 0; i < n; i++) {
+		const struct estrun_bands *eb = &fx->bands[i];
+
 		same = row->est + 3 * i;
 		fresh = row->est + 3 * n + 3 * i;
 		for (q = 0; q < 2; q++) {
-			const double *R = (q ? fx->ru : fx->rd) + i * B;
-
 			Y = X + (2 + 2 * i + q) * B;
 			for (c = 0, e[q] = ht[q] = 0; c < B; c++) {
+				b = eb->b[q][c];
 				ht[q] += (double)Y[c];
-				e[q] += Xd[c] > 0 ? (double)X[c] *
-						    (double)Y[c] / (double)Xd[c]
-						  : R[c] * (double)X[c];
+				e[q] += b * (double)C[c] +
+					(Xd[c] > 0 ? (double)X[c] *
+					 ((double)Y[c] - b * (double)Cd[c]) /
+					 (double)Xd[c] :
+					 (eb->r[q][c] - b * eb->rc[c]) *
+					 (double)X[c]);
 			}
 			/* the rows' own rules on what the units predict
 			 * (layout_resolve(): the inline rule) */
@@ -1592,21 +1601,19 @@ static void rows_sampled(void *arg, struct report_row *row)
 /* rows_sampled() on every row, once.  Returns 0 or -ENOMEM. */
 static int run_rows_sampled(struct run *run)
 {
-	struct rows_fix fx = { run, NULL, NULL };
+	struct rows_fix fx = { run, NULL };
 	size_t i;
 
 	if (!run->rows || !run->sampling || !run->est || run->rows_sampled ||
 	    !run_dx_count(run))
 		return 0;	/* no sums by band kept with the rows */
-	fx.rd = calloc(2 * run->nall * SAMPLE_BANDS, sizeof(*fx.rd));
-	if (!fx.rd)
+	fx.bands = calloc(run->nall, sizeof(*fx.bands));
+	if (!fx.bands)
 		return -ENOMEM;
-	fx.ru = fx.rd + run->nall * SAMPLE_BANDS;
 	for (i = 0; i < run->nall; i++)
-		estrun_band_ratios(run->est, i, fx.rd + i * SAMPLE_BANDS,
-				   fx.ru + i * SAMPLE_BANDS);
+		estrun_band_ratios(run->est, i, &fx.bands[i]);
 	rows_each(run->rows, rows_sampled, &fx);
-	free(fx.rd);
+	free(fx.bands);
 	run->rows_sampled = 1;
 	return 0;
 }

@@ -1138,13 +1138,14 @@ static void estimate(const struct sample_pop *p, const struct sample_design *d,
 }
 
 /*
- * The slope of y on the current disk bytes c common to the strata, after
- * each stratum's ratio to the data bytes: the b that makes the sum of the
- * strata's variances least (0 where no stratum knows c).
+ * The slope of y on the current disk bytes c common to the strata (of
+ * band only, unless it is SAMPLE_BANDS), after each stratum's ratio to
+ * the data bytes: the b that makes the sum of the strata's variances
+ * least (0 where no stratum knows c).
  */
 static double sample_slope(const struct sample_pop *p,
 			   const struct sample_design *d,
-			   const struct sample_acc *a)
+			   const struct sample_acc *a, unsigned band)
 {
 	double num = 0, den = 0;
 	unsigned h;
@@ -1153,7 +1154,8 @@ static double sample_slope(const struct sample_pop *p,
 		double n = a->n[h], Sx = (double)a->sx[h], Ry, Rc, w, eyc, ecc;
 
 		if (a->n[h] < 2 || !a->sx[h] || !a->sc[h] || d->pi[h] >= 1 ||
-		    !p->C[h])
+		    !p->C[h] ||
+		    (band < SAMPLE_BANDS && h % SAMPLE_BANDS != band))
 			continue;
 		Ry = (double)a->sy[h] / Sx;
 		Rc = (double)a->sc[h] / Sx;
@@ -1182,12 +1184,19 @@ static void estimate_cur(const struct sample_pop *p,
 	double b;
 
 	estimate(p, d, a, r, eff, 0);
-	b = sample_slope(p, d, a);
+	b = sample_slope(p, d, a, SAMPLE_BANDS);
 	if (!b)
 		return;
 	estimate(p, d, a, &rc, eff, b);
 	if (rc.se < r->se)
 		*r = rc;
+}
+
+double sample_band_slope(const struct sample_pop *p,
+			 const struct sample_design *d,
+			 const struct sample_acc *a, unsigned band)
+{
+	return sample_slope(p, d, a, band);
 }
 
 void sample_estimate(const struct sample_pop *p, const struct sample_design *d,

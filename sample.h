@@ -356,6 +356,13 @@ void sample_estimate_share(const struct sample_pop *p,
 			   const struct sample_design *d,
 			   const struct sample_acc *a, struct sample_result *r);
 
+/* The current disk bytes' slope the estimate would take in the strata
+ * of one band (sample_estimate()'s is common to all): for report rows,
+ * estimated band by band. */
+double sample_band_slope(const struct sample_pop *p,
+			 const struct sample_design *d,
+			 const struct sample_acc *a, unsigned band);
+
 /* Student's t 97.5% quantile with df degrees of freedom (df >= 1). */
 double sample_t975(double df);
 

@@ -107,8 +107,8 @@ struct tcollect {
 /* With g_hooks, run_files() asks these: even tokens rewritten, and the
  * sums by band of every file added up. */
 static int g_hooks;
-static int64_t g_dx[(2 + 2 * 8) * SAMPLE_BANDS];
-static size_t g_dxn;	/* the values given: (2 + 2n) * SAMPLE_BANDS */
+static int64_t g_dx[(4 + 2 * 8) * SAMPLE_BANDS];
+static size_t g_dxn;	/* the values given: (4 + 2n) * SAMPLE_BANDS */
 
 static int rewritten_even(void *arg, size_t token)
 {
@@ -179,7 +179,7 @@ static int run_files(struct tfiles *t, unsigned jobs, double sample,
 		o.rewritten = rewritten_even;
 		o.sample_dx = add_dx;
 		memset(g_dx, 0, sizeof(g_dx));
-		g_dxn = *n <= 8 ? (2 + 2 * *n) * SAMPLE_BANDS : 0;
+		g_dxn = *n <= 8 ? (4 + 2 * *n) * SAMPLE_BANDS : 0;
 	}
 	memset(c, 0, sizeof(*c));
 	c->n = *n;
