@@ -480,6 +480,11 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 						   (uint64_t)(pct / 100 * X), seed,
 						   SAMPLE_MIN_DRAWS_KIND,
 						   SAMPLE_MIN_DRAWS_KIND_OWN);
+			else if (getenv("SIM_FLOOR"))
+				sample_plan_floors(&d, &pop,
+						   (uint64_t)(pct / 100 * X), seed,
+						   (unsigned)atoi(getenv("SIM_FLOOR")),
+						   (unsigned)atoi(getenv("SIM_FLOOR")));
 			else
 				sample_plan(&d, &pop, (uint64_t)(pct / 100 * X),
 					    seed);
