@@ -258,7 +258,9 @@ static unsigned estrun_band(const struct estrun *r, const struct stat *st)
 /* The current ratio bands of a big file's parts, or NULL (the file's). */
 static const uint8_t *estrun_pb(const struct estrun *r, const struct stat *st)
 {
-	return r->bands ? sample_bands_parts(r->bands, estrun_key(r, st)) : NULL;
+	return r->bands ? sample_bands_parts(r->bands, estrun_key(r, st),
+					     sample_units(st->st_size,
+						estrun_data_bytes(st))) : NULL;
 }
 
 /* The current ratios of file st and its parts, where the pre-pass knew
@@ -273,7 +275,9 @@ static struct sample_cur estrun_cur(const struct estrun *r,
 		return c;
 	key = estrun_key(r, st);
 	c.q = sample_bands_q(r->bands, key);
-	c.pq = sample_bands_parts_q(r->bands, key);
+	c.pq = sample_bands_parts_q(r->bands, key,
+				   sample_units(st->st_size,
+						estrun_data_bytes(st)));
 	return c;
 }
 

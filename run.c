@@ -794,7 +794,9 @@ static int drawn(const struct run *run, const struct stat *st)
 	return sample_file_in_parts(&run->design, st->st_dev, st->st_ino,
 				    st->st_size, estrun_data_bytes(st),
 				    sample_bands_get(run->bands, key),
-				    sample_bands_parts(run->bands, key));
+				    sample_bands_parts(run->bands, key,
+					sample_units(st->st_size,
+						     estrun_data_bytes(st))));
 }
 
 /* --sample: whether file st is one of the pre-pass's sharers (it

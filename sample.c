@@ -632,6 +632,7 @@ struct sample_bands {
 	uint64_t *pkey;
 	uint8_t **pb;
 	uint16_t **pq;
+	uint64_t *pbn, *pqn;	/* how many parts each holds */
 	size_t pcap, pn;
 };
 
@@ -659,6 +660,8 @@ void sample_bands_free(struct sample_bands *b)
 	free(b->pkey);
 	free(b->pb);
 	free(b->pq);
+	free(b->pbn);
+	free(b->pqn);
 	free(b);
 }
 
@@ -700,6 +703,8 @@ static int sample_bands_grow(struct sample_bands *b)
 	nb.pkey = b->pkey;
 	nb.pb = b->pb;
 	nb.pq = b->pq;
+	nb.pbn = b->pbn;
+	nb.pqn = b->pqn;
 	nb.pcap = b->pcap;
 	nb.pn = b->pn;
 	free(b->key);
@@ -817,11 +822,15 @@ static ssize_t sample_bands_part_slot(struct sample_bands *b, uint64_t key)
 		uint64_t *nk = calloc(cap, sizeof(*nk));
 		uint8_t **np = calloc(cap, sizeof(*np));
 		uint16_t **nq = calloc(cap, sizeof(*nq));
+		uint64_t *npn = calloc(cap, sizeof(*npn));
+		uint64_t *nqn = calloc(cap, sizeof(*nqn));
 
-		if (!nk || !np || !nq) {
+		if (!nk || !np || !nq || !npn || !nqn) {
 			free(nk);
 			free(np);
 			free(nq);
+			free(npn);
+			free(nqn);
 			return -1;
 		}
 		for (i = 0; i < b->pcap; i++) {
@@ -831,13 +840,19 @@ static ssize_t sample_bands_part_slot(struct sample_bands *b, uint64_t key)
 			nk[j] = b->pkey[i];
 			np[j] = b->pb[i];
 			nq[j] = b->pq[i];
+			npn[j] = b->pbn[i];
+			nqn[j] = b->pqn[i];
 		}
 		free(b->pkey);
 		free(b->pb);
 		free(b->pq);
+		free(b->pbn);
+		free(b->pqn);
 		b->pkey = nk;
 		b->pb = np;
 		b->pq = nq;
+		b->pbn = npn;
+		b->pqn = nqn;
 		b->pcap = cap;
 	}
 	i = sample_parts_slot(b->pkey, b->pcap, key);
@@ -864,6 +879,7 @@ int sample_bands_put_parts(struct sample_bands *b, uint64_t key,
 	}
 	free(b->pb[i]);
 	b->pb[i] = copy;
+	b->pbn[i] = n;
 	return 0;
 }
 
@@ -886,11 +902,12 @@ int sample_bands_put_parts_q(struct sample_bands *b, uint64_t key,
 	}
 	free(b->pq[i]);
 	b->pq[i] = copy;
+	b->pqn[i] = n;
 	return 0;
 }
 
 const uint16_t *sample_bands_parts_q(const struct sample_bands *b,
-				     uint64_t key)
+				     uint64_t key, uint64_t n)
 {
 	size_t i;
 
@@ -898,10 +915,11 @@ const uint16_t *sample_bands_parts_q(const struct sample_bands *b,
 		return NULL;
 	key += !key;
 	i = sample_parts_slot(b->pkey, b->pcap, key);
-	return b->pkey[i] ? b->pq[i] : NULL;
+	return b->pkey[i] && b->pqn[i] == n ? b->pq[i] : NULL;
 }
 
-const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key)
+const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key,
+				  uint64_t n)
 {
 	size_t i;
 
@@ -909,7 +927,7 @@ const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key)
 		return NULL;
 	key += !key;
 	i = sample_parts_slot(b->pkey, b->pcap, key);
-	return b->pkey[i] ? b->pb[i] : NULL;
+	return b->pkey[i] && b->pbn[i] == n ? b->pb[i] : NULL;
 }
 
 unsigned sample_bands_get(const struct sample_bands *b, uint64_t key)

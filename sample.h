@@ -324,18 +324,21 @@ int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 int sample_bands_put_q(struct sample_bands *b, uint64_t key, uint16_t q);
 int sample_bands_put_parts_q(struct sample_bands *b, uint64_t key,
 			     const uint16_t *pq, uint64_t n);
-/* Key's current ratio (0: not known), its parts' (NULL: none). */
+/* Key's current ratio (0: not known), its n parts' (NULL: none, or not
+ * for n parts: the file changed since). */
 uint16_t sample_bands_q(const struct sample_bands *b, uint64_t key);
 const uint16_t *sample_bands_parts_q(const struct sample_bands *b,
-				     uint64_t key);
+				     uint64_t key, uint64_t n);
 
 /* Remember the bands of the n parts of key's file (copied).  Returns 0 or
  * -ENOMEM. */
 int sample_bands_put_parts(struct sample_bands *b, uint64_t key,
 			   const uint8_t *pb, uint64_t n);
 
-/* The bands of key's parts, or NULL (none known, or b is NULL). */
-const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key);
+/* The bands of key's n parts, or NULL (none known, not for n parts: the
+ * file changed since, or b is NULL). */
+const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key,
+				  uint64_t n);
 
 /*
  * The estimate of the total of y over the population and its 95%

@@ -245,7 +245,7 @@ static int sampleplan_own(struct sampleplan *p)
 		if (!b)
 			return -ENOMEM;
 		p->pb = b;
-		old = sample_bands_parts(p->bands, t->key);
+		old = sample_bands_parts(p->bands, t->key, t->n);
 		slot++;
 		for (k = 0; k < t->n; k++)
 			b[k] = (uint8_t)(((old ? old[k] : t->band) &
@@ -573,7 +573,8 @@ static int sampleplan_away(struct sampleplan *p)
 			continue;	/* counts (or done: 0 of 0) */
 		fx->owned = fx->total = 0;
 		band = sample_bands_get(p->bands, r->file);
-		pb = sample_bands_parts(p->bands, r->file);
+		pb = sample_bands_parts(p->bands, r->file,
+					sample_units(fx->size, fx->x));
 		if (!band ||
 		    (pb && (pb[0] >> SAMPLE_PB_SLOT) & SAMPLE_PB_SLOTS))
 			continue;	/* not known, or its own strata */

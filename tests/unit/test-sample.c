@@ -470,7 +470,7 @@ static void test_bands_q(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT_EQUAL(sample_bands_q(NULL, 5), 0);
-	CU_ASSERT_PTR_NULL(sample_bands_parts_q(b, 5));
+	CU_ASSERT_PTR_NULL(sample_bands_parts_q(b, 5, 3));
 	for (k = 0; k < 3000; k++) {
 		CU_ASSERT_EQUAL(sample_bands_put_q(b, sample_key(3, k),
 						   (uint16_t)(k % 500)), 0);
@@ -481,12 +481,15 @@ static void test_bands_q(void)
 	CU_ASSERT_EQUAL(sample_bands_put(b, sample_key(3, 7), 2), 0);
 	for (k = 0; k < 3000; k++) {
 		CU_ASSERT_EQUAL(sample_bands_q(b, sample_key(3, k)), k % 500);
-		got = sample_bands_parts_q(b, sample_key(3, k));
+		got = sample_bands_parts_q(b, sample_key(3, k), 3);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+		/* for 3 parts, not for a file that changed since */
+		CU_ASSERT_PTR_NULL(sample_bands_parts_q(b, sample_key(3, k),
+							4));
 		CU_ASSERT(got[0] == 1 && got[1] == SAMPLE_Q_ONE &&
 			  got[2] == k);
 		/* no parts' bands were given */
-		CU_ASSERT_PTR_NULL(sample_bands_parts(b, sample_key(3, k)));
+		CU_ASSERT_PTR_NULL(sample_bands_parts(b, sample_key(3, k), 3));
 	}
 	CU_ASSERT_EQUAL(sample_bands_get(b, sample_key(3, 7)), 2);
 	CU_ASSERT_EQUAL(sample_bands_q(b, sample_key(3, 7)), 7);
@@ -727,16 +730,19 @@ static void test_parts(void)
 			CU_ASSERT_EQUAL(sample_bands_put_parts(b,
 					sample_key(7, k), big, sizeof(big)), 0);
 	}
-	got = sample_bands_parts(b, sample_key(5, 1));
+	got = sample_bands_parts(b, sample_key(5, 1), 4);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
 	CU_ASSERT_EQUAL(memcmp(got, pb, 4), 0);
+	/* a file of another number of parts now: changed since */
+	CU_ASSERT_PTR_NULL(sample_bands_parts(b, sample_key(5, 1), 5));
+	CU_ASSERT_PTR_NULL(sample_bands_parts(b, sample_key(5, 1), 3));
 	for (k = 0; k < 5000; k += 50) {
-		got = sample_bands_parts(b, sample_key(7, k));
+		got = sample_bands_parts(b, sample_key(7, k), sizeof(big));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(got);
 		CU_ASSERT_EQUAL(memcmp(got, big, sizeof(big)), 0);
 	}
-	CU_ASSERT_PTR_NULL(sample_bands_parts(b, sample_key(6, 1)));
-	CU_ASSERT_PTR_NULL(sample_bands_parts(NULL, sample_key(5, 1)));
+	CU_ASSERT_PTR_NULL(sample_bands_parts(b, sample_key(6, 1), 4));
+	CU_ASSERT_PTR_NULL(sample_bands_parts(NULL, sample_key(5, 1), 4));
 	sample_bands_free(b);
 }
 
