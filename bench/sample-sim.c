@@ -24,7 +24,8 @@
  *       the relative standard error, from which docs/sampling.md scales
  *       the half-width to other tree sizes.  With SIM_STRATA=1 in the
  *       environment, the first seed's design on stderr; with SIM_BIAS=1,
- *       the mean signed error in the last column.
+ *       the mean signed error in the last column; with SIM_FLOOR=N, floors
+ *       of N draws (as root) instead of SAMPLE_MIN_DRAWS.
  *
  * The sample drawn is the one compsize would draw from these files (the
  * same hash of dev, inode, unit, with the file's index as inode), and
