@@ -41,10 +41,12 @@
 /* Where the current disk bytes are the auxiliary, the plain ratio
  * estimator's variance times this is added to each stratum's: the units
  * where the current bytes and the setting part ways (a piece stored raw
- * now that the setting compresses, a file written in steps) are rare, a
- * few dozen draws a stratum see none of them, and the residuals alone
- * would claim the estimate exact (docs/sampling.md). */
-#define SAMPLE_CUR_KAPPA	0.1
+ * now that the setting compresses, the raw tail after NOCOMPRESS of a
+ * file stored compressed now, a file written in steps) are few, a few
+ * dozen draws a stratum see none of them or too few, and the residuals
+ * alone would claim the estimate exact or near it (docs/sampling.md: 0.1
+ * held 89.5-90% on a tree stored under compress-force for compress=). */
+#define SAMPLE_CUR_KAPPA	0.3
 /* Class bounds of whole-file units (st_size), and of the file size
  * above which chunks form a class of their own. */
 #define SAMPLE_TINY		4096u

@@ -571,8 +571,9 @@ static void cur_pop_sample(const struct cur_pop *p, double frac,
 /*
  * The current disk bytes as the second auxiliary: the interval still
  * holds (400 seeds at 5%, 90-99% as test_coverage()), and is narrower
- * than the ratio estimator's on the data bytes alone, by half at least
- * where the prediction follows the current bytes; rare units that part
+ * than the ratio estimator's on the data bytes alone where the
+ * prediction follows the current bytes (by the share of its variance
+ * kept, SAMPLE_CUR_KAPPA, at most); rare units that part
  * ways keep it honest (the SAMPLE_CUR_KAPPA share), and so do populations
  * whose prediction is the current bytes themselves.  Without current
  * bytes the estimate is the ratio estimator's, to the bit; a sample of
@@ -611,7 +612,7 @@ static void test_cur(void)
 			CU_ASSERT(hit >= 360 && hit <= 400);
 			CU_ASSERT(hit0 >= 360 && hit0 <= 396);
 			if (!rare)
-				CU_ASSERT(hw < hw0 / 2);
+				CU_ASSERT(hw < 0.7 * hw0);
 		}
 	printf("\n     ");
 	/* everything read: exact */

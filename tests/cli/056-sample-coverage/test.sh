@@ -27,7 +27,7 @@
 SEEDS=${SEEDS:-100}
 MIN_HIT=${MIN_HIT:-88}
 MAX_HIT=${MAX_HIT:-99}
-MAX_HOME_WIDTH=${MAX_HOME_WIDTH:-150}
+MAX_HOME_WIDTH=${MAX_HOME_WIDTH:-180}
 MAX_USR_WIDTH=${MAX_USR_WIDTH:-600}
 MAX_USR_WIDTH_NOBODY=${MAX_USR_WIDTH_NOBODY:-1000}
 SETTINGS=zstd:1,compress-force=zstd:3
@@ -180,7 +180,7 @@ cover() {
 # from what counts in the same layout (34% with the copies' units in the
 # same strata); and each unit's current disk bytes the second auxiliary
 # (with the data bytes alone: usr 6.7-6.8%, home and shared 2.2-2.5%, nc
-# 3.0%; with them 3.8-4.1%, 0.7-0.9% and 1.4%).  Without root: the usr
+# 3.0%; with them 4.5-4.8%, 1.2-1.3% and 1.9%).  Without root: the usr
 # tree's files by the kind their names tell (by size alone: 13.3-13.7%).
 declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 		 [root:shared]=$MAX_HOME_WIDTH [root:nc]=250
@@ -188,9 +188,9 @@ declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 # Where the interval may hold more often than 95% (the width checks bound
 # it): nc, below; home and shared as root, where zstd:1 is how the tree is
 # stored and compress-force=zstd:3 follows the current bytes closely: the
-# residuals around them say little, and the interval keeps a tenth of the
+# residuals around them say little, and the interval keeps 0.3 of the
 # data bytes' variance for the units a few draws would not show apart
-# (SAMPLE_CUR_KAPPA, docs/sampling.md), held 99-100 of 100; home without
+# (SAMPLE_CUR_KAPPA, docs/sampling.md), held 100 of 100; home without
 # root, where mixed.bin's 48 parts, text and compressed runs that its name
 # can't tell apart, are a stratum of half read (24 draws at least), a
 # two-valued mix whose interval is wide (15-17%) and held 100 of 100.
