@@ -186,15 +186,16 @@ declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 		 [root:shared]=$MAX_HOME_WIDTH [root:nc]=250
 		 [nobody:usr]=$MAX_USR_WIDTH_NOBODY [nobody:sparse]=600)
 # Where the interval may hold more often than 95% (the width checks bound
-# it): nc, below; home and shared as root, where zstd:1 is how the tree is
+# it): nc, below; every tree as root, where zstd:1 is how the tree is
 # stored and compress-force=zstd:3 follows the current bytes closely: the
 # residuals around them say little, and the interval keeps 0.3 of the
 # data bytes' variance for the units a few draws would not show apart
-# (SAMPLE_CUR_KAPPA, docs/sampling.md), held 100 of 100; home without
+# (SAMPLE_CUR_KAPPA, docs/sampling.md), held 98-100 of 100; home without
 # root, where mixed.bin's 48 parts, text and compressed runs that its name
 # can't tell apart, are a stratum of half read (24 draws at least), a
 # two-valued mix whose interval is wide (15-17%) and held 100 of 100.
-declare -A WIDE=([root:nc]=1 [root:home]=1 [root:shared]=1 [nobody:home]=1)
+declare -A WIDE=([root:nc]=1 [root:usr]=1 [root:home]=1 [root:shared]=1
+		 [nobody:home]=1)
 cover root usr:10 home:10 shared:10
 # nc: the parts after the one that sets NOCOMPRESS are known raw, drawn
 # or not, and leave the file's own strata (docs/sampling.md): 18.6% wide
