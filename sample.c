@@ -30,7 +30,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 #include "sample.h"
 
 /* A stratum with few draws leans on the pooled spread as on this many
@@ -264,8 +263,6 @@ uint64_t sample_share_x(double a, uint64_t x)
 	       (uint64_t)v;
 }
 
-/* A file's units into p (sign 1) or out of it (-1), each unit's bytes
- * scaled by a (sample_share_x()). */
 uint16_t sample_ratio_q(uint64_t ram, uint64_t disk)
 {
 	if (!ram)
@@ -295,6 +292,9 @@ uint64_t sample_unit_cur(const struct sample_cur *c, uint64_t size,
 					    c->pq[k] : c->q);
 }
 
+/* A file's units into p (sign 1) or out of it (-1), each unit's bytes
+ * scaled by a (sample_share_x()), with their current disk bytes (c NULL:
+ * none) in C. */
 static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 			    unsigned band, const uint8_t *pb, int sign,
 			    double a, const struct sample_cur *c)
@@ -631,10 +631,12 @@ struct sample_bands {
 	uint16_t *q;		/* its current ratio (sample_ratio_q()) */
 	size_t cap, n;		/* cap a power of two, at most 3/4 full */
 	/* the big files' parts' bands and current ratios, the same way */
-	uint64_t *pkey;
-	uint8_t **pb;
-	uint16_t **pq;
-	uint64_t *pbn, *pqn;	/* how many parts each holds */
+	struct sample_part_slot {
+		uint64_t key;		/* 0: free */
+		uint8_t *pb;
+		uint16_t *pq;
+		uint64_t nb, nq;	/* how many parts each holds */
+	} *ps;
 	size_t pcap, pn;
 };
 
@@ -656,14 +658,10 @@ void sample_bands_free(struct sample_bands *b)
 	free(b->f);
 	free(b->q);
 	for (i = 0; i < b->pcap; i++) {
-		free(b->pb[i]);
-		free(b->pq[i]);
+		free(b->ps[i].pb);
+		free(b->ps[i].pq);
 	}
-	free(b->pkey);
-	free(b->pb);
-	free(b->pq);
-	free(b->pbn);
-	free(b->pqn);
+	free(b->ps);
 	free(b);
 }
 
@@ -702,11 +700,7 @@ static int sample_bands_grow(struct sample_bands *b)
 		nb.q[j] = b->q[i];
 	}
 	nb.n = b->n;
-	nb.pkey = b->pkey;
-	nb.pb = b->pb;
-	nb.pq = b->pq;
-	nb.pbn = b->pbn;
-	nb.pqn = b->pqn;
+	nb.ps = b->ps;
 	nb.pcap = b->pcap;
 	nb.pn = b->pn;
 	free(b->key);
@@ -803,133 +797,118 @@ int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 	return 1;
 }
 
-static size_t sample_parts_slot(const uint64_t *keys, size_t cap,
-				uint64_t key)
+static size_t sample_parts_slot(const struct sample_part_slot *ps,
+				size_t cap, uint64_t key)
 {
 	size_t i = sample_mix(key) & (cap - 1);
 
-	while (keys[i] && keys[i] != key)
+	while (ps[i].key && ps[i].key != key)
 		i = (i + 1) & (cap - 1);
 	return i;
 }
 
-/* The parts table's slot of key, made when missing: -1 when out of
+/* The parts table's slot of key, made when missing: NULL when out of
  * memory. */
-static ssize_t sample_bands_part_slot(struct sample_bands *b, uint64_t key)
+static struct sample_part_slot *sample_bands_part_at(struct sample_bands *b,
+						     uint64_t key)
 {
-	size_t i, j;
+	size_t i;
 
+	key += !key;
 	if (4 * (b->pn + 1) > 3 * b->pcap) {
 		size_t cap = b->pcap ? 2 * b->pcap : 64;
-		uint64_t *nk = calloc(cap, sizeof(*nk));
-		uint8_t **np = calloc(cap, sizeof(*np));
-		uint16_t **nq = calloc(cap, sizeof(*nq));
-		uint64_t *npn = calloc(cap, sizeof(*npn));
-		uint64_t *nqn = calloc(cap, sizeof(*nqn));
+		struct sample_part_slot *ns = calloc(cap, sizeof(*ns));
 
-		if (!nk || !np || !nq || !npn || !nqn) {
-			free(nk);
-			free(np);
-			free(nq);
-			free(npn);
-			free(nqn);
-			return -1;
-		}
-		for (i = 0; i < b->pcap; i++) {
-			if (!b->pkey[i])
-				continue;
-			j = sample_parts_slot(nk, cap, b->pkey[i]);
-			nk[j] = b->pkey[i];
-			np[j] = b->pb[i];
-			nq[j] = b->pq[i];
-			npn[j] = b->pbn[i];
-			nqn[j] = b->pqn[i];
-		}
-		free(b->pkey);
-		free(b->pb);
-		free(b->pq);
-		free(b->pbn);
-		free(b->pqn);
-		b->pkey = nk;
-		b->pb = np;
-		b->pq = nq;
-		b->pbn = npn;
-		b->pqn = nqn;
+		if (!ns)
+			return NULL;
+		for (i = 0; i < b->pcap; i++)
+			if (b->ps[i].key)
+				ns[sample_parts_slot(ns, cap, b->ps[i].key)] =
+					b->ps[i];
+		free(b->ps);
+		b->ps = ns;
 		b->pcap = cap;
 	}
-	i = sample_parts_slot(b->pkey, b->pcap, key);
-	if (!b->pkey[i]) {
-		b->pkey[i] = key;
+	i = sample_parts_slot(b->ps, b->pcap, key);
+	if (!b->ps[i].key) {
+		b->ps[i].key = key;
 		b->pn++;
 	}
-	return (ssize_t)i;
+	return &b->ps[i];
+}
+
+/* Key's slot in the parts table, or NULL. */
+static const struct sample_part_slot *
+sample_bands_part_find(const struct sample_bands *b, uint64_t key)
+{
+	size_t i;
+
+	if (!b || !b->pcap)
+		return NULL;
+	key += !key;
+	i = sample_parts_slot(b->ps, b->pcap, key);
+	return b->ps[i].key ? &b->ps[i] : NULL;
+}
+
+/* A copy of n values of size bytes, or NULL when out of memory. */
+static void *sample_copy(const void *src, uint64_t n, size_t size)
+{
+	void *copy;
+
+	if (n > SIZE_MAX / size)
+		return NULL;
+	copy = malloc(n ? n * size : 1);
+	if (copy)
+		memcpy(copy, src, n * size);
+	return copy;
 }
 
 int sample_bands_put_parts(struct sample_bands *b, uint64_t key,
 			   const uint8_t *pb, uint64_t n)
 {
-	uint8_t *copy = malloc(n ? n : 1);
-	ssize_t i;
+	uint8_t *copy = sample_copy(pb, n, sizeof(*pb));
+	struct sample_part_slot *s = copy ? sample_bands_part_at(b, key) : NULL;
 
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, pb, n);
-	i = sample_bands_part_slot(b, key + !key);
-	if (i < 0) {
+	if (!s) {
 		free(copy);
 		return -ENOMEM;
 	}
-	free(b->pb[i]);
-	b->pb[i] = copy;
-	b->pbn[i] = n;
+	free(s->pb);
+	s->pb = copy;
+	s->nb = n;
 	return 0;
 }
 
 int sample_bands_put_parts_q(struct sample_bands *b, uint64_t key,
 			     const uint16_t *pq, uint64_t n)
 {
-	uint16_t *copy;
-	ssize_t i;
+	uint16_t *copy = sample_copy(pq, n, sizeof(*pq));
+	struct sample_part_slot *s = copy ? sample_bands_part_at(b, key) : NULL;
 
-	if (n > SIZE_MAX / sizeof(*copy))
-		return -ENOMEM;
-	copy = malloc(n ? n * sizeof(*copy) : 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, pq, n * sizeof(*copy));
-	i = sample_bands_part_slot(b, key + !key);
-	if (i < 0) {
+	if (!s) {
 		free(copy);
 		return -ENOMEM;
 	}
-	free(b->pq[i]);
-	b->pq[i] = copy;
-	b->pqn[i] = n;
+	free(s->pq);
+	s->pq = copy;
+	s->nq = n;
 	return 0;
 }
 
 const uint16_t *sample_bands_parts_q(const struct sample_bands *b,
 				     uint64_t key, uint64_t n)
 {
-	size_t i;
+	const struct sample_part_slot *s = sample_bands_part_find(b, key);
 
-	if (!b || !b->pcap)
-		return NULL;
-	key += !key;
-	i = sample_parts_slot(b->pkey, b->pcap, key);
-	return b->pkey[i] && b->pqn[i] == n ? b->pq[i] : NULL;
+	return s && s->nq == n ? s->pq : NULL;
 }
 
 const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key,
 				  uint64_t n)
 {
-	size_t i;
+	const struct sample_part_slot *s = sample_bands_part_find(b, key);
 
-	if (!b || !b->pcap)
-		return NULL;
-	key += !key;
-	i = sample_parts_slot(b->pkey, b->pcap, key);
-	return b->pkey[i] && b->pbn[i] == n ? b->pb[i] : NULL;
+	return s && s->nb == n ? s->pb : NULL;
 }
 
 unsigned sample_bands_get(const struct sample_bands *b, uint64_t key)
