@@ -281,14 +281,6 @@ static struct sample_cur estrun_cur(const struct estrun *r,
 	return c;
 }
 
-/* The stratum of file st's units (of its first, when its parts have
- * bands of their own). */
-static unsigned estrun_stratum(const struct estrun *r, const struct stat *st)
-{
-	return sample_stratum(st->st_size, estrun_data_bytes(st),
-			      estrun_band(r, st));
-}
-
 /* The bytes of file st's units in the sample (0: none). */
 static uint64_t estrun_sample_bytes(const struct estrun *r,
 				    const struct stat *st)
@@ -1119,7 +1111,10 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 			 const struct est_write *wr, size_t nw, size_t ng)
 {
 	struct estrun_slot *sl = NULL;
+	struct sample_cur cur;
+	const uint8_t *pb;
 	uint64_t bytes;
+	unsigned band;
 	double aux = 1;
 	size_t i;
 	int ret, room;
@@ -1136,17 +1131,18 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 		}
 	}
 	r->input_all += st->st_size;
+	/* what the pre-pass knew of it, looked up once */
+	band = estrun_band(r, st);
+	pb = estrun_pb(r, st);
+	cur = estrun_cur(r, st);
 	if (r->sampling) {
-		struct sample_cur c = estrun_cur(r, st);
-
 		aux = r->known_share ? r->known_share(r->arg, token, st) : 1;
 		sample_pop_cur(&r->pop, st->st_size, estrun_data_bytes(st),
-			       estrun_band(r, st), estrun_pb(r, st), 1, &c, 1);
+			       band, pb, 1, &cur, 1);
 		if (aux >= 0)
 			sample_pop_cur(&r->pop_same, st->st_size,
-				       estrun_data_bytes(st),
-				       estrun_band(r, st), estrun_pb(r, st),
-				       aux, &c, 1);
+				       estrun_data_bytes(st), band, pb, aux,
+				       &cur, 1);
 	}
 	bytes = estrun_cost(r, st);
 	if (!bytes && r->sampling) {
@@ -1212,10 +1208,10 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->st = *st;
 	sl->token = token;
 	sl->err = 0;
-	sl->h = estrun_stratum(r, st);
-	sl->band = estrun_band(r, st);
-	sl->pb = estrun_pb(r, st);
-	sl->cur = estrun_cur(r, st);
+	sl->h = sample_stratum(st->st_size, estrun_data_bytes(st), band);
+	sl->band = band;
+	sl->pb = pb;
+	sl->cur = cur;
 	sl->scaled = 0;
 	sl->nsu = 0;
 	sl->has_nc = 0;
