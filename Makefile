@@ -297,7 +297,7 @@ clean-est-driver:
 # tests/fuzz/work/.  Rerun a crash: tests/fuzz/<target>-fuzz FILE.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := extents search tree estimate
+FUZZ_TARGETS := extents search batch tree estimate
 FUZZ_BINS := $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	-fsanitize=fuzzer-no-link,address,undefined -std=gnu11 $(WARN_FLAGS) \
@@ -305,16 +305,18 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DCOMPSIZE_VERSION='"$(VERSION)"' \
 	-pthread $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=tests/fuzz/obj/%.o)
-# search-fuzz and tree-fuzz answer search.c's and tree.c's ioctl() calls
-# from a simulated kernel (tests/fuzz/sim-kernel.c).
+# search-fuzz, batch-fuzz and tree-fuzz answer search.c's and tree.c's
+# ioctl() calls from a simulated kernel (tests/fuzz/sim-kernel.c).
 FUZZ_LDFLAGS_search := -Wl,--wrap=ioctl
+FUZZ_LDFLAGS_batch := -Wl,--wrap=ioctl
 # tree-fuzz also stands in for libbtrfsutil's subvolume id lookup and for
 # opening a subvolume by file handle.
 FUZZ_LDFLAGS_tree := -Wl,--wrap=ioctl -Wl,--wrap=btrfs_util_subvolume_id_fd \
 	-Wl,--wrap=open_by_handle_at
 
-# Both answer from one simulated kernel.
-tests/fuzz/search-fuzz tests/fuzz/tree-fuzz: tests/fuzz/sim-kernel.c
+# All three answer from one simulated kernel.
+tests/fuzz/search-fuzz tests/fuzz/batch-fuzz tests/fuzz/tree-fuzz: \
+		tests/fuzz/sim-kernel.c
 
 -include $(FUZZ_LIB_OBJS:.o=.d)
 .SECONDARY: $(FUZZ_LIB_OBJS)

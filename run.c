@@ -27,6 +27,7 @@
 #include "rows.h"
 #include "sample.h"
 #include "sampleplan.h"
+#include "search.h"
 #include "run.h"
 #include "sharing.h"
 #include "subvols.h"
@@ -103,6 +104,8 @@ struct run {
 	/* --sample: NULL, or the only files whose extents the same-layout
 	 * model must know when they are not drawn (sampleplan_run()) */
 	struct seen_set *sharers;
+	/* the estimate's files' extents, a run of inodes a search */
+	struct search_batch *batch;
 	/* --sample: the st_dev and subvolume of the directory the pre-pass
 	 * counted that the walk is in, and what stands for the st_dev of
 	 * the subvolumes nested below it in the keys (sample_subvol_dev()) */
@@ -212,7 +215,8 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		/* a sample reads parts of files, not their writes */
 		run->layout = layout_create(run->nall, !opt->sample &&
 						       !opt->sample_bytes);
-		if (!run->layout)
+		run->batch = search_batch_create();
+		if (!run->layout || !run->batch)
 			goto fail;
 		for (i = 0; i < run->nall; i++)
 			layout_set_force(run->layout, i, run->est_all[i].force);
@@ -272,6 +276,7 @@ void run_free(struct run *run)
 	seen_free(run->sharers);
 	free(run->keydevs);
 	layout_free(run->layout);
+	search_batch_free(run->batch);
 	rewrite_free(run->rewrite);
 	if (run->est_all != run->opt->est)
 		free(run->est_all);
@@ -831,8 +836,9 @@ static double on_est_known(void *arg, size_t token, const struct stat *st)
 
 /*
  * What the estimate counts of the file (layout.h): its inode once, its
- * extents once, at every level.  The extents come from one search of its
- * items (btrfs and root); otherwise it counts as all new.  Sets *ticket,
+ * extents once, at every level.  The extents come from a search of its
+ * items, or of a run of inodes with it (search_batch_file_extents(); btrfs
+ * and root); otherwise it counts as all new.  Sets *ticket,
  * and *skip when nothing of it counts anywhere.
  */
 static int plan_file(struct run *run, int fd, const struct stat *st,
@@ -847,8 +853,9 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 
 	if (run->env->usage && fs && !extents_unneeded(run, st)) {
 		run->next = 0;
-		ret = search_file_extents(run->usage->search, fd, st->st_ino,
-					  fs->nodesize, collect_extent, run);
+		ret = search_batch_file_extents(run->batch, fd, st->st_dev,
+						st->st_ino, fs->nodesize,
+						collect_extent, run);
 		if (ret == -ENOMEM)
 			return ret;
 		f.have_extents = !ret;

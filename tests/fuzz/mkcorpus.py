@@ -115,7 +115,39 @@ def estimate():
     write('estimate', 'heuristic', bytes([3, 0, 16, 0, 0, 32]) + text)
 
 
+def batch():
+    # bytes 0-1: no failing call; u16 items; 4 bytes per item (see batch.c)
+    def items(spec):
+        return struct.pack('<H', len(spec)) + b''.join(
+            bytes([step | kind << 2]) + struct.pack('<H', length)
+            for step, kind, length in spec)
+
+    def questions(inos, flags=0):
+        return b''.join(struct.pack('<H', (i - 256) | flags) for i in inos)
+
+    # its own generator: the other corpora stay as they are
+    rng = random.Random(2)
+    # a cp -a tree: inode item, ref, one extent (inline or regular) a file
+    tree = []
+    for f in range(300):
+        tree += [(1, 0, 160), (0, 1, 30), (0, 5, rng.choice((53, 800, 2000)))]
+    write('batch', 'in-order', b'\x00\x00' + items(tree) +
+          questions(range(257, 557, 2)))
+    write('batch', 'out-of-order', b'\x00\x00' + items(tree) +
+          questions(rng.sample(range(257, 557), 200)))
+    write('batch', 'two-subvols', b'\x00\x00' + items(tree) +
+          questions(range(257, 400, 3)) + questions(range(257, 400, 3), 0x8000))
+    # a file whose extents fill several buffers among small ones
+    big = [(1, 0, 160), (0, 5, 16000)] + [(0, 5, 16000)] * 12
+    write('batch', 'big-file', b'\x00\x00' + items(tree[:30] + big + tree[:30]) +
+          questions((257, 262, 267, 268, 275, 258), 0) +
+          questions((267,), 0x4000))
+    write('batch', 'fail-3rd', b'\x03\x04' + items(tree) +
+          questions(rng.sample(range(257, 557), 60)))
+
+
 extents()
 search()
+batch()
 tree()
 estimate()
