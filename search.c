@@ -335,6 +335,10 @@ static int batch_fill(struct search_batch *b, int fd, uint64_t dev,
 		span = b->last - 1 - ino;
 		while (b->n && b->items[b->n - 1].ino > ino + span)
 			b->used = b->items[--b->n].data;
+	} else {
+		/* Not past the last inode there is: one made after this
+		 * search is searched alone when the walk meets it. */
+		span = b->last - ino;
 	}
 	b->valid = 1;
 	b->wide = wide;

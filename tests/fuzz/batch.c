@@ -9,7 +9,8 @@
  * search_file_extents() gives them (a callback that stops after one gets
  * its value back); a failing ioctl's errno comes back, and the files
  * asked after it are answered right; no question costs more searches than
- * a search of the file alone would, plus one.
+ * a search of the file alone would, plus one; a file made after the
+ * questions, past the last inode, is found.
  *
  * Input: byte 0: which ioctl call fails (0: none); byte 1: its errno;
  * bytes 2-3: the number of items; 4 bytes per item: inode step (low 2
@@ -185,6 +186,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* one search of the file alone: nitems + 1 at most (each
 		 * batch takes at least one item), and one batch before it */
 		if (s.calls - calls > nitems + 2)
+			abort();
+	}
+	/* A file made after the searches, past the last inode and every
+	 * inode asked for: its items are found, not taken as none from a
+	 * batch that ran past it. */
+	if (s.n < MAX_ITEMS) {
+		struct simk_item *it = realloc(s.items,
+					       (s.n + 1) * sizeof(*it));
+		int ret;
+
+		if (!it)
+			abort();
+		s.items = it;
+		it += s.n++;
+		memset(it, 0, sizeof(*it));
+		it->tree = BTRFS_FS_TREE_OBJECTID;
+		it->objectid = FIRST_INO + span;
+		it->type = BTRFS_EXTENT_DATA_KEY;
+		it->data = arena;
+		k.items = s.items;
+		k.n = s.n;
+		s.fail_at = 0;
+		s.ino = FIRST_INO + span;
+		s.stop = 0;
+		s.next = 0;
+		s.seen = 0;
+		ret = search_batch_file_extents(b, -1, 0, s.ino, NODESIZE,
+						check_item, NULL);
+		if (ret || s.seen != 1)
 			abort();
 	}
 	search_batch_free(b);
