@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,17 @@ static volatile sig_atomic_t want_stats;
 #define CS_AUTO_PRECISION	0.02
 #define CS_AUTO_FIRST		0.01
 #define CS_AUTO_ROUNDS		6
+/*
+ * How far below --precision the next round aims: 1 + CS_AUTO_MARGIN_K over
+ * the square root of the units this round read, between CS_AUTO_MARGIN_MIN
+ * and CS_AUTO_MARGIN_MAX.  Its width came out 0.77 to 1.32 times the one
+ * foretold from some 200-400 units on the bench trees, once 1.52
+ * (docs/sampling.md);
+ * the more units, the surer the spreads the foretelling rests on.
+ */
+#define CS_AUTO_MARGIN_K	5.7
+#define CS_AUTO_MARGIN_MIN	1.118	/* 1.25 times the data */
+#define CS_AUTO_MARGIN_MAX	1.3
 /* ... and the default for a full estimate longer than this (seconds) */
 #define CS_AUTO_AFTER		60
 
@@ -509,6 +521,53 @@ static int parse_options(int argc, char **argv, struct options *opt)
 }
 
 /*
+ * --sample=auto: the fraction the next round asks for, between 2 and 16
+ * times this round's f.  The smallest whose interval this round's draws
+ * foretell (run_sample_predict(): each stratum's spread per unit, its
+ * draws under the larger design) within precision over a margin that
+ * shrinks with the units read (CS_AUTO_MARGIN_K); where they can't tell,
+ * from the width w and the fraction read (read of data), as one over the
+ * square root of the data read, 25% more.
+ */
+static double sample_next(struct run *run, double f, double w,
+			  double precision, uint64_t read, uint64_t data,
+			  uint64_t units)
+{
+	double lo = 2 * f, hi = 16 * f, want, m;
+	double next;
+	int k;
+
+	m = 1 + CS_AUTO_MARGIN_K / sqrt(units ? (double)units : 1);
+	m = m < CS_AUTO_MARGIN_MIN ? CS_AUTO_MARGIN_MIN :
+	    m > CS_AUTO_MARGIN_MAX ? CS_AUTO_MARGIN_MAX : m;
+	want = precision / m;
+	if (run_sample_predict(run, lo) > 0) {
+		if (run_sample_predict(run, lo) <= want)
+			return lo;
+		if (run_sample_predict(run, hi) > want)
+			return hi;
+		/* on the logarithm: the width falls as the fraction grows */
+		for (k = 0; k < 30; k++) {
+			next = sqrt(lo * hi);
+			if (run_sample_predict(run, next) <= want)
+				hi = next;
+			else
+				lo = next;
+		}
+		return hi;
+	}
+	/* from the fraction really read (16 draws a stratum at least
+	 * make it more than asked on small trees) */
+	next = data ? (double)read / data : f;
+	next *= w / precision * (w / precision) * 1.25;
+	if (next < 2 * f)
+		next = 2 * f;
+	if (next > 16 * f)
+		next = 16 * f;
+	return next;
+}
+
+/*
  * --sample=auto: samples of growing size until the 95% half-width of
  * every setting's estimate is at most opt->precision of it.  The
  * half-width goes as one over the square root of the data read, so each
@@ -523,7 +582,7 @@ static int sample_rounds(struct options *opt, const struct run_env *env,
 			 char *const *paths, int npaths, struct run **out)
 {
 	double f = CS_AUTO_FIRST, w = 0, next;
-	uint64_t read = 0, data = 0;
+	uint64_t read = 0, data = 0, units = 0;
 	struct run *run;
 	char *buf = NULL;
 	size_t len = 0;
@@ -544,7 +603,7 @@ static int sample_rounds(struct options *opt, const struct run_env *env,
 		if (!ret)
 			ret = run_paths(run, paths, npaths);
 		if (!ret && opt->sample)
-			w = run_sample_width(run, &read, &data);
+			w = run_sample_width(run, &read, &data, &units);
 		run_set_err(run, stderr);
 		last = ret || !opt->sample || w <= opt->precision ||
 		       round == CS_AUTO_ROUNDS;
@@ -558,15 +617,9 @@ static int sample_rounds(struct options *opt, const struct run_env *env,
 		}
 		free(buf);
 		buf = NULL;
+		next = sample_next(run, f, w, opt->precision, read, data,
+				   units);
 		run_free(run);
-		/* from the fraction really read (16 draws a stratum at
-		 * least make it more than asked on small trees) */
-		next = data ? (double)read / data : f;
-		next *= w / opt->precision * (w / opt->precision) * 1.25;
-		if (next < 2 * f)
-			next = 2 * f;
-		if (next > 16 * f)
-			next = 16 * f;
 		f = next > 0.5 ? 1 : next;
 	}
 	*out = run;

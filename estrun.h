@@ -204,6 +204,16 @@ struct estrun_bands {
 void estrun_band_ratios(const struct estrun *r, size_t i,
 			struct estrun_bands *out);
 
+/*
+ * --sample: how much narrower setting i's interval (same: the same
+ * layout's, else the fresh copy's disk bytes) would be with a sample of
+ * frac of the data, the same seed and floors: the ratio of the standard
+ * errors sample_predict_se() foretells to the ones now.  1 without a
+ * sample or where it can't tell.
+ */
+double estrun_predict(const struct estrun *r, size_t i, int same,
+		      double frac);
+
 /* Setting i's totals after estrun_finish(); zeros if i is out of range. */
 void estrun_get_result(const struct estrun *r, size_t i,
 		       struct estrun_result *out);

@@ -1510,13 +1510,18 @@ void run_set_err(struct run *run, FILE *err)
 	run->err = err;
 }
 
-double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data)
+/* The widest of the sampled settings' relative half-widths: now (frac 0),
+ * or foretold for a sample of frac (estrun_predict()); with what the last
+ * setting read. */
+static double sample_widest(struct run *run, double frac,
+			    uint64_t *data_read, uint64_t *data,
+			    uint64_t *units_read)
 {
 	struct report_est re;
 	double w, worst = 0;
 	size_t i;
 
-	*data_read = *data = 0;
+	*data_read = *data = *units_read = 0;
 	if (!run->est)
 		return 0;
 	for (i = 0; i < run->opt->nest; i++) {
@@ -1526,11 +1531,29 @@ double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data)
 			continue;
 		*data_read = re.data_read;
 		*data = re.data;
-		w = re.disk ? re.disk_ci95 / re.disk : 0;
+		*units_read = re.units_read;
+		if (!re.disk)
+			continue;
+		w = re.disk_ci95 / re.disk;
+		if (frac > 0)
+			w *= estrun_predict(run->est, i, re.same_layout, frac);
 		if (w > worst)
 			worst = w;
 	}
 	return worst;
+}
+
+double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data,
+			uint64_t *units_read)
+{
+	return sample_widest(run, 0, data_read, data, units_read);
+}
+
+double run_sample_predict(struct run *run, double frac)
+{
+	uint64_t r, d, u;
+
+	return sample_widest(run, frac, &r, &d, &u);
 }
 
 /* rows_sampled()'s: each setting's ratios and slopes by band

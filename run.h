@@ -106,9 +106,18 @@ void run_set_err(struct run *run, FILE *err);
  * After run_paths() with a sample: the largest 95% half-width of the
  * estimates' disk, as a fraction of the estimate (0 when nothing was
  * sampled or the estimate is 0); *data_read and *data the bytes of data
- * the sample read and the data it was drawn from.
+ * the sample read and the data it was drawn from, *units_read the units
+ * it read.
  */
-double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data);
+double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data,
+			uint64_t *units_read);
+
+/*
+ * What run_sample_width() would be with a sample of frac of the data (the
+ * same seed and floors), foretold from this run's draws
+ * (estrun_predict()).
+ */
+double run_sample_predict(struct run *run, double frac);
 
 /*
  * run_paths() returned -ECANCELED because the full estimate would take

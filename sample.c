@@ -501,6 +501,8 @@ double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
 	int k;
 
 	d->seed = seed;
+	d->min = min;
+	d->min_own = min_own;
 	if (sample_expected(p, 0, &fl) < budget) {
 		for (k = 0; k < 100; k++) {
 			c = (lo + hi) / 2;
@@ -522,6 +524,14 @@ double sample_plan(struct sample_design *d, const struct sample_pop *p,
 {
 	return sample_plan_floors(d, p, budget, seed, SAMPLE_MIN_DRAWS,
 				  SAMPLE_MIN_DRAWS);
+}
+
+double sample_replan(struct sample_design *at, const struct sample_pop *p,
+		     uint64_t budget, const struct sample_design *d)
+{
+	return sample_plan_floors(at, p, budget, d->seed,
+				  d->min ? d->min : SAMPLE_MIN_DRAWS,
+				  d->min_own ? d->min_own : SAMPLE_MIN_DRAWS);
 }
 
 int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
@@ -1042,13 +1052,16 @@ static double sample_s2(const struct sample_acc *a, unsigned h,
  * estimator on the data bytes alone): each stratum's total
  * b C_h + X_h * sum(d) / sum(x) with d = y - b c, its variance the ratio
  * estimator's of d, plus SAMPLE_CUR_KAPPA times the plain ratio
- * estimator's where b is used.
+ * estimator's where b is used.  With at, *var_at is the variance under
+ * design at (sample_predict_se()).
  */
 static void estimate(const struct sample_pop *p, const struct sample_design *d,
 		     const struct sample_acc *a, struct sample_result *r,
-		     int eff, double b)
+		     int eff, double b, const struct sample_design *at,
+		     double *var_at)
 {
 	double total = 0, var = 0, vdf = 0, pool_v[2] = { 0 }, pool_df[2] = { 0 };
+	double va = 0;
 	double sx = 0, sy = 0, sd = 0, Rpool, Rdpool;
 	struct sample_dsums ds, dy;
 	unsigned h;
@@ -1091,6 +1104,8 @@ static void estimate(const struct sample_pop *p, const struct sample_design *d,
 			vh = X * Rpool * X * Rpool;
 			var += vh;
 			vdf += vh * vh / 30;
+			if (at && at->pi[h] < 1)
+				va += vh;
 			continue;
 		}
 		sample_dsums(a, h, b, &ds);
@@ -1129,7 +1144,16 @@ static void estimate(const struct sample_pop *p, const struct sample_design *d,
 		dfh = ne >= 2 ? ne - 1 : 1;
 		var += vh;
 		vdf += vh * vh / dfh;
+		if (at && at->pi[h] < 1 && d->pi[h] > 0) {
+			double na = n * at->pi[h] / d->pi[h];
+			double fa = f * at->pi[h] / d->pi[h];
+
+			va += (X / xbar) * (X / xbar) *
+			      (1 - (fa < 1 ? fa : 1)) * s2 / na;
+		}
 	}
+	if (var_at)
+		*var_at = va;
 	r->total = total;
 	r->se = sample_sqrt(var);
 	r->df = vdf > 0 ? var * var / vdf : 0;
@@ -1177,18 +1201,22 @@ static double sample_slope(const struct sample_pop *p,
 static void estimate_cur(const struct sample_pop *p,
 			 const struct sample_design *d,
 			 const struct sample_acc *a, struct sample_result *r,
-			 int eff)
+			 int eff, const struct sample_design *at,
+			 double *var_at)
 {
 	struct sample_result rc;
-	double b;
+	double b, vc;
 
-	estimate(p, d, a, r, eff, 0);
+	estimate(p, d, a, r, eff, 0, at, var_at);
 	b = sample_slope(p, d, a, SAMPLE_BANDS);
 	if (!b)
 		return;
-	estimate(p, d, a, &rc, eff, b);
-	if (rc.se < r->se)
+	estimate(p, d, a, &rc, eff, b, at, &vc);
+	if (rc.se < r->se) {
 		*r = rc;
+		if (var_at)
+			*var_at = vc;
+	}
 }
 
 double sample_band_slope(const struct sample_pop *p,
@@ -1201,12 +1229,24 @@ double sample_band_slope(const struct sample_pop *p,
 void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
 		     const struct sample_acc *a, struct sample_result *r)
 {
-	estimate_cur(p, d, a, r, 0);
+	estimate_cur(p, d, a, r, 0, NULL, NULL);
 }
 
 void sample_estimate_share(const struct sample_pop *p,
 			   const struct sample_design *d,
 			   const struct sample_acc *a, struct sample_result *r)
 {
-	estimate_cur(p, d, a, r, 1);
+	estimate_cur(p, d, a, r, 1, NULL, NULL);
+}
+
+double sample_predict_se(const struct sample_pop *p,
+			 const struct sample_design *d,
+			 const struct sample_acc *a,
+			 const struct sample_design *at, int share)
+{
+	struct sample_result r;
+	double va = 0;
+
+	estimate_cur(p, d, a, &r, share, at, &va);
+	return sample_sqrt(va);
 }

@@ -80,10 +80,12 @@ struct sample_cur {
 	const uint16_t *pq;
 };
 
-/* The design: each stratum's probability, and the seed. */
+/* The design: each stratum's probability, the seed, and the floors it
+ * was planned with (sample_plan_floors()). */
 struct sample_design {
 	double pi[SAMPLE_STRATA];
 	uint64_t seed;
+	unsigned min, min_own;
 };
 
 /* The sampled units of one quantity (e.g. one setting's disk bytes). */
@@ -243,6 +245,9 @@ double sample_plan(struct sample_design *d, const struct sample_pop *p,
 double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
 			  uint64_t budget, uint64_t seed, unsigned min,
 			  unsigned min_own);
+/* The design of another budget with d's seed and floors. */
+double sample_replan(struct sample_design *at, const struct sample_pop *p,
+		     uint64_t budget, const struct sample_design *d);
 
 /* Whether unit k of file (dev, ino) in stratum h is in the sample. */
 int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
@@ -358,6 +363,19 @@ void sample_estimate(const struct sample_pop *p, const struct sample_design *d,
 void sample_estimate_share(const struct sample_pop *p,
 			   const struct sample_design *d,
 			   const struct sample_acc *a, struct sample_result *r);
+
+/*
+ * The standard error sample_estimate() (share: sample_estimate_share())
+ * would give under design at instead of d, each stratum's spread per unit
+ * as the draws under d tell it, its draws scaled by at's probability over
+ * d's: how large the next round of --sample=auto must be.  A stratum
+ * without a draw keeps its 100%; one every unit of which at reads counts
+ * nothing.  0 when nothing is sampled.
+ */
+double sample_predict_se(const struct sample_pop *p,
+			 const struct sample_design *d,
+			 const struct sample_acc *a,
+			 const struct sample_design *at, int share);
 
 /* The current disk bytes' slope the estimate would take in the strata
  * of one band (sample_estimate()'s is common to all): for report rows,

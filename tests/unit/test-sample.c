@@ -535,10 +535,13 @@ static void cur_pop_build(struct cur_pop *p, unsigned rare, int same)
 	}
 }
 
-/* One sample of p at frac; with cur the current bytes given. */
-static void cur_pop_sample(const struct cur_pop *p, double frac,
-			   uint64_t seed, int cur, struct sample_result *r)
+/* One sample of p at frac; with cur the current bytes given; with se_at,
+ * *se_at the standard error foretold for a sample of at instead. */
+static void cur_pop_predict(const struct cur_pop *p, double frac,
+			    uint64_t seed, int cur, struct sample_result *r,
+			    double at, double *se_at)
 {
+	struct sample_design d2;
 	const struct sample_cur one = { SAMPLE_Q_ONE, NULL };
 	struct sample_pop pop = { 0 };
 	struct sample_design d;
@@ -565,7 +568,17 @@ static void cur_pop_sample(const struct cur_pop *p, double frac,
 					   p->y[i]);
 	}
 	sample_estimate(&pop, &d, a, r);
+	if (se_at) {
+		sample_replan(&d2, &pop, (uint64_t)(at * X), &d);
+		*se_at = sample_predict_se(&pop, &d, a, &d2, 0);
+	}
 	free(a);
+}
+
+static void cur_pop_sample(const struct cur_pop *p, double frac,
+			   uint64_t seed, int cur, struct sample_result *r)
+{
+	cur_pop_predict(p, frac, seed, cur, r, 0, NULL);
 }
 
 /*
@@ -622,6 +635,44 @@ static void test_cur(void)
 	cur_pop_sample(&p, 1.0, 1, 1, &r);
 	CU_ASSERT(r.total > truth - 1 && r.total < truth + 1);
 	CU_ASSERT_EQUAL(r.half, 0);
+}
+
+/*
+ * Foretelling a larger sample (--sample=auto's next round): over 200
+ * seeds, the standard error foretold from a 2% sample for one of 8% is
+ * within 15% of what the 8% samples give on average, with the current
+ * bytes and without, with units that part ways and without; foretold
+ * for the same design it is the one given, for everything 0.
+ */
+static void test_predict(void)
+{
+	static struct cur_pop p;
+	struct sample_result r, r8;
+	unsigned rare, cur, s;
+	double se8, pred, got, same;
+
+	for (cur = 0; cur < 2; cur++)
+		for (rare = 0; rare <= 10; rare += 10) {
+			cur_pop_build(&p, rare, 0);
+			pred = got = 0;
+			for (s = 0; s < 200; s++) {
+				cur_pop_predict(&p, 0.02, s, (int)cur, &r, 0.08,
+						&se8);
+				cur_pop_sample(&p, 0.08, s, (int)cur, &r8);
+				CU_ASSERT(se8 < r.se);
+				pred += se8 / 200;
+				got += r8.se / 200;
+			}
+			printf("\n      %s, %2u in 1000 apart: foretold %.4g, got %.4g",
+			       cur ? "current bytes" : "data bytes alone",
+			       rare, pred, got);
+			CU_ASSERT(pred > 0.85 * got && pred < 1.15 * got);
+		}
+	printf("\n     ");
+	cur_pop_predict(&p, 0.05, 3, 1, &r, 0.05, &same);
+	CU_ASSERT(same > 0.999 * r.se && same < 1.001 * r.se);
+	cur_pop_predict(&p, 0.05, 3, 1, &r, 1.0, &same);
+	CU_ASSERT_EQUAL(same, 0);
 }
 
 /* Facts beside bands: kept across growth, with or without a band, the
@@ -809,6 +860,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "band table facts", test_bands_facts },
 	{ "band table ratios", test_bands_q },
 	{ "current bytes as an auxiliary", test_cur },
+	{ "foretelling a larger sample", test_predict },
 	{ "parts' bands", test_parts },
 	{ "parts without data", test_empty_parts },
 	{ "units", test_units },
