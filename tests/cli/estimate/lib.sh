@@ -103,8 +103,16 @@ check()
 
 # bounds WHAT SETTING KERNEL JSON: where part of the same-layout estimate
 # is extrapolated (disk_extrapolated), the kernel's figure must lie within
-# [disk_min, disk_max]; prints the point estimate's error and the
-# bounds' width (in % of the kernel's figure) below and above it.
+# [disk_min, disk_max], or one sector above: the kernel's replay sometimes
+# writes the first page of an append that starts inside a page as an
+# extent of its own (its dirty range cut before the rest was dirtied, a
+# writeback cut no estimate can know, docs/estimate.md), which costs a
+# sector (overwrite.sh's sv2/hex under compress-force=lzo: 97..1 then
+# 98..32 in filefrag -v, 434176 bytes instead of 430080, in 1-2 of 16
+# replays of the same files; a61d147 failed 2 of 20 runs there).  Prints
+# the point estimate's error and the bounds' width (in % of the kernel's
+# figure) below and above it.
+BOUNDS_CUT=4096
 bounds()
 {
 	local v d lo hi
@@ -113,7 +121,7 @@ bounds()
 	read -r d lo hi <<<"$v"
 	checks=$((checks + 1))
 	if [ "$lo" = null ] || [ "$hi" = null ] || [ "$3" -lt "$lo" ] ||
-	   [ "$3" -gt "$hi" ]; then
+	   [ "$3" -gt $((hi + BOUNDS_CUT)) ]; then
 		printf "%-${CHECK_W}s %-24s %10s %10s FAIL: not in [%s, %s]\n" \
 			"$1" "$2" "$d" "$3" "$lo" "$hi"
 		failed=$((failed + 1))
