@@ -43,8 +43,8 @@ static volatile sig_atomic_t want_stats;
  * the square root of the units this round read, between CS_AUTO_MARGIN_MIN
  * and CS_AUTO_MARGIN_MAX.  Its width came out 0.77 to 1.32 times the one
  * foretold from some 200-400 units on the bench trees, once 1.52
- * (docs/sampling.md);
- * the more units, the surer the spreads the foretelling rests on.
+ * (docs/sampling.md); the more units, the surer the spreads the
+ * foretelling rests on.
  */
 #define CS_AUTO_MARGIN_K	5.7
 #define CS_AUTO_MARGIN_MIN	1.118	/* 1.25 times the data */
