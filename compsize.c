@@ -533,7 +533,7 @@ static double sample_next(struct run *run, double f, double w,
 			  double precision, uint64_t read, uint64_t data,
 			  uint64_t units)
 {
-	double lo = 2 * f, hi = 16 * f, want, m;
+	double lo = 2 * f, hi = 16 * f, want, m, at_lo;
 	double next;
 	int k;
 
@@ -541,8 +541,9 @@ static double sample_next(struct run *run, double f, double w,
 	m = m < CS_AUTO_MARGIN_MIN ? CS_AUTO_MARGIN_MIN :
 	    m > CS_AUTO_MARGIN_MAX ? CS_AUTO_MARGIN_MAX : m;
 	want = precision / m;
-	if (run_sample_predict(run, lo) > 0) {
-		if (run_sample_predict(run, lo) <= want)
+	at_lo = run_sample_predict(run, lo);
+	if (at_lo > 0) {
+		if (at_lo <= want)
 			return lo;
 		if (run_sample_predict(run, hi) > want)
 			return hi;

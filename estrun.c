@@ -1351,31 +1351,25 @@ void estrun_band_ratios(const struct estrun *r, size_t i,
 double estrun_predict(const struct estrun *r, size_t i, int same,
 		      double frac)
 {
-	const struct sample_acc *a;
 	struct sample_design at;
-	struct sample_result res;
+	struct sample_result now;
 	struct sample_pop pop;
 	double se;
 
 	if (i >= r->n || !r->sampling)
 		return 1;
-	if (same) {
+	if (same)
 		estrun_pop_less(&pop, &r->pop_same, &r->pop_known[2 * i + 1]);
-		a = &r->acc[4 * i + 2];
-		sample_estimate_share(&pop, &r->design, a, &res);
-	} else {
+	else
 		estrun_pop_less(&pop, &r->pop, &r->pop_known[2 * i]);
-		a = &r->acc[4 * i];
-		sample_estimate(&pop, &r->design, a, &res);
-	}
-	if (!(res.se > 0))
-		return 1;
 	/* the plan's population: every unit (sampleplan_run()) */
 	sample_replan(&at, &r->pop,
 		      (uint64_t)(frac * (double)sample_pop_bytes(&r->pop)),
 		      &r->design);
-	se = sample_predict_se(&pop, &r->design, a, &at, same);
-	return se / res.se;
+	se = sample_predict_se(&pop, &r->design,
+			       &r->acc[4 * i + (same ? 2 : 0)], &at, same,
+			       &now);
+	return now.se > 0 ? se / now.se : 1;
 }
 
 void estrun_get_result(const struct estrun *r, size_t i,

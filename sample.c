@@ -1242,11 +1242,11 @@ void sample_estimate_share(const struct sample_pop *p,
 double sample_predict_se(const struct sample_pop *p,
 			 const struct sample_design *d,
 			 const struct sample_acc *a,
-			 const struct sample_design *at, int share)
+			 const struct sample_design *at, int share,
+			 struct sample_result *now)
 {
-	struct sample_result r;
 	double va = 0;
 
-	estimate_cur(p, d, a, &r, share, at, &va);
+	estimate_cur(p, d, a, now, share, at, &va);
 	return sample_sqrt(va);
 }

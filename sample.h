@@ -370,12 +370,14 @@ void sample_estimate_share(const struct sample_pop *p,
  * as the draws under d tell it, its draws scaled by at's probability over
  * d's: how large the next round of --sample=auto must be.  A stratum
  * without a draw keeps its 100%; one every unit of which at reads counts
- * nothing.  0 when nothing is sampled.
+ * nothing.  0 when nothing is sampled.  *now is the estimate under d,
+ * sample_estimate()'s (or sample_estimate_share()'s) result.
  */
 double sample_predict_se(const struct sample_pop *p,
 			 const struct sample_design *d,
 			 const struct sample_acc *a,
-			 const struct sample_design *at, int share);
+			 const struct sample_design *at, int share,
+			 struct sample_result *now);
 
 /* The current disk bytes' slope the estimate would take in the strata
  * of one band (sample_estimate()'s is common to all): for report rows,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include "array.h"
 #include "search.h"
 
 /* The kernel clamps a larger request to this (btrfs_ioctl_tree_search_v2). */
@@ -258,30 +259,21 @@ static int batch_keep(const struct search_item *item, void *arg)
 {
 	struct search_batch *b = arg;
 	struct batch_item *it;
+	uint8_t *d;
 
 	b->last = item->objectid;
 	if (item->type != BTRFS_EXTENT_DATA_KEY)
 		return 0;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 256;
-
-		it = realloc(b->items, cap * sizeof(*it));
-		if (!it)
-			return -ENOMEM;
-		b->items = it;
-		b->cap = cap;
-	}
-	if (item->len > b->data_cap - b->used) {
-		size_t cap = b->data_cap;
-		uint8_t *d;
-
-		while (cap - b->used < item->len)
-			cap *= 2;
-		d = realloc(b->data, cap);
+	it = array_grow(b->items, &b->cap, b->n, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	b->items = it;
+	if (item->len) {
+		d = array_grow(b->data, &b->data_cap,
+			       b->used + item->len - 1, 1);
 		if (!d)
 			return -ENOMEM;
 		b->data = d;
-		b->data_cap = cap;
 	}
 	it = &b->items[b->n++];
 	it->ino = item->objectid;

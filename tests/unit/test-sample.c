@@ -567,10 +567,11 @@ static void cur_pop_predict(const struct cur_pop *p, double frac,
 			sample_acc_add_cur(a, h, p->x[i], cur ? p->c[i] : 0,
 					   p->y[i]);
 	}
-	sample_estimate(&pop, &d, a, r);
 	if (se_at) {
 		sample_replan(&d2, &pop, (uint64_t)(at * X), &d);
-		*se_at = sample_predict_se(&pop, &d, a, &d2, 0);
+		*se_at = sample_predict_se(&pop, &d, a, &d2, 0, r);
+	} else {
+		sample_estimate(&pop, &d, a, r);
 	}
 	free(a);
 }
