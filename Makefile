@@ -174,7 +174,7 @@ DEB_PKGS := build-essential pkg-config btrfs-progs libbtrfsutil-dev \
 	libzstd-dev liblzo2-dev zlib1g-dev libcunit1-dev btrfs-compsize \
 	jq util-linux e2fsprogs attr clang libclang-rt-14-dev valgrind \
 	librsvg2-bin libxml2-utils debhelper lintian fakeroot bash-completion \
-	python3 ncdu tmux prometheus prometheus-node-exporter curl
+	python3 ncdu tmux prometheus prometheus-node-exporter curl strace
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \

@@ -240,10 +240,21 @@ static int on_subvol_entry(struct fastscan *ts, uint64_t dir,
 	return vec_push(&ts->nested, get_le64(e + DIR_LOCATION_OBJECTID));
 }
 
+/* Tell the listener, if it asks, about the entry e of dir. */
+static int tell_entry(struct fastscan *ts, uint64_t dir, const uint8_t *e)
+{
+	if (!ts->ls || !ts->ls->entry)
+		return 0;
+	return ts->ls->entry(ts->ls->arg, ts->tree_id, dir, get_le64(e),
+			     e[DIR_LOCATION_TYPE], e[DIR_TYPE]);
+}
+
 static int stream_entry(void *arg, uint64_t dir, const uint8_t *e)
 {
-	if (e[DIR_LOCATION_TYPE] != BTRFS_ROOT_ITEM_KEY)
-		return 0;
+	int ret = tell_entry(arg, dir, e);
+
+	if (ret || e[DIR_LOCATION_TYPE] != BTRFS_ROOT_ITEM_KEY)
+		return ret;
 	return on_subvol_entry(arg, dir, e);
 }
 
@@ -298,6 +309,9 @@ static int list_entry(void *arg, uint64_t dir, const uint8_t *e)
 	uint64_t ino;
 	int ret;
 
+	ret = tell_entry(dl->ts, dir, e);
+	if (ret)
+		return ret;
 	switch (e[DIR_LOCATION_TYPE]) {
 	case BTRFS_INODE_ITEM_KEY:
 		if (e[DIR_TYPE] == BTRFS_FT_REG_FILE)

@@ -56,6 +56,14 @@ struct fastscan_listener {
 	 * the scan. */
 	int (*ref)(void *arg, const struct extent_info *ei,
 		   const uint8_t *item, size_t len);
+	/* NULL, or each name in a directory dir of subvolume tree_id: the
+	 * entry's location objectid (child: an inode, or a subvolume's id
+	 * when loc_type is BTRFS_ROOT_ITEM_KEY) and its BTRFS_FT_* type.
+	 * The directories are those the scan lists or streams: a
+	 * subvolume's whole tree, or the subtree listed.  Non-zero aborts
+	 * the scan. */
+	int (*entry)(void *arg, uint64_t tree_id, uint64_t dir, uint64_t child,
+		     uint8_t loc_type, uint8_t ftype);
 	void *arg;
 };
 

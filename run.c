@@ -23,6 +23,7 @@
 #include "layout.h"
 #include "mounts.h"
 #include "ncdu.h"
+#include "prune.h"
 #include "rewrite.h"
 #include "rows.h"
 #include "sample.h"
@@ -106,6 +107,16 @@ struct run {
 	struct seen_set *sharers;
 	/* the estimate's files' extents, a run of inodes a search */
 	struct search_batch *batch;
+	/* --sample: NULL, or the directory the pre-pass listed (the only
+	 * one; the walk starts at it) whose walk need not meet every file,
+	 * on st_dev prune_dev (prune.h); prune_state: 0 none yet, 1 its
+	 * names listed, 2 planned, 3 the walk in it, leaving out what
+	 * count_left_out() counts when it leaves, 4 done, -1 none
+	 * (another directory listed, or what prune.h can't serve) */
+	struct prune *prune;
+	dev_t prune_dev;
+	uint64_t prune_root;
+	int prune_state;
 	/* --sample: the st_dev and subvolume of the directory the pre-pass
 	 * counted that the walk is in, and what stands for the st_dev of
 	 * the subvolumes nested below it in the keys (sample_subvol_dev()) */
@@ -274,6 +285,7 @@ void run_free(struct run *run)
 	sample_bands_free(run->bands);
 	seen_free(run->prescanned);
 	seen_free(run->sharers);
+	prune_free(run->prune);
 	free(run->keydevs);
 	layout_free(run->layout);
 	search_batch_free(run->batch);
@@ -680,6 +692,11 @@ static int defer_scan(struct run *run, int fd, const char *path,
 		run->pre_dev = st->st_dev;
 		if (fastscan_probe(fd, &run->pre_id))
 			run->pre_id = 0;
+		/* the walk leaves out what count_left_out() counts when
+		 * it leaves the directory */
+		if (run->prune_state == 2 && st->st_dev == run->prune_dev &&
+		    st->st_ino == run->prune_root)
+			run->prune_state = 3;
 		return WALK_ENTER;
 	}
 	ret = fastscan_probe(fd, &id);
@@ -1059,13 +1076,12 @@ static int on_file(void *arg, int *fd, const char *path,
  * (sample_bands_facts()): no fstatat().  A file drawn is opened and
  * checked (open_late()).
  */
-static int on_known(void *arg, dev_t dev, ino_t ino, struct stat *st)
+static int known_stat(struct run *run, dev_t dev, ino_t ino, struct stat *st)
 {
-	struct run *run = arg;
 	const struct usage_fs *fs = usage_fs_of(run->usage, dev);
 	struct sample_facts f;
 
-	if (run->deferred.depth < 0 || !fs || fs->sectorsize < 512 ||
+	if (!fs || fs->sectorsize < 512 ||
 	    !sample_bands_facts(run->bands, sample_key_of(run, dev, ino), &f))
 		return 0;
 	memset(st, 0, sizeof(*st));
@@ -1080,6 +1096,31 @@ static int on_known(void *arg, dev_t dev, ino_t ino, struct stat *st)
 	return 1;
 }
 
+/* The walk meets file ino in a directory on dev: 2 when it is left out
+ * (count_left_out() counts it), else as known_stat(). */
+static int on_known(void *arg, dev_t dev, ino_t ino, struct stat *st)
+{
+	struct run *run = arg;
+
+	if (run->deferred.depth < 0)
+		return 0;
+	if (run->prune_state == 3 && dev == run->prune_dev &&
+	    prune_counted(run->prune, ino))
+		return 2;
+	return known_stat(run, dev, ino, st);
+}
+
+/* The walk meets subdirectory ino of directory dir_ino on dev: left out
+ * when nothing under it is to be met (prune_skip_dir()). */
+static int on_skip_dir(void *arg, dev_t dev, ino_t dir_ino, ino_t ino)
+{
+	struct run *run = arg;
+
+	return run->prune_state == 3 && run->deferred.depth >= 0 &&
+	       dev == run->prune_dev &&
+	       prune_skip_dir(run->prune, dir_ino, ino);
+}
+
 /* --sample: a file listed in dirfd, not opened (walk_opts.stat_files). */
 static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
 		      const struct stat *st, int depth)
@@ -1087,6 +1128,37 @@ static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
 	int fd = -1;
 
 	return one_file(arg, &fd, dirfd, name, path, st, depth);
+}
+
+/*
+ * --sample: the walk leaves the directory at path the pre-pass listed,
+ * where prune_plan() found the files it need not meet, and which it left
+ * out (on_known(), on_skip_dir()).  Count each now as the walk would
+ * (one_file(): none is opened, drawn or shared), from what the pre-pass
+ * knew of it, while the workers estimate what was drawn.  Only files
+ * nothing depends on the order of are counted so: the estimates are the
+ * walk's.
+ */
+static int count_left_out(struct run *run, const char *path, int depth)
+{
+	const uint64_t *ino;
+	struct stat st;
+	size_t i, n = prune_ahead(run->prune, &ino);
+	int fd, ret = 0;
+
+	for (i = 0; !ret && i < n; i++) {
+		if ((i & 1023) == 1023) {
+			ret = on_tick(run);
+			if (ret)
+				break;
+		}
+		if (!known_stat(run, run->prune_dev, ino[i], &st))
+			continue;
+		fd = -1;
+		ret = one_file(run, &fd, -1, NULL, path, &st, depth + 1);
+	}
+	run->prune_state = 4;
+	return ret;
 }
 
 /* Whether dir gets a row, and whether it must be walked entry by entry. */
@@ -1145,6 +1217,8 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	(void)path;
 	if (run->ncdu)
 		ncdu_leave(run->ncdu);
+	if (depth == run->deferred.depth && run->prune_state == 3)
+		ret = count_left_out(run, path, depth);
 	if (depth == run->deferred.depth) {
 		/* pending or counted -> none */
 		run->deferred.depth = -1;
@@ -1163,6 +1237,7 @@ struct sample_scan {
 	struct sampleplan *p;
 	dev_t dev;
 	uint64_t id;
+	struct prune *prune;	/* NULL, or the names' */
 };
 
 static int sample_listed(void *arg, const struct fastscan_file *f)
@@ -1197,6 +1272,27 @@ static int sample_ref(void *arg, const struct extent_info *ei,
 	const struct sample_scan *sc = arg;
 
 	return sampleplan_ref(sc->p, ei, item, len);
+}
+
+static int sample_entry(void *arg, uint64_t tree_id, uint64_t dir,
+			uint64_t child, uint8_t loc_type, uint8_t ftype)
+{
+	const struct sample_scan *sc = arg;
+
+	return prune_entry(sc->prune, tree_id, dir, child, loc_type, ftype);
+}
+
+/* --sample: whether the walk must meet the file ino of the directory the
+ * pre-pass listed: unless it is known, has one link, and is neither drawn
+ * nor a sharer (count_left_out()). */
+static int prune_need(void *arg, uint64_t ino)
+{
+	struct run *run = arg;
+	struct stat st;
+
+	if (!known_stat(run, run->prune_dev, ino, &st) || st.st_nlink != 1)
+		return 1;
+	return drawn(run, &st) || sharer(run, st.st_dev, st.st_ino);
 }
 
 /*
@@ -1234,9 +1330,30 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 		if (!run->prescanned)
 			return -ENOMEM;
 	}
+	/* the first directory listed: its names too (prune.h) */
+	if (!run->prune_state) {
+		sc.prune = prune_create(sc.id, st->st_ino);
+		if (!sc.prune)
+			return -ENOMEM;
+		ls.entry = sample_entry;
+	}
 	ls.arg = &sc;
 	ret = fastscan_list(run->usage, fd, st, run->opt->one_fs, on_tick,
 			    run, &ls);
+	if (sc.prune && !ret) {
+		run->prune = sc.prune;
+		run->prune_dev = st->st_dev;
+		run->prune_root = st->st_ino;
+		run->prune_state = 1;
+	} else {
+		prune_free(sc.prune);
+		if (ret != 1) {
+			/* a second directory, or a scan that failed */
+			prune_free(run->prune);
+			run->prune = NULL;
+			run->prune_state = -1;
+		}
+	}
 	if (ret == 1)
 		return WALK_ENTER;
 	if (seen_insert(run->prescanned, sample_key(st->st_dev, st->st_ino)) < 0)
@@ -1265,6 +1382,19 @@ int run_sample(struct run *run, char *const *paths, int n)
 
 	ret = sampleplan_run(paths, n, &wo, &so, &run->design, &run->sampling,
 			     &run->bands, &run->sharers);
+	/* What the walk need not meet: with one path, which the pre-pass
+	 * listed, where no file is read for its usage, none rewritten and
+	 * no rows kept. */
+	if (!ret && run->prune_state == 1 && run->sampling && n == 1 &&
+	    !run->rewrite && !run->ncdu && !run->rows && !run->opt->walk) {
+		ret = prune_plan(run->prune, prune_need, run);
+		run->prune_state = 2;
+	}
+	if (run->prune_state != 2) {
+		prune_free(run->prune);
+		run->prune = NULL;
+		run->prune_state = -1;
+	}
 	/* a sample of everything is the full estimate: files written in
 	 * steps are estimated as written, as there (it differed from it
 	 * where writeback had cut a file into several transactions) */
@@ -1318,6 +1448,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 		.file = on_file,
 		.file_at = on_file_at,
 		.known = on_known,
+		.skip_dir = on_skip_dir,
 		.enter_fs = on_enter_fs,
 		.dir = on_dir,
 		.leave_dir = on_leave_dir,

@@ -274,15 +274,23 @@ static int visit(struct walker *w, int dirfd, const struct dirent *de,
 	int top = parent == NULL;
 	struct stat st;
 	DIR *dir;
-	int fd, ret;
+	int fd, ret, known = 0;
 
+	if (!top && de->d_type == DT_DIR && w->ops->skip_dir &&
+	    w->ops->skip_dir(w->arg, parent->dev, parent->ino, de->d_ino))
+		return 0;
+	if (w->opts->stat_files && !top && de->d_type == DT_REG &&
+	    w->ops->known) {
+		known = w->ops->known(w->arg, parent->dev, de->d_ino, &st);
+		if (known == 2)
+			return 0;
+	}
 	/* Files without opening them: known to the caller already, or one
 	 * fstatat() (no atime, no open and close).  A file on another
 	 * device (a bind mount) is opened, for enter_fs(); a directory
 	 * (d_type) is opened without asking. */
 	if (w->opts->stat_files && !top && de->d_type != DT_DIR &&
-	    ((de->d_type == DT_REG && w->ops->known &&
-	      w->ops->known(w->arg, parent->dev, de->d_ino, &st)) ||
+	    (known ||
 	     (!fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
 	      S_ISREG(st.st_mode) && st.st_dev == parent->dev))) {
 		fd = -1;

@@ -33,10 +33,15 @@ struct walk_ops {
 		       const char *path, const struct stat *st, int depth);
 	/* With stat_files, NULL or what is known of the regular file ino
 	 * in a directory on dev without asking the kernel: fills *st and
-	 * returns 1, or returns 0 to have it fstatat()ed.  Only for a
-	 * directory with nothing mounted beneath it: the entry's d_ino is
-	 * then the file's. */
+	 * returns 1, or returns 0 to have it fstatat()ed, or 2 to leave it
+	 * out (the caller counted it already).  Only for a directory with
+	 * nothing mounted beneath it: the entry's d_ino is then the
+	 * file's. */
 	int (*known)(void *arg, dev_t dev, ino_t ino, struct stat *st);
+	/* NULL, or whether to leave out the subdirectory whose entry (its
+	 * d_ino ino) is in the directory dir_ino on dev, without opening
+	 * it: 1 to leave it out, 0 to visit it. */
+	int (*skip_dir)(void *arg, dev_t dev, ino_t dir_ino, ino_t ino);
 	/* Called for each argument and whenever the walk reaches a different
 	 * st_dev (a mount or a subvolume), before anything under it is read;
 	 * top is 1 for an argument.  Returns a walk_enter, or a negative

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A sample's walk goes only where a file must be met (prune.h): the files
+# not drawn, sharing nothing and with one link are counted from what the
+# pre-pass listed, and the directories holding none of the others are not
+# opened.  On a subvolume of 300 directories with hard links, 40 reflinked
+# pairs (which file meets an extent first counts), files of the same bytes
+# and subvolumes nested in it (their ids, which readdir gives as d_ino,
+# are inode numbers of the tree's own directories too): the same sample,
+# estimates and intervals as the walk of every file (--walk), for several
+# seeds, settings and fractions, and fewer than half of the 300
+# directories opened.  On the --walk pass only the first check applies
+# (both runs walk).
+. "$(dirname "$0")/../common.sh"
+
+bin=${WALK_COMPSIZE:-$COMPSIZE}
+
+setup_fs compress=zstd:1
+btrfs -q subvolume create p
+for i in $(seq 1 300); do
+	mkdir -p "p/d$i"
+	text_data $((i * 37 % 9000 + 1000)) >"p/d$i/t"
+	if [ $((i % 3)) = 0 ]; then
+		mkdir "p/d$i/e"
+		random_data $((i * 53 % 7000 + 500)) >"p/d$i/e/r"
+	fi
+	[ $((i % 10)) = 0 ] && { text_data 300K; random_data 200K; } >"p/d$i/m"
+done
+{ text_data 5M; random_data 3M; } >p/big
+# hard links across directories, reflinked copies, files of the same
+# bytes (inline): the walk must meet each of them in its order
+ln p/d3/t p/d90/hard
+ln p/d42/e/r p/d41/hard
+mkdir p/shared
+for i in $(seq 1 40); do
+	mkdir "p/shared/s$i" "p/shared/c$i"
+	random_data $((i * 97 + 3000)) >"p/shared/s$i/f"
+	cp --reflink=always "p/shared/s$i/f" "p/shared/c$i/f"
+done
+text_data 700 >p/d5/same
+text_data 700 >p/d6/same
+# nested subvolumes, one below a directory with nothing else to read
+btrfs -q subvolume create p/d9/e/nest
+btrfs -q subvolume create p/d8/nest2
+mkdir p/d8/nest2/x
+{ text_data 2M; random_data 2M; } >p/d9/e/nest/big
+{ text_data 1M; random_data 1M; } >p/d8/nest2/x/big
+for i in $(seq 1 30); do
+	text_data $((i * 300)) >"p/d9/e/nest/s$i"
+done
+sync
+ndirs=$(find p -type d -name 'd*' | wc -l)
+
+sel='[.estimates[] | {setting, disk, uncompressed, input, disk_ci95,
+	disk_fresh, sample_units_read, sample_units}]'
+for args in "--sample=2% --seed=1 -e zstd:3" "--sample=5% --seed=2 -e zstd:1,lzo" \
+	"--sample=1% --seed=3 -e compress-force=zstd:3" "--sample=10% --seed=4 -e zlib:3"; do
+	# shellcheck disable=SC2086
+	expect_ours 0 '' -b $args --format=json p
+	jq -e '.estimates[0].sample_units_read < .estimates[0].sample_units' \
+		"$OUT/ours.out" >/dev/null || fail "$args: read everything"
+	jq -c "$sel" "$OUT/ours.out" >"$OUT/pruned"
+	# shellcheck disable=SC2086
+	expect_ours 0 '' -b $args --walk --format=json p
+	jq -c "$sel" "$OUT/ours.out" >"$OUT/walked"
+	cmp -s "$OUT/pruned" "$OUT/walked" ||
+		fail "$args: the pruned walk's sample differs from the full walk's: $(diff "$OUT/pruned" "$OUT/walked")"
+	[ -n "${WALK_COMPSIZE:-}" ] && continue
+	# the directories d* opened: by the walk (O_NONBLOCK), not the
+	# files it reads (open_late())
+	CHECKS=$((CHECKS + 1))
+	# shellcheck disable=SC2086
+	strace -f -qq -e trace=openat -o "$OUT/strace" "$bin" $args p >/dev/null 2>&1 ||
+		fail "$args: compsize under strace failed"
+	opened=$(grep -Ec '"d[0-9]+".*O_NONBLOCK' "$OUT/strace" || true)
+	[ "${VERBOSE:-0}" = 1 ] && echo "$args: opened $opened of $ndirs directories d*"
+	[ "$opened" -gt 0 ] && [ "$opened" -lt $((ndirs / 2)) ] ||
+		fail "$args: opened $opened of $ndirs directories d*"
+done
+
+true
