@@ -634,11 +634,18 @@ uint64_t sample_subvol_dev(uint64_t dev, uint64_t tree_id)
 	return ~sample_mix(dev ^ sample_mix(tree_id));
 }
 
+/* A file's slot: 32 bytes, its band, ratio and facts in one cache line
+ * with its key (a sample's pre-pass and walk ask for them together). */
+struct sample_band_slot {
+	uint64_t key;		/* 0: free (a key of 0 is stored as 1) */
+	uint64_t size, nbytes;	/* its sample_facts, when band has */
+	uint32_t nlink;		/* SAMPLE_FACTS */
+	uint16_t q;		/* its current ratio (sample_ratio_q()) */
+	uint8_t band;
+};
+
 struct sample_bands {
-	uint64_t *key;		/* 0: free (a key of 0 is stored as 1) */
-	uint8_t *band;		/* SAMPLE_FACTS: f[] holds its facts */
-	struct sample_facts *f;
-	uint16_t *q;		/* its current ratio (sample_ratio_q()) */
+	struct sample_band_slot *s;
 	size_t cap, n;		/* cap a power of two, at most 3/4 full */
 	/* the big files' parts' bands and current ratios, the same way */
 	struct sample_part_slot {
@@ -663,10 +670,7 @@ void sample_bands_free(struct sample_bands *b)
 		return;
 	size_t i;
 
-	free(b->key);
-	free(b->band);
-	free(b->f);
-	free(b->q);
+	free(b->s);
 	for (i = 0; i < b->pcap; i++) {
 		free(b->ps[i].pb);
 		free(b->ps[i].pq);
@@ -675,135 +679,119 @@ void sample_bands_free(struct sample_bands *b)
 	free(b);
 }
 
-static size_t sample_bands_slot(const struct sample_bands *b, uint64_t key)
+static size_t sample_bands_slot(const struct sample_band_slot *s, size_t cap,
+				uint64_t key)
 {
-	size_t i = sample_mix(key) & (b->cap - 1);
+	size_t i = sample_mix(key) & (cap - 1);
 
-	while (b->key[i] && b->key[i] != key)
-		i = (i + 1) & (b->cap - 1);
+	while (s[i].key && s[i].key != key)
+		i = (i + 1) & (cap - 1);
 	return i;
 }
 
 static int sample_bands_grow(struct sample_bands *b)
 {
-	struct sample_bands nb = { .cap = b->cap ? 2 * b->cap : 1024 };
-	size_t i, j;
+	size_t cap = b->cap ? 2 * b->cap : 1024, i;
+	struct sample_band_slot *ns = calloc(cap, sizeof(*ns));
 
-	nb.key = calloc(nb.cap, sizeof(*nb.key));
-	nb.band = calloc(nb.cap, sizeof(*nb.band));
-	nb.f = malloc(nb.cap * sizeof(*nb.f));
-	nb.q = calloc(nb.cap, sizeof(*nb.q));
-	if (!nb.key || !nb.band || !nb.f || !nb.q) {
-		free(nb.key);
-		free(nb.band);
-		free(nb.f);
-		free(nb.q);
+	if (!ns)
 		return -ENOMEM;
-	}
-	for (i = 0; i < b->cap; i++) {
-		if (!b->key[i])
-			continue;
-		j = sample_bands_slot(&nb, b->key[i]);
-		nb.key[j] = b->key[i];
-		nb.band[j] = b->band[i];
-		nb.f[j] = b->f[i];
-		nb.q[j] = b->q[i];
-	}
-	nb.n = b->n;
-	nb.ps = b->ps;
-	nb.pcap = b->pcap;
-	nb.pn = b->pn;
-	free(b->key);
-	free(b->band);
-	free(b->f);
-	free(b->q);
-	*b = nb;
+	for (i = 0; i < b->cap; i++)
+		if (b->s[i].key)
+			ns[sample_bands_slot(ns, cap, b->s[i].key)] = b->s[i];
+	free(b->s);
+	b->s = ns;
+	b->cap = cap;
 	return 0;
 }
 
 /* The slot of key, made when missing; NULL when out of memory. */
-static uint8_t *sample_bands_at(struct sample_bands *b, uint64_t key,
-				size_t *slot)
+static struct sample_band_slot *sample_bands_at(struct sample_bands *b,
+						uint64_t key)
 {
-	size_t i;
+	struct sample_band_slot *sl;
 
 	key += !key;
 	if (4 * (b->n + 1) > 3 * b->cap && sample_bands_grow(b))
 		return NULL;
-	i = sample_bands_slot(b, key);
-	if (!b->key[i]) {
-		b->key[i] = key;
-		b->band[i] = 0;
-		b->q[i] = 0;
+	sl = &b->s[sample_bands_slot(b->s, b->cap, key)];
+	if (!sl->key) {
+		sl->key = key;
 		b->n++;
 	}
-	*slot = i;
-	return &b->band[i];
+	return sl;
+}
+
+/* Key's slot, or NULL. */
+static const struct sample_band_slot *
+sample_bands_find(const struct sample_bands *b, uint64_t key)
+{
+	const struct sample_band_slot *sl;
+
+	if (!b || !b->cap)
+		return NULL;
+	key += !key;
+	sl = &b->s[sample_bands_slot(b->s, b->cap, key)];
+	return sl->key ? sl : NULL;
 }
 
 int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band)
 {
-	uint8_t *p;
-	size_t i;
+	struct sample_band_slot *sl;
 
 	if (!band)
 		return 0;
-	p = sample_bands_at(b, key, &i);
-	if (!p)
+	sl = sample_bands_at(b, key);
+	if (!sl)
 		return -ENOMEM;
-	*p = (uint8_t)((*p & SAMPLE_FACTS) | band);
+	sl->band = (uint8_t)((sl->band & SAMPLE_FACTS) | band);
 	return 0;
 }
 
 int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
 			   const struct sample_facts *f)
 {
-	uint8_t *p;
-	size_t i;
+	struct sample_band_slot *sl = sample_bands_at(b, key);
 
-	p = sample_bands_at(b, key, &i);
-	if (!p)
+	if (!sl)
 		return -ENOMEM;
-	*p |= SAMPLE_FACTS;
-	b->f[i] = *f;
+	sl->band |= SAMPLE_FACTS;
+	sl->size = f->size;
+	sl->nbytes = f->nbytes;
+	sl->nlink = f->nlink;
 	return 0;
 }
 
 int sample_bands_put_q(struct sample_bands *b, uint64_t key, uint16_t q)
 {
-	size_t i;
+	struct sample_band_slot *sl;
 
 	if (!q)
 		return 0;
-	if (!sample_bands_at(b, key, &i))
+	sl = sample_bands_at(b, key);
+	if (!sl)
 		return -ENOMEM;
-	b->q[i] = q;
+	sl->q = q;
 	return 0;
 }
 
 uint16_t sample_bands_q(const struct sample_bands *b, uint64_t key)
 {
-	size_t i;
+	const struct sample_band_slot *sl = sample_bands_find(b, key);
 
-	if (!b || !b->cap)
-		return 0;
-	key += !key;
-	i = sample_bands_slot(b, key);
-	return b->key[i] ? b->q[i] : 0;
+	return sl ? sl->q : 0;
 }
 
 int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 		       struct sample_facts *f)
 {
-	size_t i;
+	const struct sample_band_slot *sl = sample_bands_find(b, key);
 
-	if (!b || !b->cap)
+	if (!sl || !(sl->band & SAMPLE_FACTS))
 		return 0;
-	key += !key;
-	i = sample_bands_slot(b, key);
-	if (!b->key[i] || !(b->band[i] & SAMPLE_FACTS))
-		return 0;
-	*f = b->f[i];
+	f->size = sl->size;
+	f->nbytes = sl->nbytes;
+	f->nlink = sl->nlink;
 	return 1;
 }
 
@@ -923,13 +911,9 @@ const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key,
 
 unsigned sample_bands_get(const struct sample_bands *b, uint64_t key)
 {
-	size_t i;
+	const struct sample_band_slot *sl = sample_bands_find(b, key);
 
-	if (!b || !b->cap)
-		return 0;
-	key += !key;
-	i = sample_bands_slot(b, key);
-	return b->key[i] ? b->band[i] & ~SAMPLE_FACTS : 0;
+	return sl ? sl->band & ~SAMPLE_FACTS : 0;
 }
 
 /* Square root by Newton's method from above: no libm (the fuzzing build
