@@ -397,17 +397,20 @@ static int plan_level(struct layout_level *lev, size_t k, long dev,
 {
 	const uint32_t *grp = t->ng ? t->grp : NULL;
 	uint64_t *gnum = t->ng ? &t->gnum[k * t->ng] : NULL;
-	struct seen_set *inodes = sets_get(&lev->inodes, (size_t)dev);
+	struct seen_set *inodes = f->once ? NULL :
+				  sets_get(&lev->inodes, (size_t)dev);
 	struct seen_set *extents = NULL;
 	size_t e;
 	int ret;
 
 	memset(sh, 0, sizeof(*sh));
-	if (!inodes)
-		return -ENOMEM;
-	ret = seen_insert(inodes, (uint64_t)f->ino);
-	if (ret <= 0)
-		return ret;	/* a hard link met before: nothing */
+	if (!f->once) {
+		if (!inodes)
+			return -ENOMEM;
+		ret = seen_insert(inodes, (uint64_t)f->ino);
+		if (ret <= 0)
+			return ret;	/* a hard link met before: nothing */
+	}
 	sh->fresh = 1;
 	if (f->have_extents && f->next) {
 		extents = sets_get(&lev->extents, f->fs_idx);

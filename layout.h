@@ -74,6 +74,9 @@ struct layout_file {
 	/* defrag -c would rewrite it (rewrite.h): its estimate counts in
 	 * layout_total.rewrite_disk, once per inode */
 	int rewrite;
+	/* met once, whatever the levels (one link, one path): its inode
+	 * need not be remembered */
+	int once;
 	const struct extent_info *ext;
 	size_t next;
 };

@@ -117,6 +117,9 @@ struct run {
 	dev_t prune_dev;
 	uint64_t prune_root;
 	int prune_state;
+	/* count_left_out() is counting a file: not drawn, not a sharer,
+	 * met once (prune_need() said so) */
+	int left_out;
 	/* --sample: the st_dev and subvolume of the directory the pre-pass
 	 * counted that the walk is in, and what stands for the st_dev of
 	 * the subvolumes nested below it in the keys (sample_subvol_dev()) */
@@ -813,6 +816,8 @@ static int drawn(const struct run *run, const struct stat *st)
 {
 	uint64_t key = sample_key_of(run, st->st_dev, st->st_ino);
 
+	if (run->left_out)
+		return 0;
 	return sample_file_in_parts(&run->design, st->st_dev, st->st_ino,
 				    st->st_size, estrun_data_bytes(st),
 				    sample_bands_get(run->bands, key),
@@ -826,8 +831,9 @@ static int drawn(const struct run *run, const struct stat *st)
  * are when they are not known. */
 static int sharer(const struct run *run, dev_t dev, ino_t ino)
 {
-	return !run->sharers ||
-	       seen_contains(run->sharers, sample_key_of(run, dev, ino));
+	return !run->left_out &&
+	       (!run->sharers ||
+		seen_contains(run->sharers, sample_key_of(run, dev, ino)));
 }
 
 /*
@@ -865,6 +871,7 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 	struct layout_file f = {
 		.dev = st->st_dev,
 		.ino = st->st_ino,
+		.once = run->left_out,
 	};
 	int ret;
 
@@ -1155,7 +1162,9 @@ static int count_left_out(struct run *run, const char *path, int depth)
 		if (!known_stat(run, run->prune_dev, ino[i], &st))
 			continue;
 		fd = -1;
+		run->left_out = 1;
 		ret = one_file(run, &fd, -1, NULL, path, &st, depth + 1);
+		run->left_out = 0;
 	}
 	run->prune_state = 4;
 	return ret;
