@@ -735,44 +735,44 @@ sample_bands_find(const struct sample_bands *b, uint64_t key)
 	return sl->key ? sl : NULL;
 }
 
-int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band)
+int sample_bands_put_file(struct sample_bands *b, uint64_t key,
+			  unsigned band, uint16_t q,
+			  const struct sample_facts *f)
 {
 	struct sample_band_slot *sl;
 
-	if (!band)
+	if (!band && !q && !f)
 		return 0;
 	sl = sample_bands_at(b, key);
 	if (!sl)
 		return -ENOMEM;
-	sl->band = (uint8_t)((sl->band & SAMPLE_FACTS) | band);
+	if (band)
+		sl->band = (uint8_t)((sl->band & SAMPLE_FACTS) | band);
+	if (q)
+		sl->q = q;
+	if (f) {
+		sl->band |= SAMPLE_FACTS;
+		sl->size = f->size;
+		sl->nbytes = f->nbytes;
+		sl->nlink = f->nlink;
+	}
 	return 0;
+}
+
+int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band)
+{
+	return sample_bands_put_file(b, key, band, 0, NULL);
 }
 
 int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
 			   const struct sample_facts *f)
 {
-	struct sample_band_slot *sl = sample_bands_at(b, key);
-
-	if (!sl)
-		return -ENOMEM;
-	sl->band |= SAMPLE_FACTS;
-	sl->size = f->size;
-	sl->nbytes = f->nbytes;
-	sl->nlink = f->nlink;
-	return 0;
+	return sample_bands_put_file(b, key, 0, 0, f);
 }
 
 int sample_bands_put_q(struct sample_bands *b, uint64_t key, uint16_t q)
 {
-	struct sample_band_slot *sl;
-
-	if (!q)
-		return 0;
-	sl = sample_bands_at(b, key);
-	if (!sl)
-		return -ENOMEM;
-	sl->q = q;
-	return 0;
+	return sample_bands_put_file(b, key, 0, q, NULL);
 }
 
 uint16_t sample_bands_q(const struct sample_bands *b, uint64_t key)

@@ -320,6 +320,12 @@ struct sample_facts {
 int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
 			   const struct sample_facts *f);
 
+/* sample_bands_put(), sample_bands_put_q() (when q is not 0) and
+ * sample_bands_put_facts() (when f is not NULL) in one look-up. */
+int sample_bands_put_file(struct sample_bands *b, uint64_t key,
+			  unsigned band, uint16_t q,
+			  const struct sample_facts *f);
+
 /* 1 and *f when key's facts are known, else 0 (or b is NULL). */
 int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 		       struct sample_facts *f);

@@ -310,14 +310,10 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 	}
 	sample_parts_reset(&p->parts);
 	p->parts_failed = 0;
-	if (band && sample_bands_put(p->bands, key, band))
-		return -ENOMEM;
-	if (!kind && sample_bands_put_q(p->bands, key, q))
+	if (sample_bands_put_file(p->bands, key, band, kind ? 0 : q, f))
 		return -ENOMEM;
 	if (kind && pb &&
 	    sample_bands_put_parts(p->bands, key, pb, sample_units(size, x)))
-		return -ENOMEM;
-	if (f && sample_bands_put_facts(p->bands, key, f))
 		return -ENOMEM;
 	sample_pop_add_parts(&p->pop, size, x, band, pb);
 	p->ratios += band && !kind;
