@@ -9,6 +9,11 @@
  * input says, so both streaming and listing them are fuzzed.  A corrupt
  * or hostile image can hold any of this: directory cycles, absurd link counts, dangling entries, short
  * items.  The scan must end, within bounded work, without a memory error.
+ * Then the same directory is listed (fastscan_list()) with its names
+ * given to prune.c, which plans what a sample's walk may leave out when
+ * the files of odd inode number must be met: each of those is found by
+ * the walk (no directory on the way to it, by its first names, may be
+ * left out), and the others are counted once each.
  *
  * Input: byte 0: the directory scanned (bits 0-4, 0: the subvolume root
  * 256), its subvolume has uncommitted changes (0x20), nested subvolumes
@@ -29,6 +34,7 @@
 #include "usage.h"
 #include "search.h"
 #include "fastscan.h"
+#include "prune.h"
 #include "sim-kernel.h"
 
 #define FS_TREE		BTRFS_FS_TREE_OBJECTID
@@ -203,6 +209,116 @@ static int tick(void *arg)
 	return 0;
 }
 
+/* The names the listing told prune.c of, in the scanned tree. */
+#define MAX_NAMES	2048
+struct names {
+	struct prune *p;
+	struct name {
+		uint64_t dir, child;
+		uint8_t loc, ftype;
+	} v[MAX_NAMES];
+	size_t n;
+};
+
+static int on_listed(void *arg, const struct fastscan_file *f)
+{
+	(void)arg;
+	(void)f;
+	return 0;
+}
+
+static int on_entry(void *arg, uint64_t tree_id, uint64_t dir, uint64_t child,
+		    uint8_t loc, uint8_t ftype)
+{
+	struct names *nm = arg;
+
+	if (tree_id == FS_TREE && nm->n < MAX_NAMES)
+		nm->v[nm->n++] = (struct name){ dir, child, loc, ftype };
+	return prune_entry(nm->p, tree_id, dir, child, loc, ftype);
+}
+
+static int need_odd(void *arg, uint64_t ino)
+{
+	(void)arg;
+	return (int)(ino & 1);
+}
+
+static int is_file(const struct name *e)
+{
+	return e->loc == BTRFS_INODE_ITEM_KEY && e->ftype == BTRFS_FT_REG_FILE;
+}
+
+/* Directory d's first name's directory (the smallest), or 0. */
+static uint64_t parent_of(const struct names *nm, uint64_t d)
+{
+	uint64_t best = 0;
+	size_t i;
+
+	for (i = 0; i < nm->n; i++)
+		if (nm->v[i].loc == BTRFS_INODE_ITEM_KEY &&
+		    nm->v[i].ftype == BTRFS_FT_DIR && nm->v[i].child == d &&
+		    (!best || nm->v[i].dir < best))
+			best = nm->v[i].dir;
+	return best;
+}
+
+/* List the directory again with prune.c told its names, and check the
+ * plan (fewer names than MAX_NAMES: all of them kept here). */
+static void check_prune(const struct stat *st, int one_fs)
+{
+	struct fastscan_listener ls = {
+		.file = on_listed,
+		.entry = on_entry,
+	};
+	static struct names nm;
+	struct usage_ctx *ctx = usage_create();
+	const uint64_t *ahead;
+	uint64_t d;
+	size_t i, j, n, steps;
+	int ret;
+
+	nm.n = 0;
+	nm.p = prune_create(FS_TREE, st->st_ino);
+	if (!ctx || !nm.p)
+		abort();
+	ls.arg = &nm;
+	ret = fastscan_list(ctx, -1, st, one_fs, tick, NULL, &ls);
+	if (ret || nm.n == MAX_NAMES)
+		goto out;
+	if (prune_plan(nm.p, need_odd, NULL))
+		abort();
+	n = prune_ahead(nm.p, &ahead);
+	for (i = 0; i < n; i++) {
+		if ((ahead[i] & 1) || !prune_counted(nm.p, ahead[i]))
+			abort();
+		for (j = 0; j < i; j++)
+			if (ahead[j] == ahead[i])
+				abort();	/* counted twice */
+	}
+	for (i = 0; i < nm.n; i++) {
+		if (!is_file(&nm.v[i]))
+			continue;
+		if (!(nm.v[i].child & 1)) {
+			if (!prune_counted(nm.p, nm.v[i].child))
+				abort();	/* neither met nor counted */
+			continue;
+		}
+		if (prune_counted(nm.p, nm.v[i].child))
+			abort();
+		/* the way to it: 1 names no subvolume */
+		for (d = nm.v[i].dir, steps = 0; d && steps < 64; steps++) {
+			if (prune_skip_dir(nm.p, 1, d))
+				abort();
+			if (d == st->st_ino)
+				break;
+			d = parent_of(&nm, d);
+		}
+	}
+out:
+	prune_free(nm.p);
+	usage_free(ctx);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct simk k = { .default_tree = FS_TREE, .before = before,
@@ -252,6 +368,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report_table(null, null, &ctx->stats, 0);
 	fclose(null);
 	usage_free(ctx);
+	sim->calls = 0;
+	check_prune(&st, data[0] & 0x80);
 	simk_set(NULL);
 	sim = NULL;
 	free(s.items);
