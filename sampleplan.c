@@ -500,9 +500,9 @@ static int sampleplan_cmp(const void *a, const void *b)
 /*
  * Sort the references by ref, then ord: they come in order of ord, so a
  * stable sort by ref is enough.  A radix sort, a byte a pass (the passes
- * where every reference has the same byte skipped): some 8 times faster
- * than qsort() on 100,000 references, which falls back to it when the
- * buffer can't be had.
+ * where every reference has the same byte skipped): sampleplan_sharers()
+ * took 4.9% of a 1% sample of the bench tree's CPU time with qsort(), and
+ * takes 1.7%.  qsort() when the buffer can't be had.
  */
 static void sampleplan_sort(struct sampleplan *p)
 {
