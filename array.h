@@ -3,6 +3,7 @@
 #ifndef COMPSIZE_ARRAY_H
 #define COMPSIZE_ARRAY_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -27,6 +28,24 @@ static inline void *array_grow(void *arr, size_t *cap, size_t n, size_t size)
 	if (p)
 		*cap = new_cap;
 	return p;
+}
+
+/* A growing array of u64 values. */
+struct u64_vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* Append x to vec.  Returns 0, or -ENOMEM with vec as it was. */
+static inline int u64_vec_push(struct u64_vec *vec, uint64_t x)
+{
+	uint64_t *v = array_grow(vec->v, &vec->cap, vec->n, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	vec->v = v;
+	vec->v[vec->n++] = x;
+	return 0;
 }
 
 #endif

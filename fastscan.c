@@ -16,11 +16,6 @@
 /* Files listed before their extents are fetched. */
 #define TREE_FILE_BATCH	1024
 
-struct u64_vec {
-	uint64_t *v;
-	size_t n, cap;
-};
-
 struct fastscan {
 	struct usage_ctx *ctx;
 	size_t fs_idx;
@@ -60,17 +55,6 @@ struct fastscan {
 	struct u64_vec subvols;
 	struct seen_set *queued;
 };
-
-static int vec_push(struct u64_vec *vec, uint64_t x)
-{
-	uint64_t *v = array_grow(vec->v, &vec->cap, vec->n, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	vec->v = v;
-	vec->v[vec->n++] = x;
-	return 0;
-}
 
 static void note_bad(struct usage_ctx *ctx, enum extent_error err,
 		     uint64_t offset)
@@ -235,9 +219,9 @@ static int on_subvol_entry(struct fastscan *ts, uint64_t dir,
 {
 	if (ts->one_fs)
 		return 0;
-	if (vec_push(&ts->nested, dir))
+	if (u64_vec_push(&ts->nested, dir))
 		return -ENOMEM;
-	return vec_push(&ts->nested, get_le64(e + DIR_LOCATION_OBJECTID));
+	return u64_vec_push(&ts->nested, get_le64(e + DIR_LOCATION_OBJECTID));
 }
 
 /* Tell the listener, if it asks, about the entry e of dir. */
@@ -315,13 +299,13 @@ static int list_entry(void *arg, uint64_t dir, const uint8_t *e)
 	switch (e[DIR_LOCATION_TYPE]) {
 	case BTRFS_INODE_ITEM_KEY:
 		if (e[DIR_TYPE] == BTRFS_FT_REG_FILE)
-			return vec_push(dl->files, get_le64(e));
+			return u64_vec_push(dl->files, get_le64(e));
 		if (e[DIR_TYPE] == BTRFS_FT_DIR) {
 			ino = get_le64(e);
 			ret = seen_insert(dl->listed, ino);
 			if (ret <= 0)
 				return ret;
-			return vec_push(dl->dirs, ino);
+			return u64_vec_push(dl->dirs, ino);
 		}
 		return 0;
 	case BTRFS_ROOT_ITEM_KEY:
@@ -450,7 +434,7 @@ static int scan_subtree(struct fastscan *ts, uint64_t dir)
 		return -ENOMEM;
 	ret = seen_insert(dl.listed, dir);
 	if (ret == 1)
-		ret = vec_push(&dirs, dir);
+		ret = u64_vec_push(&dirs, dir);
 	for (i = 0; !ret && i < dirs.n; i++) {
 		found = dirs.n;
 		search_key_range(&key, ts->tree_id, dirs.v[i],
@@ -521,7 +505,7 @@ static int queue_nested(struct fastscan *ts, uint64_t parent)
 		ret = seen_insert(ts->queued, ts->nested.v[i + 1]);
 		if (ret < 0)
 			return ret;
-		if (ret && vec_push(&ts->subvols, ts->nested.v[i + 1]))
+		if (ret && u64_vec_push(&ts->subvols, ts->nested.v[i + 1]))
 			return -ENOMEM;
 	}
 	ts->nested.n = 0;

@@ -22,14 +22,12 @@ struct prune {
 	size_t ndirs, cap_dirs;
 	/* directories that name a subvolume: as a set, and in a list */
 	struct seen_set *subvol_dirs;
-	uint64_t *sv;
-	size_t nsv, cap_sv;
+	struct u64_vec sv;
 	/* directories with a file to meet below them */
 	struct seen_set *needed;
 	/* the files counted ahead: as a set, and in order */
 	struct seen_set *counted;
-	uint64_t *ahead;
-	size_t nahead, cap_ahead;
+	struct u64_vec ahead;
 };
 
 struct prune *prune_create(uint64_t tree_id, uint64_t root)
@@ -57,10 +55,10 @@ void prune_free(struct prune *p)
 	free(p->files);
 	free(p->dirs);
 	seen_free(p->subvol_dirs);
-	free(p->sv);
+	free(p->sv.v);
 	seen_free(p->needed);
 	seen_free(p->counted);
-	free(p->ahead);
+	free(p->ahead.v);
 	free(p);
 }
 
@@ -77,17 +75,6 @@ static int push_name(struct prune_name **v, size_t *cap, size_t *n,
 	return 0;
 }
 
-static int push_u64(uint64_t **v, size_t *cap, size_t *n, uint64_t x)
-{
-	uint64_t *a = array_grow(*v, cap, *n, sizeof(**v));
-
-	if (!a)
-		return -ENOMEM;
-	*v = a;
-	a[(*n)++] = x;
-	return 0;
-}
-
 int prune_entry(struct prune *p, uint64_t tree_id, uint64_t dir,
 		uint64_t child, uint8_t loc_type, uint8_t ftype)
 {
@@ -96,8 +83,7 @@ int prune_entry(struct prune *p, uint64_t tree_id, uint64_t dir,
 	if (loc_type == BTRFS_ROOT_ITEM_KEY) {
 		int ret = seen_insert(p->subvol_dirs, dir);
 
-		return ret <= 0 ? ret : push_u64(&p->sv, &p->cap_sv, &p->nsv,
-						 dir);
+		return ret <= 0 ? ret : u64_vec_push(&p->sv, dir);
 	}
 	if (loc_type != BTRFS_INODE_ITEM_KEY)
 		return 0;
@@ -173,12 +159,11 @@ int prune_plan(struct prune *p, int (*need)(void *arg, uint64_t ino),
 		}
 		ret = seen_insert(p->counted, n->child);
 		if (ret == 1)
-			ret = push_u64(&p->ahead, &p->cap_ahead, &p->nahead,
-				       n->child);
+			ret = u64_vec_push(&p->ahead, n->child);
 	}
 	/* the directories naming a subvolume lead to it */
-	for (i = 0; !ret && i < p->nsv; i++)
-		ret = need_dir(p, p->sv[i]);
+	for (i = 0; !ret && i < p->sv.n; i++)
+		ret = need_dir(p, p->sv.v[i]);
 	free(p->files);
 	p->files = NULL;
 	p->nfiles = p->cap_files = 0;
@@ -187,8 +172,8 @@ int prune_plan(struct prune *p, int (*need)(void *arg, uint64_t ino),
 
 size_t prune_ahead(const struct prune *p, const uint64_t **inos)
 {
-	*inos = p->ahead;
-	return p->nahead;
+	*inos = p->ahead.v;
+	return p->ahead.n;
 }
 
 int prune_counted(const struct prune *p, uint64_t ino)
