@@ -764,17 +764,6 @@ int sample_bands_put(struct sample_bands *b, uint64_t key, unsigned band)
 	return sample_bands_put_file(b, key, band, 0, NULL);
 }
 
-int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
-			   const struct sample_facts *f)
-{
-	return sample_bands_put_file(b, key, 0, 0, f);
-}
-
-int sample_bands_put_q(struct sample_bands *b, uint64_t key, uint16_t q)
-{
-	return sample_bands_put_file(b, key, 0, q, NULL);
-}
-
 uint16_t sample_bands_q(const struct sample_bands *b, uint64_t key)
 {
 	const struct sample_band_slot *sl = sample_bands_find(b, key);

@@ -316,12 +316,9 @@ struct sample_facts {
 	uint32_t nlink;
 };
 
-/* Remember f for key (its band, if any, is kept).  Returns 0 or -ENOMEM. */
-int sample_bands_put_facts(struct sample_bands *b, uint64_t key,
-			   const struct sample_facts *f);
-
-/* sample_bands_put(), sample_bands_put_q() (when q is not 0) and
- * sample_bands_put_facts() (when f is not NULL) in one look-up. */
+/* Remember for key, in one look-up, band as sample_bands_put() does, its
+ * current ratio q (sample_ratio_q(); 0 is not stored) and f (when not
+ * NULL; its band, if any, is kept).  Returns 0 or -ENOMEM. */
 int sample_bands_put_file(struct sample_bands *b, uint64_t key,
 			  unsigned band, uint16_t q,
 			  const struct sample_facts *f);
@@ -330,9 +327,8 @@ int sample_bands_put_file(struct sample_bands *b, uint64_t key,
 int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 		       struct sample_facts *f);
 
-/* Remember key's current ratio (sample_ratio_q(); 0 is not stored), and
- * its n parts' (copied).  Returns 0 or -ENOMEM. */
-int sample_bands_put_q(struct sample_bands *b, uint64_t key, uint16_t q);
+/* Remember key's n parts' current ratios (copied).  Returns 0 or
+ * -ENOMEM. */
 int sample_bands_put_parts_q(struct sample_bands *b, uint64_t key,
 			     const uint16_t *pq, uint64_t n);
 /* Key's current ratio (0: not known), its n parts' (NULL: none, or not

@@ -472,8 +472,9 @@ static void test_bands_q(void)
 	CU_ASSERT_EQUAL(sample_bands_q(NULL, 5), 0);
 	CU_ASSERT_PTR_NULL(sample_bands_parts_q(b, 5, 3));
 	for (k = 0; k < 3000; k++) {
-		CU_ASSERT_EQUAL(sample_bands_put_q(b, sample_key(3, k),
-						   (uint16_t)(k % 500)), 0);
+		CU_ASSERT_EQUAL(sample_bands_put_file(b, sample_key(3, k), 0,
+						      (uint16_t)(k % 500),
+						      NULL), 0);
 		pq[2] = (uint16_t)k;
 		CU_ASSERT_EQUAL(sample_bands_put_parts_q(b, sample_key(3, k),
 							 pq, 3), 0);
@@ -693,8 +694,8 @@ static void test_bands_facts(void)
 		if (k % 3 == 1)
 			CU_ASSERT_EQUAL(sample_bands_put(b, sample_key(9, k), 2),
 					0);
-		CU_ASSERT_EQUAL(sample_bands_put_facts(b, sample_key(9, k), &f),
-				0);
+		CU_ASSERT_EQUAL(sample_bands_put_file(b, sample_key(9, k), 0, 0,
+						      &f), 0);
 		if (k % 3 == 2)
 			CU_ASSERT_EQUAL(sample_bands_put(b, sample_key(9, k), 3),
 					0);
@@ -777,8 +778,8 @@ static void test_parts(void)
 	for (k = 0; k < 5000; k++) {
 		struct sample_facts f = { .size = k, .nbytes = k, .nlink = 1 };
 
-		CU_ASSERT_EQUAL(sample_bands_put_facts(b, sample_key(6, k), &f),
-				0);
+		CU_ASSERT_EQUAL(sample_bands_put_file(b, sample_key(6, k), 0, 0,
+						      &f), 0);
 		if (k % 50 == 0)
 			CU_ASSERT_EQUAL(sample_bands_put_parts(b,
 					sample_key(7, k), big, sizeof(big)), 0);
