@@ -139,17 +139,24 @@ static int need_dir(struct prune *p, uint64_t dir)
 	}
 }
 
+/* How many files before need() ahead() hears of one. */
+#define PRUNE_AHEAD	8
+
 int prune_plan(struct prune *p, int (*need)(void *arg, uint64_t ino),
-	       void *arg)
+	       void (*ahead)(void *arg, uint64_t ino), void *arg)
 {
 	size_t i;
 	int ret = 0;
 
 	if (p->ndirs)
 		qsort(p->dirs, p->ndirs, sizeof(*p->dirs), by_child);
+	for (i = 0; ahead && i < PRUNE_AHEAD && i < p->nfiles; i++)
+		ahead(arg, p->files[i].child);
 	for (i = 0; !ret && i < p->nfiles; i++) {
 		const struct prune_name *n = &p->files[i];
 
+		if (ahead && i + PRUNE_AHEAD < p->nfiles)
+			ahead(arg, p->files[i + PRUNE_AHEAD].child);
 		ret = need(arg, n->child);
 		if (ret < 0)
 			break;

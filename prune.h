@@ -32,10 +32,11 @@ int prune_entry(struct prune *p, uint64_t tree_id, uint64_t dir,
  * The names are all in: need(arg, ino) says whether the walk must meet
  * the regular file ino (1), or it may be counted ahead (0; a negative
  * errno aborts).  A file counted ahead is listed once, however many names
- * it has.  Returns 0 or a negative errno.
+ * it has.  ahead (NULL, or a hint) is told of each file some files before
+ * need() is asked of it.  Returns 0 or a negative errno.
  */
 int prune_plan(struct prune *p, int (*need)(void *arg, uint64_t ino),
-	       void *arg);
+	       void (*ahead)(void *arg, uint64_t ino), void *arg);
 
 /* The files to count ahead (prune_plan()), in the order of their names. */
 size_t prune_ahead(const struct prune *p, const uint64_t **inos);

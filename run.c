@@ -21,6 +21,7 @@
 #include "fields.h"
 #include "format.h"
 #include "layout.h"
+#include "lsdefer.h"
 #include "mounts.h"
 #include "ncdu.h"
 #include "prune.h"
@@ -1137,6 +1138,15 @@ static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
 	return one_file(arg, &fd, dirfd, name, path, st, depth);
 }
 
+/* prune_need() or count_left_out() will look file ino up soon. */
+static void prune_hint(void *arg, uint64_t ino)
+{
+	struct run *run = arg;
+
+	sample_bands_prefetch(run->bands, sample_key_of(run, run->prune_dev,
+							ino));
+}
+
 /*
  * --sample: the walk leaves the directory at path the pre-pass listed,
  * where prune_plan() found the files it need not meet, and which it left
@@ -1159,6 +1169,9 @@ static int count_left_out(struct run *run, const char *path, int depth)
 			if (ret)
 				break;
 		}
+		/* a few files ahead: their slots come while this one counts */
+		if (i + 4 < n)
+			prune_hint(run, ino[i + 4]);
 		if (!known_stat(run, run->prune_dev, ino[i], &st))
 			continue;
 		fd = -1;
@@ -1319,7 +1332,9 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 		.ref = sample_ref,
 	};
 	struct sample_scan sc = { .p = p, .dev = st->st_dev };
-	int ret;
+	struct fastscan_listener qls;
+	struct lsdefer *ld = NULL;
+	int ret, lret;
 
 	(void)depth;
 	if (!run->mounts) {
@@ -1347,8 +1362,18 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 		ls.entry = sample_entry;
 	}
 	ls.arg = &sc;
+	/* the bookkeeping on a thread of its own, beside the scan */
+	if (lsdefer_worth())
+		ld = lsdefer_start(&ls, &qls);
 	ret = fastscan_list(run->usage, fd, st, run->opt->one_fs, on_tick,
-			    run, &ls);
+			    run, ld ? &qls : &ls);
+	if (ld) {
+		/* its error first, as it would have stopped the scan, unless
+		 * a search's had (an item skipped does not stop it) */
+		lret = lsdefer_finish(ld);
+		if (lret && (ret >= 0 || ret == -EUCLEAN))
+			ret = lret;
+	}
 	if (sc.prune && !ret) {
 		run->prune = sc.prune;
 		run->prune_dev = st->st_dev;
@@ -1396,7 +1421,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 	 * no rows kept. */
 	if (!ret && run->prune_state == 1 && run->sampling && n == 1 &&
 	    !run->rewrite && !run->ncdu && !run->rows && !run->opt->walk) {
-		ret = prune_plan(run->prune, prune_need, run);
+		ret = prune_plan(run->prune, prune_need, prune_hint, run);
 		run->prune_state = 2;
 	}
 	if (run->prune_state != 2) {

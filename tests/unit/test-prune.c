@@ -58,7 +58,7 @@ static void test_plan(void)
 			0);
 	CU_ASSERT_EQUAL(prune_entry(p, TREE, 259, 258, BTRFS_ROOT_ITEM_KEY,
 				    BTRFS_FT_DIR), 0);
-	CU_ASSERT_EQUAL(prune_plan(p, need7, &calls), 0);
+	CU_ASSERT_EQUAL(prune_plan(p, need7, NULL, &calls), 0);
 	CU_ASSERT_EQUAL(calls, 6);
 
 	/* counted ahead: every file but 1007, once, in the names' order */
@@ -101,7 +101,7 @@ static void test_loop(void)
 	add(p, ROOT, 302, BTRFS_FT_DIR);
 	add(p, 257, 302, BTRFS_FT_DIR);
 	add(p, 302, 1027, BTRFS_FT_REG_FILE);
-	CU_ASSERT_EQUAL(prune_plan(p, need7, &calls), 0);
+	CU_ASSERT_EQUAL(prune_plan(p, need7, NULL, &calls), 0);
 	CU_ASSERT(!prune_skip_dir(p, 300, 301));
 	CU_ASSERT(!prune_skip_dir(p, 301, 300));
 	CU_ASSERT(!prune_skip_dir(p, ROOT, 302));
@@ -122,15 +122,66 @@ static void test_error(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	add(p, ROOT, 1000, BTRFS_FT_REG_FILE);
 	add(p, ROOT, 1001, BTRFS_FT_REG_FILE);
-	CU_ASSERT_EQUAL(prune_plan(p, need_fail, NULL), -ENOMEM);
+	CU_ASSERT_EQUAL(prune_plan(p, need_fail, NULL, NULL), -ENOMEM);
 	prune_free(p);
 	prune_free(NULL);
+}
+
+/* The hints: each file's before need() asks of it, once, in order. */
+struct hints {
+	uint64_t told[64], asked[64];
+	size_t ntold, nasked;
+	int early;		/* a file asked before it was told */
+};
+
+static void hint(void *arg, uint64_t ino)
+{
+	struct hints *h = arg;
+
+	if (h->ntold < 64)
+		h->told[h->ntold++] = ino;
+}
+
+static int need_hinted(void *arg, uint64_t ino)
+{
+	struct hints *h = arg;
+	size_t i;
+	int told = 0;
+
+	for (i = 0; i < h->ntold; i++)
+		told |= h->told[i] == ino;
+	h->early |= !told;
+	if (h->nasked < 64)
+		h->asked[h->nasked++] = ino;
+	return ino % 10 == 7;
+}
+
+static void test_hint(void)
+{
+	struct prune *p = prune_create(TREE, ROOT);
+	struct hints h = { .ntold = 0 };
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	/* more files than the hints run ahead, in no order of inodes */
+	for (i = 0; i < 20; i++)
+		add(p, ROOT, 1000 + (i * 7) % 20, BTRFS_FT_REG_FILE);
+	CU_ASSERT_EQUAL(prune_plan(p, need_hinted, hint, &h), 0);
+	CU_ASSERT_EQUAL(h.early, 0);
+	CU_ASSERT_EQUAL_FATAL(h.nasked, 20);
+	CU_ASSERT_EQUAL_FATAL(h.ntold, 20);
+	for (i = 0; i < 20; i++) {
+		CU_ASSERT_EQUAL(h.told[i], 1000 + (i * 7) % 20);
+		CU_ASSERT_EQUAL(h.asked[i], h.told[i]);
+	}
+	prune_free(p);
 }
 
 static CU_TestInfo tests[] = {
 	{ "plan", test_plan },
 	{ "loop", test_loop },
 	{ "error", test_error },
+	{ "hint", test_hint },
 	CU_TEST_INFO_NULL,
 };
 

@@ -9,8 +9,9 @@
 # are inode numbers of the tree's own directories too): the same sample,
 # estimates and intervals as the walk of every file (--walk), for several
 # seeds, settings and fractions, and fewer than half of the 300
-# directories opened.  On the --walk pass only the first check applies
-# (both runs walk).
+# directories opened.  On one CPU (taskset), where the pre-pass keeps its
+# bookkeeping on its own thread, the same sample again.  On the --walk
+# pass only the first check applies (both runs walk).
 . "$(dirname "$0")/../common.sh"
 
 bin=${WALK_COMPSIZE:-$COMPSIZE}
@@ -79,6 +80,29 @@ for args in "--sample=2% --seed=1 -e zstd:3" "--sample=5% --seed=2 -e zstd:1,lzo
 	[ "${VERBOSE:-0}" = 1 ] && echo "$args: opened $opened of $ndirs directories d*"
 	[ "$opened" -gt 0 ] && [ "$opened" -lt $((ndirs / 2)) ] ||
 		fail "$args: opened $opened of $ndirs directories d*"
+	# on one CPU the pre-pass's bookkeeping runs on the scan's thread
+	# (lsdefer.h): the same sample, and one thread fewer
+	CHECKS=$((CHECKS + 1))
+	# shellcheck disable=SC2086
+	taskset -c 0 "$bin" -b $args --format=json p >"$OUT/one.out" 2>&1 ||
+		fail "$args: compsize on one CPU failed: $(head -3 "$OUT/one.out")"
+	jq -c "$sel" "$OUT/one.out" >"$OUT/one"
+	cmp -s "$OUT/pruned" "$OUT/one" ||
+		fail "$args: the sample on one CPU differs: $(diff "$OUT/pruned" "$OUT/one")"
+	[ "$(nproc)" -ge 2 ] || continue
+	CHECKS=$((CHECKS + 1))
+	threads() {
+		# shellcheck disable=SC2086
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+			strace -f -qq -e trace=clone,clone3 -o "$OUT/strace" \
+			"$@" $args p >/dev/null 2>&1 ||
+			fail "$args: compsize under strace failed"
+		grep -Ec 'clone3?\(' "$OUT/strace" || true
+	}
+	many=$(threads "$bin")
+	one=$(threads taskset -c 0 "$bin")
+	[ "$many" = $((one + 1)) ] ||
+		fail "$args: $many threads on $(nproc) CPUs, $one on one: expected one more"
 done
 
 true
