@@ -2,7 +2,6 @@
 /* A fastscan_listener's calls made on a thread of their own: see lsdefer.h. */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,15 +48,6 @@ struct lsdefer {
 	int done;			/* nothing more will be queued */
 	int err;			/* the listener's first non-zero */
 };
-
-int lsdefer_worth(void)
-{
-	cpu_set_t s;
-
-	if (sched_getaffinity(0, sizeof(s), &s))
-		return 0;
-	return CPU_COUNT(&s) > 1;
-}
 
 /* Make the calls recorded in c; the first non-zero value, or 0. */
 static int replay(const struct fastscan_listener *ls, const struct chunk *c)

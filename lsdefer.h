@@ -23,11 +23,6 @@
 struct lsdefer;
 
 /*
- * Whether queuing pays: more than one CPU this thread may run on.
- */
-int lsdefer_worth(void);
-
-/*
  * Start a thread making the calls of *ls (copied), and fill *out with a
  * listener that queues them.  Returns NULL when no memory or no thread can
  * be had: call ls directly then.

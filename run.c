@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -764,6 +765,17 @@ static int est_idle(void *arg)
 	return ret < 0 ? ret : 1;
 }
 
+/* Whether work moved to a thread of its own (lsdefer.h) runs beside this
+ * one: more than one CPU it may run on (taskset counts). */
+static int spare_cpu(void)
+{
+	cpu_set_t s;
+
+	if (sched_getaffinity(0, sizeof(s), &s))
+		return 0;
+	return CPU_COUNT(&s) > 1;
+}
+
 /* -j default: one worker per online CPU.  Asked only when estimating:
  * sysconf() parses /sys, which costs a scan resident pages of libc. */
 static unsigned default_jobs(void)
@@ -1363,7 +1375,7 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	}
 	ls.arg = &sc;
 	/* the bookkeeping on a thread of its own, beside the scan */
-	if (lsdefer_worth())
+	if (spare_cpu())
 		ld = lsdefer_start(&ls, &qls);
 	ret = fastscan_list(run->usage, fd, st, run->opt->one_fs, on_tick,
 			    run, ld ? &qls : &ls);
