@@ -194,9 +194,9 @@ static unsigned char *reserve(struct lsdefer *d, uint32_t type, size_t size)
 	struct rec h = { .type = type };
 	unsigned char *p;
 
-	size = (sizeof(h) + size + 7) & ~(size_t)7;
-	if (size > UINT32_MAX)
+	if (size > UINT32_MAX - sizeof(h) - 7)
 		return NULL;
+	size = (sizeof(h) + size + 7) & ~(size_t)7;
 	if (d->cur && d->cur->cap - d->cur->used < size)
 		submit(d);
 	if (!d->cur) {

@@ -1150,6 +1150,9 @@ static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
 	return one_file(arg, &fd, dirfd, name, path, st, depth);
 }
 
+/* How many files ahead count_left_out() hints at (prune_hint()). */
+#define LEFT_OUT_AHEAD	4
+
 /* prune_need() or count_left_out() will look file ino up soon. */
 static void prune_hint(void *arg, uint64_t ino)
 {
@@ -1182,8 +1185,8 @@ static int count_left_out(struct run *run, const char *path, int depth)
 				break;
 		}
 		/* a few files ahead: their slots come while this one counts */
-		if (i + 4 < n)
-			prune_hint(run, ino[i + 4]);
+		if (i + LEFT_OUT_AHEAD < n)
+			prune_hint(run, ino[i + LEFT_OUT_AHEAD]);
 		if (!known_stat(run, run->prune_dev, ino[i], &st))
 			continue;
 		fd = -1;

@@ -679,10 +679,16 @@ void sample_bands_free(struct sample_bands *b)
 	free(b);
 }
 
+/* Where key's probe starts in a table of cap slots. */
+static size_t sample_bands_home(uint64_t key, size_t cap)
+{
+	return sample_mix(key) & (cap - 1);
+}
+
 static size_t sample_bands_slot(const struct sample_band_slot *s, size_t cap,
 				uint64_t key)
 {
-	size_t i = sample_mix(key) & (cap - 1);
+	size_t i = sample_bands_home(key, cap);
 
 	while (s[i].key && s[i].key != key)
 		i = (i + 1) & (cap - 1);
@@ -726,7 +732,7 @@ void sample_bands_prefetch(const struct sample_bands *b, uint64_t key)
 {
 	if (b && b->cap) {
 		key += !key;
-		__builtin_prefetch(&b->s[sample_mix(key) & (b->cap - 1)]);
+		__builtin_prefetch(&b->s[sample_bands_home(key, b->cap)]);
 	}
 }
 
