@@ -56,7 +56,7 @@ freeze_in_T()
 				kill -STOP "$PID"
 				# Still in T, not in the chain below it?
 				if [ "$(readlink "$fd" 2>/dev/null)" = "$MNT/top/a/b/P/T" ] &&
-					! ls -l /proc/$PID/fd | grep -q '/T/c'; then
+					! ls -l /proc/$PID/fd | grep '/T/c' >/dev/null; then
 					return 0
 				fi
 				kill -CONT "$PID"
