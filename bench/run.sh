@@ -368,7 +368,7 @@ section_estimate()
 {
 	local has_est=0 n bytes dirs raw_all cores i
 
-	"$OURS" --help 2>&1 | grep -q -- --estimate && has_est=1
+	"$OURS" --help 2>&1 | grep -- --estimate >/dev/null && has_est=1
 	if [ "$has_est" = 0 ] && [ "$ESTIMATE" != 1 ]; then
 		note "estimate: $OURS --help has no --estimate: section skipped (ESTIMATE=1 runs the codec baseline anyway)"
 		return 0
