@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * Make room for element n of the array arr of *cap elements of size bytes,
@@ -27,6 +28,30 @@ static inline void *array_grow(void *arr, size_t *cap, size_t n, size_t size)
 	p = realloc(arr, new_cap * size);
 	if (p)
 		*cap = new_cap;
+	return p;
+}
+
+/*
+ * n elements of size bytes, zeroed as calloc() gives them, but written
+ * before they are read.  A hash table's slots are probed (read) before
+ * one is filled: in a fresh mapping of calloc()'s each page read first
+ * maps the shared zero page, and the write that follows replaces it,
+ * which flushes the TLB of every CPU the process runs on (an interrupt
+ * to each of its other threads, and a wait for them, a page at a time).
+ * Written first, each page is faulted in once, with no flush.  NULL when
+ * out of memory.
+ */
+static inline void *array_zalloc(size_t n, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	bytes = n * size;
+	p = malloc(bytes > 0 ? bytes : 1);
+	if (p)
+		memset(p, 0, bytes);
 	return p;
 }
 

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "sample.h"
 
 /* A stratum with few draws leans on the pooled spread as on this many
@@ -698,7 +699,7 @@ static size_t sample_bands_slot(const struct sample_band_slot *s, size_t cap,
 static int sample_bands_grow(struct sample_bands *b)
 {
 	size_t cap = b->cap ? 2 * b->cap : 1024, i;
-	struct sample_band_slot *ns = calloc(cap, sizeof(*ns));
+	struct sample_band_slot *ns = array_zalloc(cap, sizeof(*ns));
 
 	if (!ns)
 		return -ENOMEM;
@@ -818,7 +819,7 @@ static struct sample_part_slot *sample_bands_part_at(struct sample_bands *b,
 	key += !key;
 	if (4 * (b->pn + 1) > 3 * b->pcap) {
 		size_t cap = b->pcap ? 2 * b->pcap : 64;
-		struct sample_part_slot *ns = calloc(cap, sizeof(*ns));
+		struct sample_part_slot *ns = array_zalloc(cap, sizeof(*ns));
 
 		if (!ns)
 			return NULL;

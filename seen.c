@@ -2,6 +2,7 @@
 /* The set of extents already counted. */
 #include <errno.h>
 #include <stdlib.h>
+#include "array.h"
 #include "seen.h"
 
 #define SEEN_MIN_BITS	6
@@ -62,7 +63,7 @@ static int grow(struct seen_set *set)
 
 	if (bits >= 8 * sizeof(size_t) - 4)
 		return -ENOMEM;
-	slots = calloc((size_t)1 << bits, sizeof(*slots));
+	slots = array_zalloc((size_t)1 << bits, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < old_size; i++)

@@ -149,7 +149,7 @@ static int table_grow(struct table *t)
 
 	if (bits >= 8 * sizeof(size_t) - 6)
 		return -ENOMEM;
-	slots = calloc((size_t)1 << bits, t->esize);
+	slots = array_zalloc((size_t)1 << bits, t->esize);
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < (size_t)1 << t->bits; i++) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The set of counted extents. */
 #include "unit.h"
+#include <stdlib.h>
+#include <string.h>
+#include "array.h"
 #include "seen.h"
 
 static void test_basic(void)
@@ -45,9 +48,37 @@ static void test_million(void)
 	seen_free(s);
 }
 
+/* array_zalloc(), the tables' slots: zeroed where malloc() hands back
+ * memory written before (a block freed on the heap, reused), at sizes on
+ * the heap and mapped; NULL on overflow; something for none. */
+static void test_zalloc(void)
+{
+	static const size_t sizes[] = { 24, 4096, 100000, 1u << 20 };
+	size_t i, k, bad;
+	uint8_t *p, *q;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		p = malloc(sizes[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		memset(p, 0xa5, sizes[i]);
+		free(p);
+		q = array_zalloc(sizes[i] / 8, 8);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+		for (k = bad = 0; k < sizes[i]; k++)
+			bad += q[k] != 0;
+		CU_ASSERT_EQUAL(bad, 0);
+		free(q);
+	}
+	CU_ASSERT_PTR_NULL(array_zalloc(SIZE_MAX / 8 + 1, 8));
+	p = array_zalloc(0, 8);
+	CU_ASSERT_PTR_NOT_NULL(p);
+	free(p);
+}
+
 static CU_TestInfo tests[] = {
 	{ "basic", test_basic },
 	{ "a million extents", test_million },
+	{ "tables zeroed", test_zalloc },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(seen, tests)
