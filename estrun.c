@@ -281,15 +281,29 @@ static struct sample_cur estrun_cur(const struct estrun *r,
 	return c;
 }
 
-/* The bytes of file st's units in the sample (0: none). */
-static uint64_t estrun_sample_bytes(const struct estrun *r,
-				    const struct stat *st)
+/* What the pre-pass knew of file st, in one look-up (sample_bands_file()). */
+static void estrun_file_bands(const struct estrun *r, const struct stat *st,
+			      struct sample_file_bands *fb)
+{
+	if (!r->bands) {
+		memset(fb, 0, sizeof(*fb));
+		return;
+	}
+	sample_bands_file(r->bands, estrun_key(r, st),
+			  sample_units(st->st_size, estrun_data_bytes(st)), fb);
+}
+
+/* The bytes of the units in the sample of file st, of current ratio band
+ * band and its parts' pb (0: none). */
+static uint64_t estrun_sample_bytes_of(const struct estrun *r,
+				       const struct stat *st, unsigned band,
+				       const uint8_t *pb)
 {
 	uint64_t x = estrun_data_bytes(st), n = sample_units(st->st_size, x);
 	uint64_t k, off, len, bytes = 0;
-	const uint8_t *pb = n > 1 ? estrun_pb(r, st) : NULL;
-	unsigned band = estrun_band(r, st);
 
+	if (n <= 1)
+		pb = NULL;
 	for (k = 0; k < n; k++)
 		if (sample_in(&r->design,
 			      sample_unit_stratum(st->st_size, x, band, pb, k),
@@ -298,6 +312,16 @@ static uint64_t estrun_sample_bytes(const struct estrun *r,
 			bytes += len;
 		}
 	return bytes;
+}
+
+/* The bytes of file st's units in the sample (0: none). */
+static uint64_t estrun_sample_bytes(const struct estrun *r,
+				    const struct stat *st)
+{
+	uint64_t n = sample_units(st->st_size, estrun_data_bytes(st));
+
+	return estrun_sample_bytes_of(r, st, estrun_band(r, st),
+				      n > 1 ? estrun_pb(r, st) : NULL);
 }
 
 int estrun_sampled(const struct estrun *r, const struct stat *st)
@@ -1111,6 +1135,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 			 const struct est_write *wr, size_t nw, size_t ng)
 {
 	struct estrun_slot *sl = NULL;
+	struct sample_file_bands fb;
 	struct sample_cur cur;
 	const uint8_t *pb;
 	uint64_t bytes;
@@ -1132,9 +1157,11 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	}
 	r->input_all += st->st_size;
 	/* what the pre-pass knew of it, looked up once */
-	band = estrun_band(r, st);
-	pb = estrun_pb(r, st);
-	cur = estrun_cur(r, st);
+	estrun_file_bands(r, st, &fb);
+	band = fb.band;
+	pb = fb.pb;
+	cur.q = fb.q;
+	cur.pq = fb.pq;
 	if (r->sampling) {
 		aux = r->known_share ? r->known_share(r->arg, token, st) : 1;
 		sample_pop_cur(&r->pop, st->st_size, estrun_data_bytes(st),
@@ -1144,7 +1171,8 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 				       estrun_data_bytes(st), band, pb, aux,
 				       &cur, 1);
 	}
-	bytes = estrun_cost(r, st);
+	bytes = r->sampling ? estrun_sample_bytes_of(r, st, band, pb)
+			    : estrun_data_bytes(st);
 	if (!bytes && r->sampling) {
 		for (i = 0; i < r->n; i++) {
 			r->scratch[3 * i] = r->scratch[3 * i + 1] = 0;

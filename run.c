@@ -827,10 +827,11 @@ static uint64_t est_key(void *arg, const struct stat *st)
 /* --sample: whether a unit of file st is drawn. */
 static int drawn(const struct run *run, const struct stat *st)
 {
-	uint64_t key = sample_key_of(run, st->st_dev, st->st_ino);
+	uint64_t key;
 
 	if (run->left_out)
 		return 0;
+	key = sample_key_of(run, st->st_dev, st->st_ino);
 	return sample_file_in_parts(&run->design, st->st_dev, st->st_ino,
 				    st->st_size, estrun_data_bytes(st),
 				    sample_bands_get(run->bands, key),

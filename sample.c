@@ -913,6 +913,18 @@ const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key,
 	return s && s->nb == n ? s->pb : NULL;
 }
 
+void sample_bands_file(const struct sample_bands *b, uint64_t key,
+		       uint64_t n, struct sample_file_bands *out)
+{
+	const struct sample_band_slot *sl = sample_bands_find(b, key);
+	const struct sample_part_slot *s = sample_bands_part_find(b, key);
+
+	out->band = sl ? sl->band & ~SAMPLE_FACTS : 0;
+	out->q = sl ? sl->q : 0;
+	out->pb = s && s->nb == n ? s->pb : NULL;
+	out->pq = s && s->nq == n ? s->pq : NULL;
+}
+
 unsigned sample_bands_get(const struct sample_bands *b, uint64_t key)
 {
 	const struct sample_band_slot *sl = sample_bands_find(b, key);

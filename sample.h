@@ -351,6 +351,18 @@ int sample_bands_put_parts(struct sample_bands *b, uint64_t key,
 const uint8_t *sample_bands_parts(const struct sample_bands *b, uint64_t key,
 				  uint64_t n);
 
+/* What sample_bands_get(), sample_bands_q(), sample_bands_parts() and
+ * sample_bands_parts_q() tell of key's file of n parts, from one look-up
+ * in each table (all 0 and NULL when b is NULL). */
+struct sample_file_bands {
+	unsigned band;
+	uint16_t q;
+	const uint8_t *pb;
+	const uint16_t *pq;
+};
+void sample_bands_file(const struct sample_bands *b, uint64_t key,
+		       uint64_t n, struct sample_file_bands *out);
+
 /*
  * The estimate of the total of y over the population and its 95%
  * interval.  Certainty strata (pi_h = 1) are exact.  A stratum with one

@@ -856,11 +856,59 @@ static void test_subvol_dev(void)
 	CU_ASSERT_NOT_EQUAL(sample_key(a, 300), sample_key(b, 300));
 }
 
+/* sample_bands_file(): in one look-up what the four getters tell, for
+ * files with and without parts' bands and ratios, a file of another
+ * number of parts now, one not in the table, and no table. */
+static void test_bands_file(void)
+{
+	struct sample_bands *b = sample_bands_create();
+	const uint8_t pb[3] = { 1, 2, 3 };
+	const uint16_t pq[3] = { 10, 20, 30 };
+	struct sample_file_bands fb;
+	uint64_t k, key, n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	for (k = 0; k < 4000; k++) {
+		key = sample_key(3, k);
+		CU_ASSERT_EQUAL(sample_bands_put_file(b, key, 1 + k % 3,
+						      (uint16_t)(k % 7), NULL),
+				0);
+		if (k % 5 == 0)
+			CU_ASSERT_EQUAL(sample_bands_put_parts(b, key, pb, 3),
+					0);
+		if (k % 10 == 0)
+			CU_ASSERT_EQUAL(sample_bands_put_parts_q(b, key, pq, 3),
+					0);
+	}
+	for (k = 0; k < 4100; k++) {
+		for (n = 1; n <= 4; n += 2) {
+			key = sample_key(3, k);
+			memset(&fb, 0xff, sizeof(fb));
+			sample_bands_file(b, key, n, &fb);
+			CU_ASSERT_EQUAL(fb.band, sample_bands_get(b, key));
+			CU_ASSERT_EQUAL(fb.q, sample_bands_q(b, key));
+			CU_ASSERT_PTR_EQUAL(fb.pb,
+					    sample_bands_parts(b, key, n));
+			CU_ASSERT_PTR_EQUAL(fb.pq,
+					    sample_bands_parts_q(b, key, n));
+		}
+		sample_bands_file(b, sample_key(3, k), 3, &fb);
+		CU_ASSERT_EQUAL(fb.pb != NULL, k < 4000 && k % 5 == 0);
+		CU_ASSERT_EQUAL(fb.pq != NULL, k < 4000 && k % 10 == 0);
+		CU_ASSERT_EQUAL(fb.band, k < 4000 ? 1 + k % 3 : 0);
+	}
+	memset(&fb, 0xff, sizeof(fb));
+	sample_bands_file(NULL, sample_key(3, 5), 3, &fb);
+	CU_ASSERT(fb.band == 0 && fb.q == 0 && !fb.pb && !fb.pq);
+	sample_bands_free(b);
+}
+
 static CU_TestInfo sample_tests[] = {
 	{ "nested subvolume keys", test_subvol_dev },
 	{ "band table", test_bands },
 	{ "band table facts", test_bands_facts },
 	{ "band table ratios", test_bands_q },
+	{ "band table, one look-up", test_bands_file },
 	{ "current bytes as an auxiliary", test_cur },
 	{ "foretelling a larger sample", test_predict },
 	{ "parts' bands", test_parts },
