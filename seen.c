@@ -55,9 +55,9 @@ static void place(uint64_t *slots, unsigned bits, uint64_t key)
 	slots[i] = key;
 }
 
-static int grow(struct seen_set *set)
+/* Move the keys to a table of 2^bits slots. */
+static int grow_to(struct seen_set *set, unsigned bits)
 {
-	unsigned bits = set->bits + 1;
 	size_t i, old_size = (size_t)1 << set->bits;
 	uint64_t *slots;
 
@@ -73,6 +73,24 @@ static int grow(struct seen_set *set)
 	set->slots = slots;
 	set->bits = bits;
 	return 0;
+}
+
+static int grow(struct seen_set *set)
+{
+	return grow_to(set, set->bits + 1);
+}
+
+int seen_reserve(struct seen_set *set, size_t n)
+{
+	unsigned bits = set->bits;
+
+	/* at most 3/4 full, as seen_insert() keeps it */
+	while (bits < 8 * sizeof(size_t) - 4 &&
+	       n > (((size_t)1 << bits) / 4) * 3)
+		bits++;
+	if (bits >= 8 * sizeof(size_t) - 4)
+		return -ENOMEM;
+	return bits > set->bits ? grow_to(set, bits) : 0;
 }
 
 int seen_insert(struct seen_set *set, uint64_t key)

@@ -22,6 +22,11 @@ void seen_free(struct seen_set *set);
  * already there, -ENOMEM if the set could not grow (the key is not added). */
 int seen_insert(struct seen_set *set, uint64_t key);
 
+/* Make room for n keys in all without growing on the way (a set that
+ * will take that many: one table instead of each size up to it).
+ * Returns 0, or -ENOMEM with the set as it was. */
+int seen_reserve(struct seen_set *set, size_t n);
+
 /* Is key in the set? */
 int seen_contains(const struct seen_set *set, uint64_t key);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The set of counted extents. */
 #include "unit.h"
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
@@ -48,6 +50,40 @@ static void test_million(void)
 	seen_free(s);
 }
 
+/* Room made ahead: the keys go in without the table growing, a smaller
+ * reserve changes nothing, and one too large for memory fails with the
+ * set as it was. */
+static void test_reserve(void)
+{
+	struct seen_set *s = seen_create();
+	size_t mem, i, cap;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(seen_insert(s, 77), 1);
+	CU_ASSERT_EQUAL(seen_reserve(s, 100000), 0);
+	mem = seen_memory(s);
+	CU_ASSERT(mem <= 32 * 100000);
+	CU_ASSERT_TRUE(seen_contains(s, 77));
+	for (i = 1; i < 100000; i++)
+		CU_ASSERT_EQUAL(seen_insert(s, i * 4096 + 1), 1);
+	CU_ASSERT_EQUAL(seen_count(s), 100000);
+	CU_ASSERT_EQUAL(seen_memory(s), mem);
+	CU_ASSERT_EQUAL(seen_reserve(s, 10), 0);
+	CU_ASSERT_EQUAL(seen_memory(s), mem);
+	CU_ASSERT_EQUAL(seen_reserve(s, SIZE_MAX), -ENOMEM);
+	CU_ASSERT_EQUAL(seen_memory(s), mem);
+	for (i = 1; i < 100000; i += 11)
+		CU_ASSERT_TRUE(seen_contains(s, i * 4096 + 1));
+	CU_ASSERT_TRUE(seen_contains(s, 77));
+	/* the next key past 3/4 full grows it, as without the reserve */
+	for (i = 100000; seen_memory(s) == mem && i < 400000; i++)
+		CU_ASSERT_EQUAL(seen_insert(s, i * 4096 + 1), 1);
+	for (cap = 1; cap * 2 * sizeof(uint64_t) <= mem; cap *= 2)
+		;	/* the slots' count: seen_memory() adds the header */
+	CU_ASSERT_EQUAL(seen_count(s), cap / 4 * 3 + 1);
+	seen_free(s);
+}
+
 /* array_zalloc(), the tables' slots: zeroed where malloc() hands back
  * memory written before (a block freed on the heap, reused), at sizes on
  * the heap and mapped; NULL on overflow; something for none. */
@@ -79,6 +115,7 @@ static CU_TestInfo tests[] = {
 	{ "basic", test_basic },
 	{ "a million extents", test_million },
 	{ "tables zeroed", test_zalloc },
+	{ "room made ahead", test_reserve },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(seen, tests)
