@@ -38,6 +38,15 @@ int prune_entry(struct prune *p, uint64_t tree_id, uint64_t dir,
 int prune_plan(struct prune *p, int (*need)(void *arg, uint64_t ino),
 	       void (*ahead)(void *arg, uint64_t ino), void *arg);
 
+/* prune_plan(), need() asked on as many as threads threads at once when
+ * there are enough files (each half of them on its own, hinted in its
+ * order): need() and ahead() must then be safe to call so, and may be
+ * asked about files past one whose need() fails (the result is as asked
+ * in order). */
+int prune_plan_threads(struct prune *p, int (*need)(void *arg, uint64_t ino),
+		       void (*ahead)(void *arg, uint64_t ino), void *arg,
+		       unsigned threads);
+
 /* The files to count ahead (prune_plan()), in the order of their names. */
 size_t prune_ahead(const struct prune *p, const uint64_t **inos);
 

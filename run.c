@@ -1437,7 +1437,9 @@ int run_sample(struct run *run, char *const *paths, int n)
 	 * no rows kept. */
 	if (!ret && run->prune_state == 1 && run->sampling && n == 1 &&
 	    !run->rewrite && !run->ncdu && !run->rows && !run->opt->walk) {
-		ret = prune_plan(run->prune, prune_need, prune_hint, run);
+		/* the two read only what is settled by now */
+		ret = prune_plan_threads(run->prune, prune_need, prune_hint,
+					 run, spare_cpu() ? 2 : 1);
 		run->prune_state = 2;
 	}
 	if (run->prune_state != 2) {
