@@ -1422,6 +1422,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 		/* the files' current ratio, where it can be read */
 		.bands = run->env->usage,
 		.sharers = 1,
+		.threads = spare_cpu() ? 2 : 1,
 		/* as on_dir() decides for the walk: without rows, the fast
 		 * scan counts whole directories */
 		.dir = run->env->usage && run->env->fast && !run->opt->walk &&

@@ -26,6 +26,8 @@ struct sampleplan_opts {
 	uint64_t seed;
 	int bands;		/* read the current ratio bands (root) */
 	int sharers;		/* and tell the sharers (sampleplan_run()) */
+	unsigned threads;	/* how many it may use at once (0, 1: this
+				 * one only) */
 	/*
 	 * NULL, or a directory about to be walked (as walk_ops.dir): the
 	 * caller may list its whole subtree itself, adding every regular
