@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +33,7 @@
 #include "progress.h"
 #include "seen.h"
 #include "tally.h"
+#include "thread.h"
 
 /*
  * Files queued, running or not yet delivered, per worker: enough to keep
@@ -520,16 +520,6 @@ static int estrun_whole(struct estrun_slot *sl, size_t n)
 
 /* ---- workers ---- */
 
-static void estrun_block_signals(void)
-{
-	sigset_t all;
-
-	/* Signals go to the main thread, with their default or compsize's
-	 * own dispositions; this thread never takes one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-}
-
 /* The oldest queued slot, taken off the queue; under the lock. */
 static struct estrun_slot *estrun_take(struct estrun *r)
 {
@@ -624,7 +614,7 @@ static void *estrun_worker_main(void *arg)
 	struct estrun *r = w->r;
 	size_t i, k;
 
-	estrun_block_signals();
+	thread_block_signals();
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		while (!r->stop && !r->queued)

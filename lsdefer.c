@@ -2,10 +2,10 @@
 /* A fastscan_listener's calls made on a thread of their own: see lsdefer.h. */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lsdefer.h"
+#include "thread.h"
 
 /* A pooled chunk holds some thousands of calls; a larger record (an item
  * can't be larger than a tree block, but nothing here relies on it) gets
@@ -99,12 +99,9 @@ static void *lsdefer_main(void *arg)
 {
 	struct lsdefer *d = arg;
 	struct chunk *c;
-	sigset_t all;
 	int err;
 
-	/* Signals go to the main thread; this one never takes one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	thread_block_signals();
 	for (;;) {
 		pthread_mutex_lock(&d->lock);
 		while (!d->head && !d->done)

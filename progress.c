@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "format.h"
 #include "progress.h"
+#include "thread.h"
 
 /* Nothing before this, then a redraw at most this often; not on a
  * terminal (--progress), a full line this often. */
@@ -175,11 +176,8 @@ static void *progress_main(void *arg)
 	struct progress *p = arg;
 	struct timespec ts;
 	uint64_t now, next;
-	sigset_t all;
 
-	/* Signals go to the main thread; this one never takes one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	thread_block_signals();
 	pthread_mutex_lock(&p->lock);
 	next = p->t0_ns + PROGRESS_DELAY_NS;
 	while (!p->stop) {

@@ -2,13 +2,13 @@
 /* The walk of a sample where files must be met: see prune.h. */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <btrfsutil.h>
 #include "array.h"
 #include "ioctl.h"
 #include "prune.h"
 #include "seen.h"
+#include "thread.h"
 
 struct prune_name {
 	uint64_t child, dir;
@@ -182,11 +182,7 @@ static void need_span_run(struct need_span *s)
 
 static void *need_span_main(void *arg)
 {
-	sigset_t all;
-
-	/* Signals go to the main thread; this one never takes one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	thread_block_signals();
 	need_span_run(arg);
 	return NULL;
 }

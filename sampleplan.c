@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "sampleplan.h"
 #include "search.h"
 #include "seen.h"
+#include "thread.h"
 
 #define SAMPLEPLAN_SEARCH_BUF	(16u << 10)
 /* Data runs of a sparse file looked for at most (sampleplan_holes()): the
@@ -559,11 +559,7 @@ static void refs_job_run(struct refs_job *j)
 
 static void *refs_job_main(void *arg)
 {
-	sigset_t all;
-
-	/* Signals go to the main thread; this one never takes one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	thread_block_signals();
 	refs_job_run(arg);
 	return NULL;
 }
