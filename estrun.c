@@ -249,38 +249,6 @@ static uint64_t estrun_key(const struct estrun *r, const struct stat *st)
 	return r->key ? r->key(r->arg, st) : sample_key(st->st_dev, st->st_ino);
 }
 
-/* The current ratio band of file st (0: not known). */
-static unsigned estrun_band(const struct estrun *r, const struct stat *st)
-{
-	return r->bands ? sample_bands_get(r->bands, estrun_key(r, st)) : 0;
-}
-
-/* The current ratio bands of a big file's parts, or NULL (the file's). */
-static const uint8_t *estrun_pb(const struct estrun *r, const struct stat *st)
-{
-	return r->bands ? sample_bands_parts(r->bands, estrun_key(r, st),
-					     sample_units(st->st_size,
-						estrun_data_bytes(st))) : NULL;
-}
-
-/* The current ratios of file st and its parts, where the pre-pass knew
- * them (as root on btrfs). */
-static struct sample_cur estrun_cur(const struct estrun *r,
-				    const struct stat *st)
-{
-	struct sample_cur c = { 0, NULL };
-	uint64_t key;
-
-	if (!r->bands)
-		return c;
-	key = estrun_key(r, st);
-	c.q = sample_bands_q(r->bands, key);
-	c.pq = sample_bands_parts_q(r->bands, key,
-				   sample_units(st->st_size,
-						estrun_data_bytes(st)));
-	return c;
-}
-
 /* What the pre-pass knew of file st, in one look-up (sample_bands_file()). */
 static void estrun_file_bands(const struct estrun *r, const struct stat *st,
 			      struct sample_file_bands *fb)
@@ -314,19 +282,33 @@ static uint64_t estrun_sample_bytes_of(const struct estrun *r,
 	return bytes;
 }
 
-/* The bytes of file st's units in the sample (0: none). */
-static uint64_t estrun_sample_bytes(const struct estrun *r,
-				    const struct stat *st)
+/*
+ * What a file costs (the progress line, the queue's bytes): the bytes it
+ * will read, its data (not st_size: a sparse file's holes are skipped,
+ * SEEK_DATA) or, with a sample, its units drawn, fb what the pre-pass
+ * knew of it.
+ */
+static uint64_t estrun_cost_of(const struct estrun *r, const struct stat *st,
+			       const struct sample_file_bands *fb)
 {
-	uint64_t n = sample_units(st->st_size, estrun_data_bytes(st));
+	return r->sampling ? estrun_sample_bytes_of(r, st, fb->band, fb->pb)
+			   : estrun_data_bytes(st);
+}
 
-	return estrun_sample_bytes_of(r, st, estrun_band(r, st),
-				      n > 1 ? estrun_pb(r, st) : NULL);
+/* estrun_cost_of(), looked up. */
+static uint64_t estrun_cost(const struct estrun *r, const struct stat *st)
+{
+	struct sample_file_bands fb;
+
+	if (!r->sampling)
+		return estrun_data_bytes(st);
+	estrun_file_bands(r, st, &fb);
+	return estrun_cost_of(r, st, &fb);
 }
 
 int estrun_sampled(const struct estrun *r, const struct stat *st)
 {
-	return !r->sampling || estrun_sample_bytes(r, st) > 0;
+	return !r->sampling || estrun_cost(r, st) > 0;
 }
 
 /*
@@ -341,6 +323,7 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 	const size_t nc = (2 + 2 * r->n) * B, m = (4 + 2 * r->n) * B;
 	const uint64_t x = estrun_data_bytes(st);
 	struct sample_pop units = { { 0 }, { 0 }, { 0 } };
+	struct sample_file_bands fb;
 	struct sample_cur cur;
 	double *d = r->dxd;
 	size_t j, i, c;
@@ -348,12 +331,20 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 
 	if (!r->sample_dx)
 		return;
-	cur = sl ? sl->cur : estrun_cur(r, st);
+	if (sl) {
+		/* what estrun_submit_writes() looked up */
+		fb.band = sl->band;
+		fb.pb = sl->pb;
+		cur = sl->cur;
+	} else {
+		estrun_file_bands(r, st, &fb);
+		cur.q = fb.q;
+		cur.pq = fb.pq;
+	}
 	for (j = 0; j < m; j++)
 		d[j] = 0;
 	/* its units by stratum, as submitted to the population */
-	sample_pop_cur(&units, st->st_size, x, estrun_band(r, st),
-		       estrun_pb(r, st), 1, &cur, 1);
+	sample_pop_cur(&units, st->st_size, x, fb.band, fb.pb, 1, &cur, 1);
 	for (h = 0; h < SAMPLE_STRATA; h++) {
 		d[h % B] += (double)units.X[h];
 		d[nc + h % B] += (double)units.C[h];
@@ -639,16 +630,6 @@ static void *estrun_worker_main(void *arg)
 }
 
 /* ---- progress ---- */
-
-/*
- * What a file costs the progress line: the bytes it will read, its data
- * (not st_size: a sparse file's holes are skipped, SEEK_DATA) or, with a
- * sample, its units drawn.
- */
-static uint64_t estrun_cost(const struct estrun *r, const struct stat *st)
-{
-	return r->sampling ? estrun_sample_bytes(r, st) : estrun_data_bytes(st);
-}
 
 /* tally_bytes_fn: reads only what estrun_create() set. */
 static uint64_t estrun_tally_bytes(void *arg, const struct stat *st)
@@ -1161,8 +1142,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 				       estrun_data_bytes(st), band, pb, aux,
 				       &cur, 1);
 	}
-	bytes = r->sampling ? estrun_sample_bytes_of(r, st, band, pb)
-			    : estrun_data_bytes(st);
+	bytes = estrun_cost_of(r, st, &fb);
 	if (!bytes && r->sampling) {
 		for (i = 0; i < r->n; i++) {
 			r->scratch[3 * i] = r->scratch[3 * i + 1] = 0;
