@@ -187,34 +187,39 @@ static void *need_span_main(void *arg)
 	return NULL;
 }
 
-/* Every file's need() into *out, on two threads, sp[0] and sp[1] telling
- * where each half stopped; *out stays NULL when they were not had (out of
- * memory, no thread): the files are then asked one by one. */
-static void need_split(struct prune *p, int (*need)(void *arg, uint64_t ino),
-		      void (*ahead)(void *arg, uint64_t ino), void *arg,
-		      uint8_t **out, struct need_span sp[2])
+/* Every file's need() into *out, sp[0] and sp[1] telling where each
+ * half stopped: the halves on two threads when threads > 1 and there are
+ * enough files, else (or when no thread can be had) one after the other
+ * here, sp[1] then empty unless the thread was not had.  Returns 0 or
+ * -ENOMEM. */
+static int need_all(struct prune *p, int (*need)(void *arg, uint64_t ino),
+		    void (*ahead)(void *arg, uint64_t ino), void *arg,
+		    unsigned threads, uint8_t **out, struct need_span sp[2])
 {
+	size_t half = threads > 1 && p->nfiles >= PRUNE_SPLIT_MIN ?
+		      p->nfiles / 2 : p->nfiles;
 	pthread_t t;
-	int k;
+	int k, split;
 
-	*out = malloc(p->nfiles);
+	*out = malloc(p->nfiles ? p->nfiles : 1);
 	if (!*out)
-		return;
+		return -ENOMEM;
 	for (k = 0; k < 2; k++) {
 		sp[k] = (struct need_span){
 			.p = p, .need = need, .ahead = ahead, .arg = arg,
 			.out = *out,
-			.lo = k ? p->nfiles / 2 : 0,
-			.hi = k ? p->nfiles : p->nfiles / 2,
+			.lo = k ? half : 0,
+			.hi = k ? p->nfiles : half,
 		};
 	}
-	if (pthread_create(&t, NULL, need_span_main, &sp[1])) {
-		free(*out);
-		*out = NULL;
-		return;
-	}
+	split = half < p->nfiles &&
+		!pthread_create(&t, NULL, need_span_main, &sp[1]);
 	need_span_run(&sp[0]);
-	pthread_join(t, NULL);
+	if (split)
+		pthread_join(t, NULL);
+	else
+		need_span_run(&sp[1]);
+	return 0;
 }
 
 int prune_plan(struct prune *p, int (*need)(void *arg, uint64_t ino),
@@ -237,23 +242,14 @@ int prune_plan_threads(struct prune *p, int (*need)(void *arg, uint64_t ino),
 	/* most files are counted ahead: one table for them, not each size
 	 * up to it */
 	ret = seen_reserve(p->counted, p->nfiles);
-	if (!ret && threads > 1 && p->nfiles >= PRUNE_SPLIT_MIN)
-		need_split(p, need, ahead, arg, &out, sp);
-	for (i = 0; !out && ahead && i < PRUNE_AHEAD && i < p->nfiles; i++)
-		ahead(arg, p->files[i].child);
+	if (!ret)
+		ret = need_all(p, need, ahead, arg, threads, &out, sp);
 	for (i = 0; !ret && i < p->nfiles; i++) {
 		const struct prune_name *n = &p->files[i];
+		/* as asked in order: the first error stops here */
+		const struct need_span *s = &sp[i >= sp[1].lo];
 
-		if (out) {
-			/* as asked in order: the first error stops here */
-			const struct need_span *s = &sp[i >= sp[1].lo];
-
-			ret = i < s->at ? out[i] : s->err;
-		} else {
-			if (ahead && i + PRUNE_AHEAD < p->nfiles)
-				ahead(arg, p->files[i + PRUNE_AHEAD].child);
-			ret = need(arg, n->child);
-		}
+		ret = i < s->at ? out[i] : s->err;
 		if (ret < 0)
 			break;
 		if (ret) {
