@@ -1415,6 +1415,8 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 int run_sample(struct run *run, char *const *paths, int n)
 {
 	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
+	/* the plan's helpers, beside this thread */
+	const unsigned threads = spare_cpu() ? 2 : 1;
 	struct sampleplan_opts so = {
 		.bytes = run->opt->sample_bytes,
 		.frac = run->opt->sample,
@@ -1422,7 +1424,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 		/* the files' current ratio, where it can be read */
 		.bands = run->env->usage,
 		.sharers = 1,
-		.threads = spare_cpu() ? 2 : 1,
+		.threads = threads,
 		/* as on_dir() decides for the walk: without rows, the fast
 		 * scan counts whole directories */
 		.dir = run->env->usage && run->env->fast && !run->opt->walk &&
@@ -1440,7 +1442,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 	    !run->rewrite && !run->ncdu && !run->rows && !run->opt->walk) {
 		/* the two read only what is settled by now */
 		ret = prune_plan_threads(run->prune, prune_need, prune_hint,
-					 run, spare_cpu() ? 2 : 1);
+					 run, threads);
 		run->prune_state = 2;
 	}
 	if (run->prune_state != 2) {
