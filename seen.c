@@ -7,12 +7,16 @@
 
 #define SEEN_MIN_BITS	6
 
-/* Slot value 0 marks an empty slot; the key 0 is kept aside in has_zero. */
+/* Slot value 0 marks an empty slot; the key 0 is kept aside in has_zero.
+ * values: NULL until seen_put() gives one, then a value a slot (0 for a key
+ * given none), zero_value the key 0's. */
 struct seen_set {
 	uint64_t *slots;
+	uint64_t *values;
 	unsigned bits;
 	size_t count;
 	int has_zero;
+	uint64_t zero_value;
 };
 
 static size_t slot_of(uint64_t key, unsigned bits)
@@ -42,10 +46,12 @@ void seen_free(struct seen_set *set)
 	if (!set)
 		return;
 	free(set->slots);
+	free(set->values);
 	free(set);
 }
 
-static void place(uint64_t *slots, unsigned bits, uint64_t key)
+/* Put key in an empty slot of slots (2^bits of them): which one. */
+static size_t place(uint64_t *slots, unsigned bits, uint64_t key)
 {
 	size_t mask = ((size_t)1 << bits) - 1;
 	size_t i = slot_of(key, bits);
@@ -53,24 +59,37 @@ static void place(uint64_t *slots, unsigned bits, uint64_t key)
 	while (slots[i])
 		i = (i + 1) & mask;
 	slots[i] = key;
+	return i;
 }
 
 /* Move the keys to a table of 2^bits slots. */
 static int grow_to(struct seen_set *set, unsigned bits)
 {
-	size_t i, old_size = (size_t)1 << set->bits;
-	uint64_t *slots;
+	size_t i, j, old_size = (size_t)1 << set->bits;
+	uint64_t *slots, *values = NULL;
 
 	if (bits >= 8 * sizeof(size_t) - 4)
 		return -ENOMEM;
 	slots = array_zalloc((size_t)1 << bits, sizeof(*slots));
+	if (slots && set->values) {
+		values = array_zalloc((size_t)1 << bits, sizeof(*values));
+		if (!values) {
+			free(slots);
+			slots = NULL;
+		}
+	}
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < old_size; i++)
-		if (set->slots[i])
-			place(slots, bits, set->slots[i]);
+		if (set->slots[i]) {
+			j = place(slots, bits, set->slots[i]);
+			if (values)
+				values[j] = set->values[i];
+		}
 	free(set->slots);
+	free(set->values);
 	set->slots = slots;
+	set->values = values;
 	set->bits = bits;
 	return 0;
 }
@@ -93,11 +112,14 @@ int seen_reserve(struct seen_set *set, size_t n)
 	return bits > set->bits ? grow_to(set, bits) : 0;
 }
 
-int seen_insert(struct seen_set *set, uint64_t key)
+/* Add key, or find it: *value its value's place (NULL while the set has
+ * none).  Returns as seen_insert(). */
+static int insert_at(struct seen_set *set, uint64_t key, uint64_t **value)
 {
 	size_t mask, i;
 
 	if (!key) {
+		*value = &set->zero_value;
 		if (set->has_zero)
 			return 0;
 		set->has_zero = 1;
@@ -106,18 +128,60 @@ int seen_insert(struct seen_set *set, uint64_t key)
 	}
 	mask = ((size_t)1 << set->bits) - 1;
 	for (i = slot_of(key, set->bits); set->slots[i]; i = (i + 1) & mask)
-		if (set->slots[i] == key)
+		if (set->slots[i] == key) {
+			*value = set->values ? &set->values[i] : NULL;
 			return 0;
+		}
 	/* Keep the table at most 3/4 full so probe runs stay short. */
 	if ((set->count + 1) * 4 > (mask + 1) * 3) {
 		if (grow(set))
 			return -ENOMEM;
-		place(set->slots, set->bits, key);
+		i = place(set->slots, set->bits, key);
 	} else {
 		set->slots[i] = key;
 	}
+	*value = set->values ? &set->values[i] : NULL;
 	set->count++;
 	return 1;
+}
+
+int seen_insert(struct seen_set *set, uint64_t key)
+{
+	uint64_t *value;
+
+	return insert_at(set, key, &value);
+}
+
+int seen_put(struct seen_set *set, uint64_t key, uint64_t value)
+{
+	uint64_t *at;
+	int ret;
+
+	if (!set->values) {
+		set->values = array_zalloc((size_t)1 << set->bits,
+					   sizeof(*set->values));
+		if (!set->values)
+			return -ENOMEM;
+	}
+	ret = insert_at(set, key, &at);
+	if (ret >= 0)
+		*at = value;
+	return ret;
+}
+
+uint64_t seen_value(const struct seen_set *set, uint64_t key)
+{
+	size_t mask = ((size_t)1 << set->bits) - 1;
+	size_t i;
+
+	if (!key)
+		return set->zero_value;
+	if (!set->values)
+		return 0;
+	for (i = slot_of(key, set->bits); set->slots[i]; i = (i + 1) & mask)
+		if (set->slots[i] == key)
+			return set->values[i];
+	return 0;
 }
 
 int seen_contains(const struct seen_set *set, uint64_t key)
@@ -140,5 +204,6 @@ size_t seen_count(const struct seen_set *set)
 
 size_t seen_memory(const struct seen_set *set)
 {
-	return sizeof(*set) + (sizeof(uint64_t) << set->bits);
+	return sizeof(*set) +
+	       ((set->values ? 2 : 1) * sizeof(uint64_t) << set->bits);
 }

@@ -3,8 +3,8 @@
  * A set of u64 keys (extent disk_bytenr values) that counts each shared
  * extent once.  Open addressing with linear probing: 8 bytes a slot, at most
  * 3/4 full, so at most 21.3 bytes per key just after a growth and 10.7 just
- * before.  Replaces compsize 1.5's radix tree, whose keys were truncated to
- * unsigned long page numbers.
+ * before (twice that once a key is given a value).  Replaces compsize 1.5's
+ * radix tree, whose keys were truncated to unsigned long page numbers.
  */
 #ifndef COMPSIZE_SEEN_H
 #define COMPSIZE_SEEN_H
@@ -26,6 +26,13 @@ int seen_insert(struct seen_set *set, uint64_t key);
  * will take that many: one table instead of each size up to it).
  * Returns 0, or -ENOMEM with the set as it was. */
 int seen_reserve(struct seen_set *set, size_t n);
+
+/* Add key as seen_insert() does, with value (kept with it: seen_value()),
+ * or give key, there already, value.  Returns as seen_insert(). */
+int seen_put(struct seen_set *set, uint64_t key, uint64_t value);
+
+/* The value seen_put() gave key; 0 when none was or key is not there. */
+uint64_t seen_value(const struct seen_set *set, uint64_t key);
 
 /* Is key in the set? */
 int seen_contains(const struct seen_set *set, uint64_t key);

@@ -84,6 +84,48 @@ static void test_reserve(void)
 	seen_free(s);
 }
 
+/* Values kept with keys: through growth (the set had keys before the
+ * first value), for the key 0, replaced by a second put; keys given none
+ * and keys not there have 0; memory twice a set's without them. */
+static void test_values(void)
+{
+	struct seen_set *s = seen_create();
+	size_t mem, grown, bad = 0;
+	uint64_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	for (i = 1; i <= 1000; i++)
+		CU_ASSERT_EQUAL(seen_insert(s, i * 4096), 1);
+	CU_ASSERT_EQUAL(seen_value(s, 4096), 0);
+	mem = seen_memory(s);
+	CU_ASSERT_EQUAL(seen_put(s, 4096, 5), 0);	/* there already */
+	/* a value a slot: the slots' bytes again, a power of two */
+	grown = seen_memory(s) - mem;
+	CU_ASSERT(grown < mem && grown >= 8 * 1000 &&
+		  !(grown & (grown - 1)));
+	CU_ASSERT_EQUAL(seen_put(s, 0, 77), 1);
+	CU_ASSERT_EQUAL(seen_put(s, 0, 78), 0);
+	for (i = 1001; i <= 200000; i++)
+		CU_ASSERT_EQUAL(seen_put(s, i * 4096, i ^ 0xabcdef), 1);
+	for (i = 200001; i <= 200100; i++)
+		CU_ASSERT_EQUAL(seen_insert(s, i * 4096), 1);
+	CU_ASSERT_EQUAL(seen_value(s, 4096), 5);
+	CU_ASSERT_EQUAL(seen_value(s, 0), 78);
+	for (i = 2; i <= 1000; i++)
+		bad += seen_value(s, i * 4096) != 0;
+	for (i = 1001; i <= 200000; i++)
+		bad += seen_value(s, i * 4096) != (i ^ 0xabcdef);
+	for (i = 200001; i <= 200100; i++)
+		bad += seen_value(s, i * 4096) != 0 ||
+		       !seen_contains(s, i * 4096);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(seen_value(s, 3), 0);
+	CU_ASSERT_FALSE(seen_contains(s, 3));
+	CU_ASSERT_EQUAL(seen_count(s), 200101);
+	CU_ASSERT(seen_memory(s) <= 64 * 200101);
+	seen_free(s);
+}
+
 /* array_zalloc(), the tables' slots: zeroed where malloc() hands back
  * memory written before (a block freed on the heap, reused), at sizes on
  * the heap and mapped; NULL on overflow; something for none. */
@@ -116,6 +158,7 @@ static CU_TestInfo tests[] = {
 	{ "a million extents", test_million },
 	{ "tables zeroed", test_zalloc },
 	{ "room made ahead", test_reserve },
+	{ "values", test_values },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(seen, tests)
