@@ -322,7 +322,7 @@ uint64_t layout_inline_key(const uint8_t *item, size_t len)
 	h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 31;
 	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 29);
+	return (h ^ (h >> 29)) >> 1;
 }
 
 /* One extent at 0 holding the whole file, of a sector or less. */

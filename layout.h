@@ -203,7 +203,9 @@ struct layout_total {
 void layout_total(const struct layout *l, size_t i, struct layout_total *t);
 
 /* A hash of an inline file extent item (header and data): a snapshot's or
- * a reflinked copy's inline file has the same item as the original. */
+ * a reflinked copy's inline file has the same item as the original.  63
+ * bits: the pre-pass of --sample tells it from an extent's address by the
+ * top bit (sampleplan.c). */
 uint64_t layout_inline_key(const uint8_t *item, size_t len);
 
 /*

@@ -105,8 +105,11 @@ struct run {
 	 * sample_key(st_dev, st_ino): the walk only reads under them */
 	struct seen_set *prescanned;
 	/* --sample: NULL, or the only files whose extents the same-layout
-	 * model must know when they are not drawn (sampleplan_run()) */
+	 * model must know when they are not drawn (sampleplan_run()), with
+	 * the small ones' only extent item (small_sharer()) */
 	struct seen_set *sharers;
+	/* --sample: the pre-pass's fast scan met a bad item (left out) */
+	int prescan_bad;
 	/* the estimate's files' extents, a run of inodes a search */
 	struct search_batch *batch;
 	/* --sample: NULL, or the directory the pre-pass listed (the only
@@ -861,6 +864,32 @@ static int extents_unneeded(const struct run *run, const struct stat *st)
 	       !sharer(run, st->st_dev, st->st_ino) && !drawn(run, st);
 }
 
+/*
+ * --sample: a sharer whose only extent item the pre-pass met, small
+ * (sampleplan_small()), into run->ext[0]: it need not be searched again
+ * (--walk and a rewrite search every file's; a pre-pass that met a bad
+ * item may have left one out).  Returns 1 when so, 0 when not, or -ENOMEM.
+ */
+static int small_sharer(struct run *run, const struct stat *st)
+{
+	struct extent_info *e;
+	uint64_t v;
+
+	if (!run->sampling || run->opt->walk || run->rewrite ||
+	    run->left_out || !run->sharers || run->prescan_bad)
+		return 0;
+	v = seen_value(run->sharers, sample_key_of(run, st->st_dev,
+						   st->st_ino));
+	if (!v)
+		return 0;
+	e = array_grow(run->ext, &run->cap_ext, 0, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	run->ext = e;
+	run->next = sampleplan_small(v, &run->ext[0], &run->inline_key);
+	return 1;
+}
+
 /* A file submitted to a sample: its known share of the same layout, 1
  * when it shares nothing (whether its extents were searched or not). */
 static double on_est_known(void *arg, size_t token, const struct stat *st)
@@ -891,9 +920,14 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 
 	if (run->env->usage && fs && !extents_unneeded(run, st)) {
 		run->next = 0;
-		ret = search_batch_file_extents(run->batch, fd, st->st_dev,
-						st->st_ino, fs->nodesize,
-						collect_extent, run);
+		ret = small_sharer(run, st);
+		if (!ret)
+			ret = search_batch_file_extents(run->batch, fd,
+							st->st_dev, st->st_ino,
+							fs->nodesize,
+							collect_extent, run);
+		else if (ret == 1)
+			ret = 0;
 		if (ret == -ENOMEM)
 			return ret;
 		f.have_extents = !ret;
@@ -1406,6 +1440,7 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	}
 	if (ret == 1)
 		return WALK_ENTER;
+	run->prescan_bad |= ret == -EUCLEAN;
 	if (seen_insert(run->prescanned, sample_key(st->st_dev, st->st_ino)) < 0)
 		return -ENOMEM;
 	ret = scan_result(run, path, ret);

@@ -31,8 +31,10 @@ struct sampleplan_dev {
 struct sampleplan_ref {
 	uint64_t ref, file;
 	uint32_t ord;		/* the file's place in the walk */
-	uint32_t bytes;		/* of the file's data it covers (an extent
+	uint32_t bytes : 31;	/* of the file's data it covers (an extent
 				 * item covers at most 128 MiB) */
+	uint32_t small : 1;	/* the file's only extent item, small
+				 * (sampleplan_small()) */
 };
 
 /* A file with references, in walk order: what its units are added by,
@@ -60,6 +62,10 @@ struct sampleplan {
 	int parts_failed;
 	uint8_t *pb;
 	size_t cap_pb;
+	/* the next file's extent items (holes included) so far, and whether
+	 * they are one, small (sampleplan_small()) */
+	size_t items;
+	int small;
 	uint16_t *pq;		/* room for their current ratios */
 	size_t cap_pq;
 	/* the big files' parts, and the files with the most of them: those
@@ -77,11 +83,22 @@ struct sampleplan {
 	size_t ndevs, cap_devs;
 };
 
+/* Regular extents of at most this many bytes, at a multiple of it, are
+ * small (btrfs's smallest sector: small at every sector size). */
+#define SAMPLEPLAN_SMALL	4096u
+
 int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 		   const uint8_t *item, size_t len)
 {
 	struct sampleplan_ref *r;
 	uint64_t ref;
+
+	p->small = !p->items++ && !ei->file_pos &&
+		   (ei->type == BTRFS_FILE_EXTENT_INLINE ||
+		    (ei->type == BTRFS_FILE_EXTENT_REG && ei->disk_bytenr &&
+		     !(ei->disk_bytenr & (SAMPLEPLAN_SMALL - 1)) &&
+		     !(ei->disk_bytenr >> 63) && !ei->offset &&
+		     ei->num_bytes && ei->num_bytes <= SAMPLEPLAN_SMALL));
 
 	if (p->bands && ei->type == BTRFS_FILE_EXTENT_REG &&
 	    ei->disk_bytenr &&
@@ -104,10 +121,46 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 	}
 	p->refs = r;
 	p->refs[p->nrefs].ref = ref;
-	p->refs[p->nrefs].bytes = ei->num_bytes < UINT32_MAX ?
-				  (uint32_t)ei->num_bytes : UINT32_MAX;
+	p->refs[p->nrefs].bytes = ei->num_bytes < INT32_MAX ?
+				  (uint32_t)ei->num_bytes : INT32_MAX;
+	p->refs[p->nrefs].small = 0;
 	p->refs[p->nrefs++].file = 0;
 	return 0;
+}
+
+/* A small reference's value for sampleplan_small(): an inline item's ref
+ * (its key, the top bit set), or an extent's address with its length less
+ * one in the bits below SAMPLEPLAN_SMALL. */
+static uint64_t sampleplan_small_value(const struct sampleplan_ref *r)
+{
+	return r->ref >> 63 ? r->ref : r->ref | (r->bytes - 1);
+}
+
+int sampleplan_small(uint64_t v, struct extent_info *ei,
+		     uint64_t *inline_key)
+{
+	if (!v)
+		return 0;
+	memset(ei, 0, sizeof(*ei));
+	if (v >> 63) {
+		ei->type = BTRFS_FILE_EXTENT_INLINE;
+		*inline_key = v & ~(1ull << 63);
+		return 1;
+	}
+	ei->type = BTRFS_FILE_EXTENT_REG;
+	ei->disk_bytenr = v & ~(uint64_t)(SAMPLEPLAN_SMALL - 1);
+	ei->num_bytes = (v & (SAMPLEPLAN_SMALL - 1)) + 1;
+	return 1;
+}
+
+/* The next file's references, parts and items forgotten: its first
+ * path's were kept, or its search failed. */
+static void sampleplan_forget(struct sampleplan *p)
+{
+	p->nrefs = p->ref_start;
+	p->items = 0;
+	sample_parts_reset(&p->parts);
+	p->parts_failed = 0;
 }
 
 /* A file's current disk and uncompressed bytes, from its extent items. */
@@ -153,8 +206,7 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
 	if (search_file_extents(p->search, d->fd, st->st_ino, 0,
 				sampleplan_item, &u)) {
 		/* not btrfs, or no permission: no bands there */
-		p->nrefs = p->ref_start;
-		sample_parts_reset(&p->parts);
+		sampleplan_forget(p);
 		close(d->fd);
 		d->fd = -1;
 		return 0;
@@ -279,9 +331,7 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 		ret = seen_insert(p->links, key);
 		if (ret <= 0) {
 			/* its references were met with its first path */
-			p->nrefs = p->ref_start;
-			sample_parts_reset(&p->parts);
-			p->parts_failed = 0;
+			sampleplan_forget(p);
 			return ret;
 		}
 	}
@@ -304,6 +354,10 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 	}
 	if (p->nrefs > p->ref_start)
 		p->nfx++;
+	/* its only item, small: its one reference */
+	if (p->small && p->nrefs == p->ref_start + 1)
+		p->refs[p->ref_start].small = 1;
+	p->items = 0;
 	p->ref_start = p->nrefs;
 	if (band && !kind) {
 		ret = sampleplan_parts(p, key, size, x, band, &pb);
@@ -656,7 +710,10 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 		if (p->refs[j - 1].file == p->refs[i].file)
 			continue;	/* one file's only */
 		for (k = i; k < j; k++)
-			if (seen_insert(s, p->refs[k].file) < 0) {
+			if ((p->refs[k].small ?
+			     seen_put(s, p->refs[k].file,
+				      sampleplan_small_value(&p->refs[k])) :
+			     seen_insert(s, p->refs[k].file)) < 0) {
 				seen_free(s);
 				return NULL;
 			}

@@ -68,12 +68,24 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
  * or the sample_key()s of the files that reference an extent (or an
  * inline item of the same bytes) another file listed references too:
  * where the same-layout model needs to know which file meets a shared
- * extent first (layout.h), only these matter.  Paths that can't be read
- * are left to the real walk to report.  Returns 0 or -ENOMEM.
+ * extent first (layout.h), only these matter.  A sharer whose only extent
+ * item is small has it as its value (seen_value(): sampleplan_small()).
+ * Paths that can't be read are left to the real walk to report.  Returns
+ * 0 or -ENOMEM.
  */
 int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		   const struct sampleplan_opts *o, struct sample_design *d,
 		   int *sampling, struct sample_bands **bands,
 		   struct seen_set **sharers);
 
+/*
+ * A sharer's value in sampleplan_run()'s *sharers (seen_value()) back into
+ * its only extent item, as the layout's small file takes it (layout.h):
+ * when the item is inline, *ei's type and its layout_inline_key() in
+ * *inline_key; when regular (at 0, at most 4 KiB), its type, disk_bytenr
+ * and num_bytes; the rest 0.  The walk then need not search its extents
+ * again.  Returns 1, or 0 for the value 0 (not such a sharer).
+ */
+int sampleplan_small(uint64_t v, struct extent_info *ei,
+		     uint64_t *inline_key);
 #endif

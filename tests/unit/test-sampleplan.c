@@ -7,6 +7,7 @@
 #include <btrfsutil.h>
 #include "unit.h"
 #include "ioctl.h"
+#include "layout.h"
 #include "sample.h"
 #include "sampleplan.h"
 #include "seen.h"
@@ -77,8 +78,108 @@ static int list_dir(void *arg, struct sampleplan *p, int fd,
 	return WALK_SKIP;
 }
 
-static void plan(unsigned threads, struct sample_design *d,
-		 struct sample_bands **bands, struct seen_set **sharers)
+/*
+ * Files in pairs that share their data (the pair's second file after the
+ * first), of these kinds by i / 2 % SMALL_KINDS; a sharer of the first
+ * two kinds has its only item as its value (sampleplan_small()), no
+ * other file does.
+ */
+enum {
+	SMALL_INLINE,		/* an inline item */
+	SMALL_REG,		/* a regular extent of 1..4096 bytes at 0 */
+	SMALL_TWO,		/* an inline item, then a regular extent */
+	SMALL_HOLE,		/* a hole, then a small regular extent */
+	SMALL_OFFSET,		/* a small extent's data from offset 4096 */
+	SMALL_AT,		/* a small extent at 4096 in the file */
+	SMALL_BIG,		/* a regular extent of 4097 bytes */
+	SMALL_PREALLOC,		/* a preallocated small extent */
+	SMALL_LINKED,		/* an inline item, the file met twice */
+	SMALL_KINDS
+};
+#define NS	(2 * SMALL_KINDS * 50)
+
+static uint8_t g_item[NS / 2][60];
+
+/* Each kind's n items in order: bytes 0 is the file's small length (1
+ * or 4096, by pair); a hole has no address. */
+static const struct small_kind {
+	unsigned n;
+	struct small_item {
+		uint8_t type, hole;
+		uint16_t pos, offset, bytes;
+	} it[2];
+} small_kinds[SMALL_KINDS] = {
+	[SMALL_INLINE] = { 1, { { BTRFS_FILE_EXTENT_INLINE, 0, 0, 0, 300 } } },
+	[SMALL_REG] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 0, 0, 0 } } },
+	[SMALL_TWO] = { 2, { { BTRFS_FILE_EXTENT_INLINE, 0, 0, 0, 300 },
+			     { BTRFS_FILE_EXTENT_REG, 0, 4096, 0, 4096 } } },
+	[SMALL_HOLE] = { 2, { { BTRFS_FILE_EXTENT_REG, 1, 0, 0, 4096 },
+			      { BTRFS_FILE_EXTENT_REG, 0, 4096, 0, 4096 } } },
+	[SMALL_OFFSET] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 0, 4096, 0 } } },
+	[SMALL_AT] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 4096, 0, 0 } } },
+	[SMALL_BIG] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 0, 0, 4097 } } },
+	[SMALL_PREALLOC] = { 1, { { BTRFS_FILE_EXTENT_PREALLOC, 0, 0, 0,
+				    0 } } },
+	[SMALL_LINKED] = { 1, { { BTRFS_FILE_EXTENT_INLINE, 0, 0, 0, 300 } } },
+};
+
+/* File i's item it, given to p: both files of a pair the same. */
+static void small_ref(struct sampleplan *p, size_t i,
+		      const struct small_item *it)
+{
+	uint64_t bytes = it->bytes ? it->bytes : 1 + 4095 * (i / 2 % 2);
+	struct extent_info ei = {
+		.type = it->type,
+		.file_pos = it->pos,
+		.offset = it->offset,
+		.num_bytes = bytes,
+		.ram_bytes = bytes,
+		.disk_num_bytes = 4096,
+	};
+	uint8_t *item = g_item[i / 2];
+
+	if (it->type == BTRFS_FILE_EXTENT_INLINE) {
+		memset(item, 0x11, sizeof(g_item[0]));
+		memcpy(item + 21, &i, sizeof(i));
+		item[21] &= ~1;
+		CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, item,
+					       sizeof(g_item[0])), 0);
+		return;
+	}
+	ei.disk_bytenr = it->hole ? 0 : (1ull << 30) + 65536 * (i / 2);
+	CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, NULL, 0), 0);
+}
+
+static int list_small(void *arg, struct sampleplan *p, int fd,
+		      const char *path, const struct stat *st, int depth)
+{
+	size_t i, k, m;
+
+	(void)arg;
+	(void)fd;
+	(void)path;
+	(void)depth;
+	g_dev = st->st_dev;
+	for (i = 0; i < NS; i++) {
+		unsigned kind = i / 2 % SMALL_KINDS;
+		uint32_t met = kind == SMALL_LINKED ? 2 : 1;
+
+		for (k = 0; k < met; k++) {
+			for (m = 0; m < small_kinds[kind].n; m++)
+				small_ref(p, i, &small_kinds[kind].it[m]);
+			CU_ASSERT_EQUAL(sampleplan_add(p, file_key(g_dev, i),
+						       met, 8192, 8192, 1, 100,
+						       NULL), 0);
+		}
+	}
+	return WALK_SKIP;
+}
+
+static void plan_with(unsigned threads,
+		      int (*list)(void *, struct sampleplan *, int,
+				  const char *, const struct stat *, int),
+		      struct sample_design *d, struct sample_bands **bands,
+		      struct seen_set **sharers)
 {
 	char dir[] = "/tmp/compsize-unit-sampleplan.XXXXXX";
 	char *paths[1] = { dir };
@@ -89,7 +190,7 @@ static void plan(unsigned threads, struct sample_design *d,
 		.bands = 1,
 		.sharers = 1,
 		.threads = threads,
-		.dir = list_dir,
+		.dir = list,
 	};
 	int sampling = 0;
 
@@ -100,6 +201,12 @@ static void plan(unsigned threads, struct sample_design *d,
 	CU_ASSERT_EQUAL(sampling, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(*bands);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(*sharers);
+}
+
+static void plan(unsigned threads, struct sample_design *d,
+		 struct sample_bands **bands, struct seen_set **sharers)
+{
+	plan_with(threads, list_dir, d, bands, sharers);
 }
 
 static void test_sharers(void)
@@ -138,8 +245,59 @@ static void test_sharers(void)
 	seen_free(s2);
 }
 
+/* The small sharers' only item, back from their values: nothing else
+ * has one. */
+static void test_small(void)
+{
+	struct sample_design d;
+	struct sample_bands *b = NULL;
+	struct seen_set *s = NULL;
+	size_t i, bad = 0, with = 0;
+
+	plan_with(1, list_small, &d, &b, &s);
+	CU_ASSERT_EQUAL(seen_count(s), NS);
+	for (i = 0; i < NS; i++) {
+		unsigned kind = i / 2 % SMALL_KINDS;
+		uint64_t v = seen_value(s, file_key(g_dev, i)), key = 0;
+		struct extent_info ei;
+
+		bad += !seen_contains(s, file_key(g_dev, i));
+		if (!sampleplan_small(v, &ei, &key)) {
+			bad += kind == SMALL_INLINE || kind == SMALL_REG ||
+			       kind == SMALL_LINKED;
+			continue;
+		}
+		with++;
+		if (kind == SMALL_INLINE || kind == SMALL_LINKED) {
+			bad += ei.type != BTRFS_FILE_EXTENT_INLINE;
+			bad += key != layout_inline_key(g_item[i / 2],
+							sizeof(g_item[0]));
+		} else if (kind == SMALL_REG) {
+			bad += ei.type != BTRFS_FILE_EXTENT_REG;
+			bad += ei.disk_bytenr != (1ull << 30) + 65536 * (i / 2);
+			bad += ei.num_bytes != 1 + 4095 * (i / 2 % 2);
+			bad += ei.offset || ei.file_pos || ei.ram_bytes;
+		} else {
+			bad++;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(with, 3 * NS / SMALL_KINDS);
+	/* no value is no item */
+	{
+		struct extent_info ei;
+		uint64_t key = 7;
+
+		CU_ASSERT_EQUAL(sampleplan_small(0, &ei, &key), 0);
+		CU_ASSERT_EQUAL(key, 7);
+	}
+	sample_bands_free(b);
+	seen_free(s);
+}
+
 static CU_TestInfo tests[] = {
 	{ "sharers, one thread and two", test_sharers },
+	{ "small sharers' items", test_small },
 	CU_TEST_INFO_NULL,
 };
 
