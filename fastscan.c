@@ -168,7 +168,12 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 			int ret;
 
 			ei.file_pos = it->offset;
-			ret = ts->ls->ref(ts->ls->arg, &ei, it->data, it->len);
+			/* the other kinds are all in ei: no bytes to copy
+			 * for a listener on another thread (lsdefer.h) */
+			ret = ei.type == BTRFS_FILE_EXTENT_INLINE ?
+			      ts->ls->ref(ts->ls->arg, &ei, it->data,
+					  it->len) :
+			      ts->ls->ref(ts->ls->arg, &ei, NULL, 0);
 
 			if (ret)
 				return ret;

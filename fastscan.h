@@ -52,8 +52,9 @@ struct fastscan_listener {
 	/* Non-zero aborts the scan with that value. */
 	int (*file)(void *arg, const struct fastscan_file *f);
 	/* NULL, or each file extent item of the file file() tells of next
-	 * (parsed into ei, its file_pos set), before it; non-zero aborts
-	 * the scan. */
+	 * (parsed into ei, its file_pos set), before it, with the item's
+	 * len bytes when it is inline (NULL and 0 otherwise: ei holds all
+	 * of it); non-zero aborts the scan. */
 	int (*ref)(void *arg, const struct extent_info *ei,
 		   const uint8_t *item, size_t len);
 	/* NULL, or each name in a directory dir of subvolume tree_id: the
