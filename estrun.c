@@ -322,15 +322,18 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 	const size_t per = 3 + 2 * r->n, B = SAMPLE_BANDS;
 	const size_t nc = (2 + 2 * r->n) * B, m = (4 + 2 * r->n) * B;
 	const uint64_t x = estrun_data_bytes(st);
-	struct sample_pop units = { { 0 }, { 0 }, { 0 } };
+	struct sample_pop units;
 	struct sample_file_bands fb;
 	struct sample_cur cur;
 	double *d = r->dxd;
 	size_t j, i, c;
 	unsigned h;
 
+	/* first: a file's units by stratum are some KiB to zero (every file
+	 * a sample does not read comes here) */
 	if (!r->sample_dx)
 		return;
+	memset(&units, 0, sizeof(units));
 	if (sl) {
 		/* what estrun_submit_writes() looked up */
 		fb.band = sl->band;
