@@ -11,7 +11,7 @@
  * can't be larger than a tree block, but nothing here relies on it) gets
  * a chunk of its own. */
 #define LSDEFER_CHUNK	(256u << 10)
-#define LSDEFER_CHUNKS	4
+#define LSDEFER_CHUNKS	16
 
 enum { REC_FILE = 1, REC_REF, REC_ENTRY };
 
