@@ -38,11 +38,11 @@ struct sampleplan_ref {
 };
 
 /* A file with references, in walk order: what its units are added by,
- * and the bytes its references cover, of which in extents it meets
- * first (sampleplan_away()). */
+ * the bytes its extents' references cover, and of them those in extents
+ * a file before it in the walk references (sampleplan_away()). */
 struct sampleplan_fx {
 	uint64_t size, x;
-	uint64_t total, owned;
+	uint64_t total, away;
 };
 
 struct sampleplan {
@@ -324,6 +324,7 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 			       const struct sample_facts *f)
 {
 	const uint8_t *pb = kind ? kpb : NULL;
+	uint64_t total = 0;
 	size_t i;
 	int ret;
 
@@ -337,20 +338,23 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 	}
 	if (p->nfx == UINT32_MAX)
 		p->refs_failed = 1;	/* no sharers known */
+	for (i = p->ref_start; i < p->nrefs; i++) {
+		p->refs[i].file = key;
+		p->refs[i].ord = (uint32_t)p->nfx;
+		if (!(p->refs[i].ref >> 63))
+			total += p->refs[i].bytes;
+	}
 	if (p->nrefs > p->ref_start && !p->refs_failed) {
 		struct sampleplan_fx *fx = array_grow(p->fx, &p->cap_fx,
 						      p->nfx, sizeof(*fx));
 
 		if (fx) {
 			p->fx = fx;
-			p->fx[p->nfx] = (struct sampleplan_fx){ size, x, 0, 0 };
+			p->fx[p->nfx] = (struct sampleplan_fx){ size, x, total,
+								0 };
 		} else {
 			p->refs_failed = 1;	/* no sharers known */
 		}
-	}
-	for (i = p->ref_start; i < p->nrefs; i++) {
-		p->refs[i].file = key;
-		p->refs[i].ord = (uint32_t)p->nfx;
 	}
 	if (p->nrefs > p->ref_start)
 		p->nfx++;
@@ -722,52 +726,70 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 }
 
 /*
- * The files that hold more than half of their data (by the bytes each
- * reference covers) in extents another file met before in the walk
- * references (a snapshot's or a reflinked copy's, the walk that reads
- * meeting them in the same order): little or nothing of them counts in
- * the same layout (layout.h), so their units go to strata of their own
- * (SAMPLE_AWAY), apart from those that count, into the table and the
- * population.  Inline items count with every file: not an extent here.
+ * The file of reference r, which a file before it in the walk shares the
+ * extent of: when more than half of its data (by the bytes each reference
+ * covers) is in such extents, little or nothing of it counts in the same
+ * layout (layout.h), so its units go to strata of their own (SAMPLE_AWAY),
+ * apart from those that count, into the table and the population; once.
+ * Returns 0 or -ENOMEM.
+ */
+static int sampleplan_move_away(struct sampleplan *p,
+				const struct sampleplan_ref *r)
+{
+	struct sampleplan_fx *fx = &p->fx[r->ord];
+	const uint8_t *pb;
+	unsigned band;
+
+	if (fx->away <= fx->total / 2)
+		return 0;	/* counts (or done) */
+	fx->away = 0;
+	band = sample_bands_get(p->bands, r->file);
+	pb = sample_bands_parts(p->bands, r->file,
+				sample_units(fx->size, fx->x));
+	if (!band || (pb && (pb[0] >> SAMPLE_PB_SLOT) & SAMPLE_PB_SLOTS))
+		return 0;	/* not known, or its own strata */
+	sample_pop_remove_parts(&p->pop, fx->size, fx->x, band, pb);
+	sample_pop_add_parts(&p->pop, fx->size, fx->x, band | SAMPLE_AWAY, pb);
+	return sample_bands_put(p->bands, r->file, band | SAMPLE_AWAY) ?
+	       -ENOMEM : 0;
+}
+
+/*
+ * The files that hold more than half of their data in extents another
+ * file met before in the walk references (a snapshot's or a reflinked
+ * copy's, the walk that reads meeting them in the same order), moved
+ * away (sampleplan_move_away()).  An extent's first file in the walk
+ * meets it first, so only the extents several files reference are
+ * looked at: their later files' references, the bytes first, then the
+ * files.  Inline items count with every file: not an extent here.
  * After sampleplan_sharers() (sorted references).  Returns 0 or -ENOMEM.
  */
 static int sampleplan_away(struct sampleplan *p)
 {
 	size_t i, j, k;
+	int pass, ret;
 
-	for (i = 0; i < p->nrefs; i = j) {
-		const struct sampleplan_ref *r = &p->refs[i];
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < p->nrefs; i = j) {
+			const struct sampleplan_ref *r = &p->refs[i];
 
-		j = sampleplan_group(p, i);
-		if (r->ref >> 63)
-			continue;
-		for (k = i; k < j; k++) {
-			p->fx[p->refs[k].ord].total += p->refs[k].bytes;
-			if (p->refs[k].ord == r->ord)
-				p->fx[r->ord].owned += p->refs[k].bytes;
+			j = sampleplan_group(p, i);
+			if (j - i < 2 || r->ref >> 63)
+				continue;
+			for (k = i + 1; k < j; k++) {
+				const struct sampleplan_ref *q = &p->refs[k];
+
+				if (q->ord == r->ord)
+					continue;	/* its own again */
+				if (!pass) {
+					p->fx[q->ord].away += q->bytes;
+					continue;
+				}
+				ret = sampleplan_move_away(p, q);
+				if (ret)
+					return ret;
+			}
 		}
-	}
-	for (i = 0; i < p->nrefs; i++) {
-		const struct sampleplan_ref *r = &p->refs[i];
-		struct sampleplan_fx *fx = &p->fx[r->ord];
-		const uint8_t *pb;
-		unsigned band;
-
-		if (fx->owned >= fx->total - fx->total / 2)
-			continue;	/* counts (or done: 0 of 0) */
-		fx->owned = fx->total = 0;
-		band = sample_bands_get(p->bands, r->file);
-		pb = sample_bands_parts(p->bands, r->file,
-					sample_units(fx->size, fx->x));
-		if (!band ||
-		    (pb && (pb[0] >> SAMPLE_PB_SLOT) & SAMPLE_PB_SLOTS))
-			continue;	/* not known, or its own strata */
-		sample_pop_remove_parts(&p->pop, fx->size, fx->x, band, pb);
-		sample_pop_add_parts(&p->pop, fx->size, fx->x,
-				     band | SAMPLE_AWAY, pb);
-		if (sample_bands_put(p->bands, r->file, band | SAMPLE_AWAY))
-			return -ENOMEM;
-	}
 	return 0;
 }
 

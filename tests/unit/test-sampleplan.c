@@ -295,9 +295,110 @@ static void test_small(void)
 	seen_free(s);
 }
 
+/*
+ * Files of several extents, some met before through another file: a file
+ * goes away when more than half of its bytes (by reference) are in such
+ * extents, and stays at half or less; its own extent met twice is still
+ * its own.  Groups of HALF_FILES files, in walk order (bytes per
+ * reference; E1..E6 extents, E5 twice in file 3):
+ *   0: E1 100, E2 100              its own            stays
+ *   1: E1 100, E3 100              half away          stays
+ *   2: E2 101, E4 100              101 of 201 away    goes away
+ *   3: E5 100, E5 100, E1 150      150 of 350 away    stays
+ *   4: E5 100, E6 99               100 of 199 away    goes away
+ *   5: E6 99 (after 4)             all away           goes away
+ */
+#define HALF_FILES	6
+#define HALF_GROUPS	700
+
+static const struct half_ref {
+	uint8_t file, extent;
+	uint16_t bytes;
+} half_refs[] = {
+	{ 0, 1, 100 }, { 0, 2, 100 },
+	{ 1, 1, 100 }, { 1, 3, 100 },
+	{ 2, 2, 101 }, { 2, 4, 100 },
+	{ 3, 5, 100 }, { 3, 5, 100 }, { 3, 1, 150 },
+	{ 4, 5, 100 }, { 4, 6, 99 },
+	{ 5, 6, 99 },
+};
+
+static int half_away(size_t f)
+{
+	return f == 2 || f == 4 || f == 5;
+}
+
+static int list_half(void *arg, struct sampleplan *p, int fd,
+		     const char *path, const struct stat *st, int depth)
+{
+	size_t g, f, i;
+
+	(void)arg;
+	(void)fd;
+	(void)path;
+	(void)depth;
+	g_dev = st->st_dev;
+	for (g = 0; g < HALF_GROUPS; g++)
+		for (f = 0; f < HALF_FILES; f++) {
+			uint64_t pos = 0;
+
+			for (i = 0; i < sizeof(half_refs) / sizeof(*half_refs);
+			     i++) {
+				const struct half_ref *r = &half_refs[i];
+				struct extent_info ei = {
+					.type = BTRFS_FILE_EXTENT_REG,
+					.file_pos = pos,
+					.disk_bytenr = (1ull << 30) +
+						       (8 * g + r->extent) *
+						       131072,
+					.disk_num_bytes = 4096,
+					.num_bytes = r->bytes,
+					.ram_bytes = 131072,
+				};
+
+				if (r->file != f)
+					continue;
+				pos += r->bytes;
+				CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, NULL, 0),
+						0);
+			}
+			CU_ASSERT_EQUAL(sampleplan_add(p,
+					file_key(g_dev, HALF_FILES * g + f), 1,
+					pos, pos, 1 + f % 3, 100, NULL), 0);
+		}
+	return WALK_SKIP;
+}
+
+static void test_half(void)
+{
+	unsigned threads;
+
+	for (threads = 1; threads <= 2; threads++) {
+		struct sample_design d;
+		struct sample_bands *b = NULL;
+		struct seen_set *s = NULL;
+		size_t i, bad = 0;
+
+		plan_with(threads, list_half, &d, &b, &s);
+		for (i = 0; i < HALF_FILES * HALF_GROUPS; i++) {
+			unsigned band = sample_bands_get(b, file_key(g_dev, i));
+
+			bad += (band & ~SAMPLE_AWAY) != 1 + i % HALF_FILES % 3;
+			bad += !!(band & SAMPLE_AWAY) !=
+			       half_away(i % HALF_FILES);
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		/* every file shares an extent with another */
+		CU_ASSERT_EQUAL(seen_count(s), HALF_FILES * HALF_GROUPS);
+		sample_bands_free(b);
+		seen_free(s);
+	}
+}
+
 static CU_TestInfo tests[] = {
 	{ "sharers, one thread and two", test_sharers },
 	{ "small sharers' items", test_small },
+	{ "away at more than half", test_half },
 	CU_TEST_INFO_NULL,
 };
 
