@@ -105,9 +105,10 @@ struct run {
 	 * sample_key(st_dev, st_ino): the walk only reads under them */
 	struct seen_set *prescanned;
 	/* --sample: NULL, or the only files whose extents the same-layout
-	 * model must know when they are not drawn (sampleplan_run()), with
-	 * the small ones' only extent item (small_sharer()) */
+	 * model must know when they are not drawn (sampleplan_run()), and
+	 * NULL or the extent items the pre-pass kept of them (kept_sharer()) */
 	struct seen_set *sharers;
+	struct sampleplan_kept *kept;
 	/* --sample: the pre-pass's fast scan met a bad item (left out) */
 	int prescan_bad;
 	/* the estimate's files' extents, a run of inodes a search */
@@ -293,6 +294,7 @@ void run_free(struct run *run)
 	sample_bands_free(run->bands);
 	seen_free(run->prescanned);
 	seen_free(run->sharers);
+	sampleplan_kept_free(run->kept);
 	prune_free(run->prune);
 	free(run->keydevs);
 	layout_free(run->layout);
@@ -865,28 +867,31 @@ static int extents_unneeded(const struct run *run, const struct stat *st)
 }
 
 /*
- * --sample: a sharer whose only extent item the pre-pass met, small
- * (sampleplan_small()), into run->ext[0]: it need not be searched again
+ * --sample: a sharer whose extent items the pre-pass kept
+ * (sampleplan_kept_get()), into run->ext: it need not be searched again
  * (--walk and a rewrite search every file's; a pre-pass that met a bad
  * item may have left one out).  Returns 1 when so, 0 when not, or -ENOMEM.
  */
-static int small_sharer(struct run *run, const struct stat *st)
+static int kept_sharer(struct run *run, const struct stat *st)
 {
 	struct extent_info *e;
 	uint64_t v;
+	size_t n;
 
 	if (!run->sampling || run->opt->walk || run->rewrite ||
-	    run->left_out || !run->sharers || run->prescan_bad)
+	    run->left_out || !run->kept || run->prescan_bad)
 		return 0;
 	v = seen_value(run->sharers, sample_key_of(run, st->st_dev,
 						   st->st_ino));
-	if (!v)
+	n = sampleplan_kept_count(v);
+	if (!n)
 		return 0;
-	e = array_grow(run->ext, &run->cap_ext, 0, sizeof(*e));
+	e = array_grow(run->ext, &run->cap_ext, n - 1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	run->ext = e;
-	run->next = sampleplan_small(v, &run->ext[0], &run->inline_key);
+	sampleplan_kept_get(run->kept, v, run->ext, &run->inline_key);
+	run->next = n;
 	return 1;
 }
 
@@ -920,7 +925,7 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 
 	if (run->env->usage && fs && !extents_unneeded(run, st)) {
 		run->next = 0;
-		ret = small_sharer(run, st);
+		ret = kept_sharer(run, st);
 		if (!ret)
 			ret = search_batch_file_extents(run->batch, fd,
 							st->st_dev, st->st_ino,
@@ -1469,7 +1474,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 	int ret;
 
 	ret = sampleplan_run(paths, n, &wo, &so, &run->design, &run->sampling,
-			     &run->bands, &run->sharers);
+			     &run->bands, &run->sharers, &run->kept);
 	/* What the walk need not meet: with one path, which the pre-pass
 	 * listed, where no file is read for its usage, none rewritten and
 	 * no rows kept. */

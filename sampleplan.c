@@ -31,11 +31,31 @@ struct sampleplan_dev {
 struct sampleplan_ref {
 	uint64_t ref, file;
 	uint32_t ord;		/* the file's place in the walk */
-	uint32_t bytes : 31;	/* of the file's data it covers (an extent
+	uint32_t bytes;		/* of the file's data it covers (an extent
 				 * item covers at most 128 MiB) */
-	uint32_t small : 1;	/* the file's only extent item, small
-				 * (sampleplan_small()) */
 };
+
+/* An extent item kept for the walk (sampleplan_kept_get()): what
+ * extent_parse() gives, in 40 bytes (a file with a value that does not
+ * fit is not kept). */
+struct sampleplan_item {
+	uint64_t file_pos;
+	uint64_t disk_bytenr;	/* inline: its layout_inline_key() */
+	uint32_t generation;
+	uint32_t disk_num_bytes, offset, num_bytes, ram_bytes;
+	uint16_t inline_len;
+	uint8_t type, compression;
+};
+
+/* The items kept, every file's in walk order, the sharers' wanted. */
+struct sampleplan_kept {
+	struct sampleplan_item *v;
+	size_t n, cap;
+};
+
+/* A sharer's value (seen_value()): its first item's index above, its
+ * count in the low SAMPLEPLAN_KEPT_BITS. */
+#define SAMPLEPLAN_KEPT_BITS	24
 
 /* A file with references, in walk order: what its units are added by,
  * the bytes its extents' references cover, and of them those in extents
@@ -43,6 +63,7 @@ struct sampleplan_ref {
 struct sampleplan_fx {
 	uint64_t size, x;
 	uint64_t total, away;
+	uint64_t kept;		/* its items' value, or 0 (none kept) */
 };
 
 struct sampleplan {
@@ -62,10 +83,12 @@ struct sampleplan {
 	int parts_failed;
 	uint8_t *pb;
 	size_t cap_pb;
-	/* the next file's extent items (holes included) so far, and whether
-	 * they are one, small (sampleplan_small()) */
-	size_t items;
-	int small;
+	/* every file's extent items (holes included), the next file's from
+	 * kept_start; kept_bad: one of them can't be kept, kept_full: no
+	 * more room (SAMPLEPLAN_KEPT_MAX, or memory) */
+	struct sampleplan_kept *kept;
+	size_t kept_start;
+	int kept_bad, kept_full;
 	uint16_t *pq;		/* room for their current ratios */
 	size_t cap_pq;
 	/* the big files' parts, and the files with the most of them: those
@@ -83,22 +106,54 @@ struct sampleplan {
 	size_t ndevs, cap_devs;
 };
 
-/* Regular extents of at most this many bytes, at a multiple of it, are
- * small (btrfs's smallest sector: small at every sector size). */
-#define SAMPLEPLAN_SMALL	4096u
+/* Items kept at most (40 bytes each): beyond, the walk searches. */
+#define SAMPLEPLAN_KEPT_MAX	(1u << 20)
+
+/* Keep ei (its inline key ikey) for the walk, if it fits. */
+static void sampleplan_keep(struct sampleplan *p, const struct extent_info *ei,
+			    uint64_t ikey)
+{
+	const size_t max = p->o->kept_max ? p->o->kept_max
+					  : SAMPLEPLAN_KEPT_MAX;
+	struct sampleplan_kept *k = p->kept;
+	struct sampleplan_item *v;
+
+	if (p->kept_full || p->kept_bad)
+		return;
+	if (ei->generation > UINT32_MAX || ei->disk_num_bytes > UINT32_MAX ||
+	    ei->offset > UINT32_MAX || ei->num_bytes > UINT32_MAX ||
+	    ei->ram_bytes > UINT32_MAX || ei->inline_len > UINT16_MAX ||
+	    k->n - p->kept_start >= (1u << SAMPLEPLAN_KEPT_BITS) - 1) {
+		p->kept_bad = 1;
+		return;
+	}
+	v = k->n < max ? array_grow(k->v, &k->cap, k->n, sizeof(*v)) : NULL;
+	if (!v) {
+		/* this file and the rest are searched by the walk */
+		p->kept_full = p->kept_bad = 1;
+		return;
+	}
+	k->v = v;
+	k->v[k->n++] = (struct sampleplan_item){
+		.file_pos = ei->file_pos,
+		.disk_bytenr = ei->type == BTRFS_FILE_EXTENT_INLINE ?
+			       ikey : ei->disk_bytenr,
+		.generation = (uint32_t)ei->generation,
+		.disk_num_bytes = (uint32_t)ei->disk_num_bytes,
+		.offset = (uint32_t)ei->offset,
+		.num_bytes = (uint32_t)ei->num_bytes,
+		.ram_bytes = (uint32_t)ei->ram_bytes,
+		.inline_len = (uint16_t)ei->inline_len,
+		.type = ei->type,
+		.compression = ei->compression,
+	};
+}
 
 int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 		   const uint8_t *item, size_t len)
 {
 	struct sampleplan_ref *r;
-	uint64_t ref;
-
-	p->small = !p->items++ && !ei->file_pos &&
-		   (ei->type == BTRFS_FILE_EXTENT_INLINE ||
-		    (ei->type == BTRFS_FILE_EXTENT_REG && ei->disk_bytenr &&
-		     !(ei->disk_bytenr & (SAMPLEPLAN_SMALL - 1)) &&
-		     !(ei->disk_bytenr >> 63) && !ei->offset &&
-		     ei->num_bytes && ei->num_bytes <= SAMPLEPLAN_SMALL));
+	uint64_t ref, ikey = 0;
 
 	if (p->bands && ei->type == BTRFS_FILE_EXTENT_REG &&
 	    ei->disk_bytenr &&
@@ -108,7 +163,11 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 	if (!p->o->sharers)
 		return 0;
 	if (ei->type == BTRFS_FILE_EXTENT_INLINE)
-		ref = layout_inline_key(item, len) | (1ull << 63);
+		ikey = layout_inline_key(item, len);
+	if (p->kept)
+		sampleplan_keep(p, ei, ikey);
+	if (ei->type == BTRFS_FILE_EXTENT_INLINE)
+		ref = ikey | (1ull << 63);
 	else if (ei->disk_bytenr)
 		ref = ei->disk_bytenr & ~(1ull << 63);
 	else
@@ -123,34 +182,56 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 	p->refs[p->nrefs].ref = ref;
 	p->refs[p->nrefs].bytes = ei->num_bytes < INT32_MAX ?
 				  (uint32_t)ei->num_bytes : INT32_MAX;
-	p->refs[p->nrefs].small = 0;
 	p->refs[p->nrefs++].file = 0;
 	return 0;
 }
 
-/* A small reference's value for sampleplan_small(): an inline item's ref
- * (its key, the top bit set), or an extent's address with its length less
- * one in the bits below SAMPLEPLAN_SMALL. */
-static uint64_t sampleplan_small_value(const struct sampleplan_ref *r)
+size_t sampleplan_kept_count(uint64_t v)
 {
-	return r->ref >> 63 ? r->ref : r->ref | (r->bytes - 1);
+	return v & ((1u << SAMPLEPLAN_KEPT_BITS) - 1);
 }
 
-int sampleplan_small(uint64_t v, struct extent_info *ei,
-		     uint64_t *inline_key)
+void sampleplan_kept_get(const struct sampleplan_kept *k, uint64_t v,
+			 struct extent_info *ei, uint64_t *inline_key)
 {
-	if (!v)
-		return 0;
-	memset(ei, 0, sizeof(*ei));
-	if (v >> 63) {
-		ei->type = BTRFS_FILE_EXTENT_INLINE;
-		*inline_key = v & ~(1ull << 63);
-		return 1;
+	const struct sampleplan_item *it = &k->v[v >> SAMPLEPLAN_KEPT_BITS];
+	size_t i, n = sampleplan_kept_count(v);
+
+	for (i = 0; i < n; i++, it++) {
+		ei[i] = (struct extent_info){
+			.type = it->type,
+			.compression = it->compression,
+			.generation = it->generation,
+			.file_pos = it->file_pos,
+			.ram_bytes = it->ram_bytes,
+			.inline_len = it->inline_len,
+			.disk_num_bytes = it->disk_num_bytes,
+			.offset = it->offset,
+			.num_bytes = it->num_bytes,
+		};
+		if (it->type == BTRFS_FILE_EXTENT_INLINE)
+			*inline_key = it->disk_bytenr;
+		else
+			ei[i].disk_bytenr = it->disk_bytenr;
 	}
-	ei->type = BTRFS_FILE_EXTENT_REG;
-	ei->disk_bytenr = v & ~(uint64_t)(SAMPLEPLAN_SMALL - 1);
-	ei->num_bytes = (v & (SAMPLEPLAN_SMALL - 1)) + 1;
-	return 1;
+}
+
+void sampleplan_kept_free(struct sampleplan_kept *k)
+{
+	if (k) {
+		free(k->v);
+		free(k);
+	}
+}
+
+/* The next file's items' value for the sharers (sampleplan_kept_get()),
+ * or 0 when they are not all kept. */
+static uint64_t sampleplan_kept_value(const struct sampleplan *p)
+{
+	if (!p->kept || p->kept_bad || p->kept->n == p->kept_start)
+		return 0;
+	return (uint64_t)p->kept_start << SAMPLEPLAN_KEPT_BITS |
+	       (p->kept->n - p->kept_start);
 }
 
 /* The next file's references, parts and items forgotten: its first
@@ -158,7 +239,9 @@ int sampleplan_small(uint64_t v, struct extent_info *ei,
 static void sampleplan_forget(struct sampleplan *p)
 {
 	p->nrefs = p->ref_start;
-	p->items = 0;
+	if (p->kept)
+		p->kept->n = p->kept_start;
+	p->kept_bad = 0;
 	sample_parts_reset(&p->parts);
 	p->parts_failed = 0;
 }
@@ -350,18 +433,21 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 
 		if (fx) {
 			p->fx = fx;
-			p->fx[p->nfx] = (struct sampleplan_fx){ size, x, total,
-								0 };
+			p->fx[p->nfx] = (struct sampleplan_fx){
+				size, x, total, 0, sampleplan_kept_value(p)
+			};
 		} else {
 			p->refs_failed = 1;	/* no sharers known */
 		}
 	}
 	if (p->nrefs > p->ref_start)
 		p->nfx++;
-	/* its only item, small: its one reference */
-	if (p->small && p->nrefs == p->ref_start + 1)
-		p->refs[p->ref_start].small = 1;
-	p->items = 0;
+	/* its items' room back when not kept (holes only: not a sharer) */
+	if (p->kept && (p->kept_bad || p->nrefs == p->ref_start))
+		p->kept->n = p->kept_start;
+	if (p->kept)
+		p->kept_start = p->kept->n;
+	p->kept_bad = 0;
 	p->ref_start = p->nrefs;
 	if (band && !kind) {
 		ret = sampleplan_parts(p, key, size, x, band, &pb);
@@ -714,9 +800,9 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 		if (p->refs[j - 1].file == p->refs[i].file)
 			continue;	/* one file's only */
 		for (k = i; k < j; k++)
-			if ((p->refs[k].small ?
+			if ((p->fx[p->refs[k].ord].kept ?
 			     seen_put(s, p->refs[k].file,
-				      sampleplan_small_value(&p->refs[k])) :
+				      p->fx[p->refs[k].ord].kept) :
 			     seen_insert(s, p->refs[k].file)) < 0) {
 				seen_free(s);
 				return NULL;
@@ -796,7 +882,7 @@ static int sampleplan_away(struct sampleplan *p)
 int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		   const struct sampleplan_opts *o, struct sample_design *d,
 		   int *sampling, struct sample_bands **bands,
-		   struct seen_set **sharers)
+		   struct seen_set **sharers, struct sampleplan_kept **kept)
 {
 	const struct walk_ops ops = {
 		.file = sampleplan_file,
@@ -815,8 +901,12 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 	*sampling = 0;
 	*bands = NULL;
 	*sharers = NULL;
+	*kept = NULL;
 	p.links = seen_create();
 	p.bands = sample_bands_create();
+	/* without it every sharer is searched by the walk */
+	if (o->sharers)
+		p.kept = calloc(1, sizeof(*p.kept));
 	if (!p.links || !p.bands)
 		goto out;
 	if (o->bands) {
@@ -841,6 +931,10 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 			ret = *sharers ? sampleplan_away(&p) : 0;
 			if (ret)
 				goto out;
+			if (*sharers) {
+				*kept = p.kept;
+				p.kept = NULL;
+			}
 		}
 		/* strata by the names' kinds alone mix more than by
 		 * current ratios: more draws each */
@@ -861,6 +955,7 @@ out:
 	free(p.devs);
 	free(p.refs);
 	free(p.fx);
+	sampleplan_kept_free(p.kept);
 	free(p.pb);
 	free(p.pq);
 	sample_parts_free(&p.parts);

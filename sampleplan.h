@@ -28,6 +28,9 @@ struct sampleplan_opts {
 	int sharers;		/* and tell the sharers (sampleplan_run()) */
 	unsigned threads;	/* how many it may use at once (0, 1: this
 				 * one only) */
+	size_t kept_max;	/* extent items kept at most (0: 1 Mi of 40
+				 * bytes, the rest searched by the walk;
+				 * tests set it) */
 	/*
 	 * NULL, or a directory about to be walked (as walk_ops.dir): the
 	 * caller may list its whole subtree itself, adding every regular
@@ -68,24 +71,30 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
  * or the sample_key()s of the files that reference an extent (or an
  * inline item of the same bytes) another file listed references too:
  * where the same-layout model needs to know which file meets a shared
- * extent first (layout.h), only these matter.  A sharer whose only extent
- * item is small has it as its value (seen_value(): sampleplan_small()).
- * Paths that can't be read are left to the real walk to report.  Returns
- * 0 or -ENOMEM.
+ * extent first (layout.h), only these matter.  With sharers, *kept holds
+ * the extent items the pre-pass met of them (NULL when none could be
+ * kept; free with sampleplan_kept_free()), and a sharer whose items are
+ * all there has a value in *sharers that says which (seen_value(),
+ * sampleplan_kept_count()): the walk need not search them again.  Paths
+ * that can't be read are left to the real walk to report.  Returns 0 or
+ * -ENOMEM.
  */
+struct sampleplan_kept;
 int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		   const struct sampleplan_opts *o, struct sample_design *d,
 		   int *sampling, struct sample_bands **bands,
-		   struct seen_set **sharers);
+		   struct seen_set **sharers, struct sampleplan_kept **kept);
+
+/* How many extent items a sharer's value stands for (0: none kept). */
+size_t sampleplan_kept_count(uint64_t v);
 
 /*
- * A sharer's value in sampleplan_run()'s *sharers (seen_value()) back into
- * its only extent item, as the layout's small file takes it (layout.h):
- * when the item is inline, *ei's type and its layout_inline_key() in
- * *inline_key; when regular (at 0, at most 4 KiB), its type, disk_bytenr
- * and num_bytes; the rest 0.  The walk then need not search its extents
- * again.  Returns 1, or 0 for the value 0 (not such a sharer).
+ * A sharer's value's items into ei[0..sampleplan_kept_count(v)), as
+ * extent_parse() gave them with file_pos set, in key order; an inline
+ * item's layout_inline_key() into *inline_key (the last one's).
  */
-int sampleplan_small(uint64_t v, struct extent_info *ei,
-		     uint64_t *inline_key);
+void sampleplan_kept_get(const struct sampleplan_kept *k, uint64_t v,
+			 struct extent_info *ei, uint64_t *inline_key);
+
+void sampleplan_kept_free(struct sampleplan_kept *k);
 #endif

@@ -80,78 +80,103 @@ static int list_dir(void *arg, struct sampleplan *p, int fd,
 
 /*
  * Files in pairs that share their data (the pair's second file after the
- * first), of these kinds by i / 2 % SMALL_KINDS; a sharer of the first
- * two kinds has its only item as its value (sampleplan_small()), no
- * other file does.
+ * first), of these kinds by i / 2 % KEPT_KINDS; every sharer has its
+ * items kept as given (sampleplan_kept_get()) but one with a length that
+ * does not fit in 32 bits.
  */
 enum {
-	SMALL_INLINE,		/* an inline item */
-	SMALL_REG,		/* a regular extent of 1..4096 bytes at 0 */
-	SMALL_TWO,		/* an inline item, then a regular extent */
-	SMALL_HOLE,		/* a hole, then a small regular extent */
-	SMALL_OFFSET,		/* a small extent's data from offset 4096 */
-	SMALL_AT,		/* a small extent at 4096 in the file */
-	SMALL_BIG,		/* a regular extent of 4097 bytes */
-	SMALL_PREALLOC,		/* a preallocated small extent */
-	SMALL_LINKED,		/* an inline item, the file met twice */
-	SMALL_KINDS
+	KEPT_INLINE,		/* an inline item */
+	KEPT_REG,		/* a regular extent of 1 or 4096 bytes at 0 */
+	KEPT_TWO,		/* an inline item, then a regular extent */
+	KEPT_HOLE,		/* a hole, then a regular extent */
+	KEPT_OFFSET,		/* an extent's data from offset 4096 */
+	KEPT_AT,		/* an extent at 4096 in the file */
+	KEPT_PREALLOC,		/* a preallocated extent */
+	KEPT_LINKED,		/* an inline item, the file met twice */
+	KEPT_HUGE,		/* a hole of 4 GiB, then an extent: none */
+	KEPT_KINDS
 };
-#define NS	(2 * SMALL_KINDS * 50)
+#define NS	(2 * KEPT_KINDS * 50)
 
 static uint8_t g_item[NS / 2][60];
 
-/* Each kind's n items in order: bytes 0 is the file's small length (1
- * or 4096, by pair); a hole has no address. */
-static const struct small_kind {
+/* Each kind's n items in order: bytes 0 is 1 or 4096 by pair; a hole has
+ * no address. */
+static const struct kept_kind {
 	unsigned n;
-	struct small_item {
+	struct kept_item {
 		uint8_t type, hole;
 		uint16_t pos, offset, bytes;
 	} it[2];
-} small_kinds[SMALL_KINDS] = {
-	[SMALL_INLINE] = { 1, { { BTRFS_FILE_EXTENT_INLINE, 0, 0, 0, 300 } } },
-	[SMALL_REG] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 0, 0, 0 } } },
-	[SMALL_TWO] = { 2, { { BTRFS_FILE_EXTENT_INLINE, 0, 0, 0, 300 },
+} kept_kinds[KEPT_KINDS] = {
+	[KEPT_INLINE] = { 1, { { BTRFS_FILE_EXTENT_INLINE, 0, 0, 0, 300 } } },
+	[KEPT_REG] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 0, 0, 0 } } },
+	[KEPT_TWO] = { 2, { { BTRFS_FILE_EXTENT_INLINE, 0, 0, 0, 300 },
+			    { BTRFS_FILE_EXTENT_REG, 0, 4096, 0, 4096 } } },
+	[KEPT_HOLE] = { 2, { { BTRFS_FILE_EXTENT_REG, 1, 0, 0, 4096 },
 			     { BTRFS_FILE_EXTENT_REG, 0, 4096, 0, 4096 } } },
-	[SMALL_HOLE] = { 2, { { BTRFS_FILE_EXTENT_REG, 1, 0, 0, 4096 },
-			      { BTRFS_FILE_EXTENT_REG, 0, 4096, 0, 4096 } } },
-	[SMALL_OFFSET] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 0, 4096, 0 } } },
-	[SMALL_AT] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 4096, 0, 0 } } },
-	[SMALL_BIG] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 0, 0, 4097 } } },
-	[SMALL_PREALLOC] = { 1, { { BTRFS_FILE_EXTENT_PREALLOC, 0, 0, 0,
-				    0 } } },
-	[SMALL_LINKED] = { 1, { { BTRFS_FILE_EXTENT_INLINE, 0, 0, 0, 300 } } },
+	[KEPT_OFFSET] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 0, 4096, 0 } } },
+	[KEPT_AT] = { 1, { { BTRFS_FILE_EXTENT_REG, 0, 4096, 0, 0 } } },
+	[KEPT_PREALLOC] = { 1, { { BTRFS_FILE_EXTENT_PREALLOC, 0, 0, 0,
+				   0 } } },
+	[KEPT_LINKED] = { 1, { { BTRFS_FILE_EXTENT_INLINE, 0, 0, 0, 300 } } },
+	[KEPT_HUGE] = { 2, { { BTRFS_FILE_EXTENT_REG, 1, 0, 0, 0 },
+			     { BTRFS_FILE_EXTENT_REG, 0, 0, 0, 4096 } } },
 };
 
-/* File i's item it, given to p: both files of a pair the same. */
-static void small_ref(struct sampleplan *p, size_t i,
-		      const struct small_item *it)
+/* File i's item it as parsed: both files of a pair the same; the inline
+ * item's bytes into g_item. */
+static struct extent_info kept_ei(size_t i, const struct kept_item *it)
 {
+	const unsigned kind = i / 2 % KEPT_KINDS;
 	uint64_t bytes = it->bytes ? it->bytes : 1 + 4095 * (i / 2 % 2);
 	struct extent_info ei = {
 		.type = it->type,
+		.compression = (uint8_t)(i % 3),
+		.generation = 7 + i / 2,
 		.file_pos = it->pos,
 		.offset = it->offset,
 		.num_bytes = bytes,
 		.ram_bytes = bytes,
 		.disk_num_bytes = 4096,
 	};
-	uint8_t *item = g_item[i / 2];
 
+	/* a hole's length or what it says it holds past 32 bits, or the
+	 * extent's generation, or an inline item's length past 16 */
+	if (kind == KEPT_HUGE && it->hole && i / 2 / KEPT_KINDS % 4 == 0)
+		ei.num_bytes = 1ull << 32;
+	else if (kind == KEPT_HUGE && it->hole && i / 2 / KEPT_KINDS % 4 == 1)
+		ei.ram_bytes = 1ull << 32;
+	else if (kind == KEPT_HUGE && !it->hole &&
+		 i / 2 / KEPT_KINDS % 4 == 2)
+		ei.generation = 1ull << 32;
+	else if (kind == KEPT_HUGE && !it->hole)
+		ei.inline_len = 1u << 16;
+	if (kind == KEPT_HUGE && !it->hole)
+		ei.file_pos = 1ull << 32;
 	if (it->type == BTRFS_FILE_EXTENT_INLINE) {
-		memset(item, 0x11, sizeof(g_item[0]));
-		memcpy(item + 21, &i, sizeof(i));
-		item[21] &= ~1;
-		CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, item,
-					       sizeof(g_item[0])), 0);
-		return;
+		ei.inline_len = 40 + i / 2 % 7;
+		memset(g_item[i / 2], 0x11, sizeof(g_item[0]));
+		memcpy(g_item[i / 2] + 21, &i, sizeof(i));
+		g_item[i / 2][21] &= ~1;
+	} else if (!it->hole) {
+		ei.disk_bytenr = (1ull << 30) + 65536 * (i / 2);
 	}
-	ei.disk_bytenr = it->hole ? 0 : (1ull << 30) + 65536 * (i / 2);
-	CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, NULL, 0), 0);
+	return ei;
 }
 
-static int list_small(void *arg, struct sampleplan *p, int fd,
-		      const char *path, const struct stat *st, int depth)
+static void kept_ref(struct sampleplan *p, size_t i,
+		     const struct kept_item *it)
+{
+	struct extent_info ei = kept_ei(i, it);
+
+	CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, g_item[i / 2],
+				       it->type == BTRFS_FILE_EXTENT_INLINE ?
+				       sizeof(g_item[0]) : 0), 0);
+}
+
+static int list_kept(void *arg, struct sampleplan *p, int fd,
+		     const char *path, const struct stat *st, int depth)
 {
 	size_t i, k, m;
 
@@ -161,12 +186,12 @@ static int list_small(void *arg, struct sampleplan *p, int fd,
 	(void)depth;
 	g_dev = st->st_dev;
 	for (i = 0; i < NS; i++) {
-		unsigned kind = i / 2 % SMALL_KINDS;
-		uint32_t met = kind == SMALL_LINKED ? 2 : 1;
+		unsigned kind = i / 2 % KEPT_KINDS;
+		uint32_t met = kind == KEPT_LINKED ? 2 : 1;
 
 		for (k = 0; k < met; k++) {
-			for (m = 0; m < small_kinds[kind].n; m++)
-				small_ref(p, i, &small_kinds[kind].it[m]);
+			for (m = 0; m < kept_kinds[kind].n; m++)
+				kept_ref(p, i, &kept_kinds[kind].it[m]);
 			CU_ASSERT_EQUAL(sampleplan_add(p, file_key(g_dev, i),
 						       met, 8192, 8192, 1, 100,
 						       NULL), 0);
@@ -175,11 +200,11 @@ static int list_small(void *arg, struct sampleplan *p, int fd,
 	return WALK_SKIP;
 }
 
-static void plan_with(unsigned threads,
+static void plan_kept(unsigned threads, size_t kept_max,
 		      int (*list)(void *, struct sampleplan *, int,
 				  const char *, const struct stat *, int),
 		      struct sample_design *d, struct sample_bands **bands,
-		      struct seen_set **sharers)
+		      struct seen_set **sharers, struct sampleplan_kept **kept)
 {
 	char dir[] = "/tmp/compsize-unit-sampleplan.XXXXXX";
 	char *paths[1] = { dir };
@@ -190,17 +215,30 @@ static void plan_with(unsigned threads,
 		.bands = 1,
 		.sharers = 1,
 		.threads = threads,
+		.kept_max = kept_max,
 		.dir = list,
 	};
 	int sampling = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	CU_ASSERT_EQUAL(sampleplan_run(paths, 1, &wo, &so, d, &sampling,
-				       bands, sharers), 0);
+				       bands, sharers, kept), 0);
 	CU_ASSERT_EQUAL(rmdir(dir), 0);
 	CU_ASSERT_EQUAL(sampling, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(*bands);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(*sharers);
+}
+
+static void plan_with(unsigned threads,
+		      int (*list)(void *, struct sampleplan *, int,
+				  const char *, const struct stat *, int),
+		      struct sample_design *d, struct sample_bands **bands,
+		      struct seen_set **sharers)
+{
+	struct sampleplan_kept *kept = NULL;
+
+	plan_kept(threads, 0, list, d, bands, sharers, &kept);
+	sampleplan_kept_free(kept);
 }
 
 static void plan(unsigned threads, struct sample_design *d,
@@ -245,54 +283,111 @@ static void test_sharers(void)
 	seen_free(s2);
 }
 
-/* The small sharers' only item, back from their values: nothing else
- * has one. */
-static void test_small(void)
+/* Whether file i's kept items are those it was listed with; *n their
+ * count. */
+static int kept_same(const struct sampleplan_kept *kept, uint64_t v,
+		     size_t i, size_t *n)
+{
+	const struct kept_kind *kk = &kept_kinds[i / 2 % KEPT_KINDS];
+	struct extent_info ei[2];
+	uint64_t key = 0, want_key = 0;
+	size_t m;
+	int bad = 0;
+
+	*n = sampleplan_kept_count(v);
+	if (*n != kk->n)
+		return 0;
+	sampleplan_kept_get(kept, v, ei, &key);
+	for (m = 0; m < kk->n; m++) {
+		struct extent_info want = kept_ei(i, &kk->it[m]);
+
+		if (want.type == BTRFS_FILE_EXTENT_INLINE)
+			want_key = layout_inline_key(g_item[i / 2],
+						     sizeof(g_item[0]));
+		bad += ei[m].type != want.type ||
+		       ei[m].compression != want.compression ||
+		       ei[m].generation != want.generation ||
+		       ei[m].file_pos != want.file_pos ||
+		       ei[m].ram_bytes != want.ram_bytes ||
+		       ei[m].inline_len != want.inline_len ||
+		       ei[m].disk_bytenr != want.disk_bytenr ||
+		       ei[m].disk_num_bytes != want.disk_num_bytes ||
+		       ei[m].offset != want.offset ||
+		       ei[m].num_bytes != want.num_bytes;
+	}
+	return !bad && key == want_key;
+}
+
+static void test_kept(void)
 {
 	struct sample_design d;
 	struct sample_bands *b = NULL;
 	struct seen_set *s = NULL;
-	size_t i, bad = 0, with = 0;
+	struct sampleplan_kept *kept = NULL;
+	size_t i, n, bad = 0, with = 0;
 
-	plan_with(1, list_small, &d, &b, &s);
+	plan_kept(1, 0, list_kept, &d, &b, &s, &kept);
 	CU_ASSERT_EQUAL(seen_count(s), NS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
 	for (i = 0; i < NS; i++) {
-		unsigned kind = i / 2 % SMALL_KINDS;
-		uint64_t v = seen_value(s, file_key(g_dev, i)), key = 0;
-		struct extent_info ei;
+		uint64_t v = seen_value(s, file_key(g_dev, i));
 
 		bad += !seen_contains(s, file_key(g_dev, i));
-		if (!sampleplan_small(v, &ei, &key)) {
-			bad += kind == SMALL_INLINE || kind == SMALL_REG ||
-			       kind == SMALL_LINKED;
+		if (i / 2 % KEPT_KINDS == KEPT_HUGE) {
+			bad += v != 0;
 			continue;
 		}
-		with++;
-		if (kind == SMALL_INLINE || kind == SMALL_LINKED) {
-			bad += ei.type != BTRFS_FILE_EXTENT_INLINE;
-			bad += key != layout_inline_key(g_item[i / 2],
-							sizeof(g_item[0]));
-		} else if (kind == SMALL_REG) {
-			bad += ei.type != BTRFS_FILE_EXTENT_REG;
-			bad += ei.disk_bytenr != (1ull << 30) + 65536 * (i / 2);
-			bad += ei.num_bytes != 1 + 4095 * (i / 2 % 2);
-			bad += ei.offset || ei.file_pos || ei.ram_bytes;
-		} else {
-			bad++;
-		}
+		bad += !kept_same(kept, v, i, &n);
+		with += n > 0;
 	}
 	CU_ASSERT_EQUAL(bad, 0);
-	CU_ASSERT_EQUAL(with, 3 * NS / SMALL_KINDS);
-	/* no value is no item */
-	{
-		struct extent_info ei;
-		uint64_t key = 7;
-
-		CU_ASSERT_EQUAL(sampleplan_small(0, &ei, &key), 0);
-		CU_ASSERT_EQUAL(key, 7);
-	}
+	CU_ASSERT_EQUAL(with, NS - NS / KEPT_KINDS);
+	CU_ASSERT_EQUAL(sampleplan_kept_count(0), 0);
 	sample_bands_free(b);
 	seen_free(s);
+	sampleplan_kept_free(kept);
+}
+
+/* With room for some of the items only: the files all of whose items
+ * came before it is full keep them, the one it filled up in and those
+ * after keep none, and each is still a sharer. */
+static void test_kept_full(void)
+{
+	const size_t room = 301;
+	struct sample_design d;
+	struct sample_bands *b = NULL;
+	struct seen_set *s = NULL;
+	struct sampleplan_kept *kept = NULL;
+	size_t i, k, n, items = 0, bad = 0, with = 0, expect = 0;
+
+	plan_kept(2, room, list_kept, &d, &b, &s, &kept);
+	CU_ASSERT_EQUAL(seen_count(s), NS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
+	for (i = 0; i < NS; i++) {
+		uint64_t v = seen_value(s, file_key(g_dev, i));
+		unsigned kind = i / 2 % KEPT_KINDS;
+
+		k = kept_kinds[kind].n;
+		if (kind == KEPT_HUGE) {
+			/* not kept, nor room taken */
+			bad += v != 0;
+			continue;
+		}
+		if (items + k <= room) {
+			expect++;
+			bad += !kept_same(kept, v, i, &n);
+			with += n > 0;
+		} else {
+			bad += v != 0;
+		}
+		items += k;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(with, expect);
+	CU_ASSERT(expect > 10 && expect < NS / 2);
+	sample_bands_free(b);
+	seen_free(s);
+	sampleplan_kept_free(kept);
 }
 
 /*
@@ -397,7 +492,8 @@ static void test_half(void)
 
 static CU_TestInfo tests[] = {
 	{ "sharers, one thread and two", test_sharers },
-	{ "small sharers' items", test_small },
+	{ "sharers' items kept", test_kept },
+	{ "sharers' items kept, room for some", test_kept_full },
 	{ "away at more than half", test_half },
 	CU_TEST_INFO_NULL,
 };
