@@ -50,6 +50,9 @@ static inline void *array_zalloc(size_t n, size_t size)
 		return NULL;
 	bytes = n * size;
 	p = malloc(bytes > 0 ? bytes : 1);
+	/* GCC folds malloc() and a memset() of zeros into calloc(), which
+	 * skips the writes: what it may assume of p must end here */
+	__asm__ volatile("" : "+r"(p) : : "memory");
 	if (p)
 		memset(p, 0, bytes);
 	return p;

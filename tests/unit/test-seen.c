@@ -2,9 +2,11 @@
 /* The set of counted extents. */
 #include "unit.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "array.h"
 #include "seen.h"
 
@@ -153,10 +155,41 @@ static void test_zalloc(void)
 	free(p);
 }
 
+/* array_zalloc() writes every page of what it hands out: a block of its
+ * own mapping has all its pages present (/proc/self/pagemap, bit 63) when
+ * it comes back, not mapped later at the first read (as calloc()'s, which
+ * the compiler may turn malloc() and memset() into, would be). */
+static void test_zalloc_written(void)
+{
+	const size_t bytes = 16u << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t entry;
+	uint8_t *p = array_zalloc(bytes / 8, 8);
+	size_t i, absent = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	if (fd < 0) {
+		free(p);
+		CU_PASS("no /proc/self/pagemap");
+		return;
+	}
+	for (i = 0; i < bytes; i += page) {
+		off_t at = (off_t)((uintptr_t)(p + i) / page * sizeof(entry));
+
+		CU_ASSERT_EQUAL_FATAL(pread(fd, &entry, sizeof(entry), at),
+				      (ssize_t)sizeof(entry));
+		absent += !(entry >> 63);
+	}
+	CU_ASSERT_EQUAL(absent, 0);
+	close(fd);
+	free(p);
+}
+
 static CU_TestInfo tests[] = {
 	{ "basic", test_basic },
 	{ "a million extents", test_million },
 	{ "tables zeroed", test_zalloc },
+	{ "tables written when made", test_zalloc_written },
 	{ "room made ahead", test_reserve },
 	{ "values", test_values },
 	CU_TEST_INFO_NULL,
