@@ -170,32 +170,35 @@ int seen_put(struct seen_set *set, uint64_t key, uint64_t value)
 	return ret;
 }
 
-uint64_t seen_value(const struct seen_set *set, uint64_t key)
+/* The slot of key (not 0), or -1 when it is not there. */
+static long find(const struct seen_set *set, uint64_t key)
 {
 	size_t mask = ((size_t)1 << set->bits) - 1;
 	size_t i;
+
+	for (i = slot_of(key, set->bits); set->slots[i]; i = (i + 1) & mask)
+		if (set->slots[i] == key)
+			return (long)i;
+	return -1;
+}
+
+uint64_t seen_value(const struct seen_set *set, uint64_t key)
+{
+	long i;
 
 	if (!key)
 		return set->zero_value;
 	if (!set->values)
 		return 0;
-	for (i = slot_of(key, set->bits); set->slots[i]; i = (i + 1) & mask)
-		if (set->slots[i] == key)
-			return set->values[i];
-	return 0;
+	i = find(set, key);
+	return i < 0 ? 0 : set->values[i];
 }
 
 int seen_contains(const struct seen_set *set, uint64_t key)
 {
-	size_t mask = ((size_t)1 << set->bits) - 1;
-	size_t i;
-
 	if (!key)
 		return set->has_zero;
-	for (i = slot_of(key, set->bits); set->slots[i]; i = (i + 1) & mask)
-		if (set->slots[i] == key)
-			return 1;
-	return 0;
+	return find(set, key) >= 0;
 }
 
 size_t seen_count(const struct seen_set *set)
