@@ -442,11 +442,13 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 	}
 	if (p->nrefs > p->ref_start)
 		p->nfx++;
-	/* its items' room back when not kept (holes only: not a sharer) */
-	if (p->kept && (p->kept_bad || p->nrefs == p->ref_start))
-		p->kept->n = p->kept_start;
-	if (p->kept)
+	if (p->kept) {
+		/* its items' room back when not kept (holes only: not a
+		 * sharer) */
+		if (p->kept_bad || p->nrefs == p->ref_start)
+			p->kept->n = p->kept_start;
 		p->kept_start = p->kept->n;
+	}
 	p->kept_bad = 0;
 	p->ref_start = p->nrefs;
 	if (band && !kind) {
