@@ -64,6 +64,13 @@ int main(int argc, char **argv)
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	/* The failures again at the end, where a log cut to its tail (CI,
+	 * or stderr interleaved with a buffered stdout) still shows them. */
+	if (failed && CU_get_failure_list()) {
+		printf("\nFailures:");
+		CU_basic_show_failures(CU_get_failure_list());
+		printf("\n");
+	}
 	if (CU_get_number_of_tests_run() == 0)
 		failed = 1;
 	printf("unit: %u tests run, %u failed, %u skipped\n",
