@@ -63,11 +63,19 @@ static uint64_t est_codec_t0(struct est_worker *w)
 	return est_clock_ns(CLOCK_MONOTONIC);
 }
 
+/*
+ * v scaled by cpu / wall.  A CPU clock that did not move (too coarse) says
+ * nothing, and a time that was not 0 stays at least 1 ns: a thread all
+ * but starved still gives a speed, never 0 MB/s.
+ */
 static uint64_t est_scale(uint64_t v, uint64_t cpu, uint64_t wall)
 {
-	if (!v || cpu >= wall)
+	uint64_t r;
+
+	if (!v || !cpu || cpu >= wall)
 		return v;
-	return (uint64_t)((double)v * cpu / wall + 0.5);
+	r = (uint64_t)((double)v * cpu / wall + 0.5);
+	return r ? r : 1;
 }
 
 void est_measure_end(struct est_worker *w, struct est_acct *acct)
