@@ -40,6 +40,11 @@ struct fastscan {
 	/* The inode being streamed and its extents if it counts twice. */
 	uint64_t cur_ino;
 	uint32_t cur_mult;
+	/* Not whole: the inode is told to sharing.h with the names its
+	 * INODE_REF items hold, counted before its first extent, as its
+	 * nlink may be stale (search_ref_names()). */
+	int share_later;
+	uint32_t cur_names;
 	struct extent_info *pending;
 	size_t npending, cap_pending;
 
@@ -65,6 +70,14 @@ static void note_bad(struct usage_ctx *ctx, enum extent_error err,
 	}
 }
 
+/* Tell sharing.h about the inode streamed, its names counted. */
+static int share_inode(struct fastscan *ts)
+{
+	ts->share_later = 0;
+	return sharing_file(ts->ctx->sharing, ts->fs_idx, ts->tree_id,
+			    ts->cur_ino, ts->cur_names, ts->cur_mult);
+}
+
 /* Replay the extents of an inode reached by several paths. */
 static int finish_inode(struct fastscan *ts)
 {
@@ -72,6 +85,11 @@ static int finish_inode(struct fastscan *ts)
 	size_t i;
 	int ret;
 
+	if (ts->share_later) {
+		ret = share_inode(ts);
+		if (ret)
+			return ret;
+	}
 	if (ts->ls && ts->cur_mult) {
 		ret = ts->ls->file(ts->ls->arg, &ts->cur);
 		if (ret)
@@ -140,10 +158,15 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 		ts->cur.disk = ts->cur.ram = 0;
 	}
 	if (ts->cur_mult && ts->ctx->sharing) {
-		ret = sharing_file(ts->ctx->sharing, ts->fs_idx, ts->tree_id,
-				   it->objectid, nlink, ts->cur_mult);
-		if (ret)
-			return ret;
+		ts->cur_names = nlink;
+		if (!ts->whole) {
+			ts->cur_names = 0;
+			ts->share_later = 1;
+		} else {
+			ret = share_inode(ts);
+			if (ret)
+				return ret;
+		}
 	}
 	if (ts->cur_mult == 1)
 		usage_begin_file(ts->ctx);
@@ -157,6 +180,12 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 
 	if (it->objectid != ts->cur_ino || !ts->cur_mult)
 		return 0;
+	if (ts->share_later) {
+		int ret = share_inode(ts);
+
+		if (ret)
+			return ret;
+	}
 	err = extent_parse(it->data, it->len, ts->sectorsize, &ei);
 	if (err) {
 		note_bad(ts->ctx, err, it->offset);
@@ -256,6 +285,11 @@ static int stream_item(const struct search_item *it, void *arg)
 		return on_inode(ts, it);
 	case BTRFS_EXTENT_DATA_KEY:
 		return on_extent(ts, it);
+	case BTRFS_INODE_REF_KEY:
+	case BTRFS_INODE_EXTREF_KEY:
+		if (ts->share_later && it->objectid == ts->cur_ino)
+			ts->cur_names += search_ref_names(it);
+		return 0;
 	case BTRFS_DIR_ITEM_KEY:
 		return ts->whole ? each_dir_entry(it, stream_entry, ts) : 0;
 	default:
@@ -273,6 +307,7 @@ static int stream(struct fastscan *ts, uint64_t lo, uint64_t hi)
 			 BTRFS_EXTENT_DATA_KEY);
 	ts->cur_ino = 0;
 	ts->cur_mult = 0;
+	ts->share_later = 0;
 	ts->npending = 0;
 	ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
 			 stream_item, ts);

@@ -53,6 +53,13 @@
 #define DIR_TYPE			29
 #define DIR_ITEM_SIZE			30
 
+/* struct btrfs_inode_ref and btrfs_inode_extref, each followed by its name;
+ * an item holds one or more */
+#define INODE_REF_NAME_LEN		8
+#define INODE_REF_SIZE			10
+#define INODE_EXTREF_NAME_LEN		16
+#define INODE_EXTREF_SIZE		18
+
 /* struct btrfs_root_item: an inode item, then the root node's generation */
 #define ROOT_ITEM_GENERATION		160
 

@@ -67,6 +67,28 @@ int search_buf_next(const uint8_t *buf, size_t used, size_t *pos,
 	return 1;
 }
 
+uint32_t search_ref_names(const struct search_item *it)
+{
+	uint32_t hdr, at, pos = 0, n = 0;
+
+	if (it->type == BTRFS_INODE_REF_KEY) {
+		hdr = INODE_REF_SIZE;
+		at = INODE_REF_NAME_LEN;
+	} else if (it->type == BTRFS_INODE_EXTREF_KEY) {
+		hdr = INODE_EXTREF_SIZE;
+		at = INODE_EXTREF_NAME_LEN;
+	} else {
+		return 0;
+	}
+	while (it->len - pos >= hdr) {
+		n++;
+		pos += hdr + get_le16(it->data + pos + at);
+		if (pos > it->len)
+			break;
+	}
+	return n;
+}
+
 int search_key_advance(struct btrfs_ioctl_search_key *key, uint64_t objectid,
 		       uint32_t type, uint64_t offset)
 {

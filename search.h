@@ -32,6 +32,16 @@ void search_free(struct search_ctx *ctx);
 typedef int (*search_cb)(const struct search_item *item, void *arg);
 
 /*
+ * The names of its inode an INODE_REF or INODE_EXTREF item holds (names
+ * in one directory, or whose hashes collide, share an item); 0 for any
+ * other item.  A name counts when its header is whole.  Unlike the inode
+ * item's nlink, which a link made or removed leaves stale until the next
+ * commit (delayed-inode.c), these items change at once, but for the last
+ * name's removal (btrfs_delayed_delete_inode_ref()).
+ */
+uint32_t search_ref_names(const struct search_item *item);
+
+/*
  * Search the tree of the subvolume fd is in (key->tree_id 0) or the tree
  * key->tree_id, for items between the key's min and max, calling cb for
  * each.  nodesize is the filesystem's tree block size, used to know when a

@@ -44,8 +44,13 @@ struct ext_entry {
 	uint32_t row;		/* innermost row holding every reference */
 	uint16_t type;		/* row of struct cs_stats, first seen */
 	uint8_t shared;		/* referenced from outside S */
-	uint8_t decided;	/* its references were all listed */
+	/* its references were all listed (DECIDED), or the backref walk
+	 * could not list them (UNLISTED: only reading tells) */
+	uint8_t decided;
 };
+
+#define DECIDED		1
+#define UNLISTED	2
 
 struct ino_entry {
 	uint64_t ino;
@@ -59,6 +64,12 @@ struct share_root {
 	struct table inodes;	/* of struct ino_entry; unused when whole */
 };
 
+/* A subvolume's orphans (orphans_of()); set NULL when it has none. */
+struct root_orphans {
+	uint64_t id;
+	struct seen_set *set;
+};
+
 struct share_fs {
 	size_t fs_idx;
 	int fd;
@@ -67,6 +78,8 @@ struct share_fs {
 	struct share_root *roots;
 	size_t nroots, cap_roots;
 	size_t undecided;	/* extents not yet known to be shared */
+	struct root_orphans *orph;
+	size_t norph, cap_orph;
 };
 
 struct dev_root {
@@ -236,6 +249,9 @@ void sharing_free(struct sharing *sh)
 		for (j = 0; j < fs->nroots; j++)
 			free(fs->roots[j].inodes.slots);
 		free(fs->roots);
+		for (j = 0; j < fs->norph; j++)
+			seen_free(fs->orph[j].set);
+		free(fs->orph);
 	}
 	free(sh->fs);
 	free(sh->devs);
@@ -479,28 +495,36 @@ struct outside {
 	struct sharing *sh;
 	struct share_fs *fs;
 	const struct share_root *root;	/* NULL: nothing of it in S */
-	int active;		/* the inode being read is a file outside S */
+	const struct seen_set *orphans;	/* NULL, or the subvolume's */
+	/* the inode being read: a regular file, its names so far (its
+	 * INODE_REF items), and whether it is outside S (-1: not told yet,
+	 * until its first extent) */
+	uint64_t ino;
+	int reg;
+	uint32_t names;
+	int active;
 	unsigned items;
 	int (*tick)(void *);
 	void *tick_arg;
 };
 
-/* A regular file with a path, not wholly in S (a link outside S). */
-static int outside_file(const struct outside *o, const struct search_item *it)
+/*
+ * The inode o read is a regular file with a path not in S (a link outside
+ * S).  Its names are its INODE_REF items', not the inode item's nlink,
+ * which lags behind a link made or removed until the commit
+ * (search_ref_names()); the links S's walk saw (st_nlink) are current.
+ */
+static int outside_file(const struct outside *o)
 {
 	const struct ino_entry *e;
-	uint32_t nlink;
 
-	if (it->len < INODE_ITEM_SIZE ||
-	    !S_ISREG(get_le32(it->data + INODE_MODE)))
-		return 0;
-	nlink = get_le32(it->data + INODE_NLINK);
-	if (!nlink)
+	if (!o->reg || !o->names ||
+	    (o->orphans && seen_contains(o->orphans, o->ino)))
 		return 0;	/* an orphan: no path reaches it */
 	if (!o->root)
 		return 1;
-	e = table_find(&o->root->inodes, it->objectid);
-	return !e || e->names < nlink;
+	e = table_find(&o->root->inodes, o->ino);
+	return !e || e->names < (e->nlink ? e->nlink : o->names);
 }
 
 static int outside_item(const struct search_item *it, void *arg)
@@ -516,16 +540,31 @@ static int outside_item(const struct search_item *it, void *arg)
 			return ret;
 	}
 	if (it->type == BTRFS_INODE_ITEM_KEY) {
-		o->active = outside_file(o, it);
+		o->ino = it->objectid;
+		o->reg = it->len >= INODE_ITEM_SIZE &&
+			 S_ISREG(get_le32(it->data + INODE_MODE));
+		o->names = 0;
+		o->active = -1;
 		return 0;
 	}
-	if (it->type != BTRFS_EXTENT_DATA_KEY || !o->active)
+	if (it->objectid != o->ino)
+		return 0;
+	if (it->type == BTRFS_INODE_REF_KEY ||
+	    it->type == BTRFS_INODE_EXTREF_KEY) {
+		o->names += search_ref_names(it);
+		return 0;
+	}
+	if (it->type != BTRFS_EXTENT_DATA_KEY)
+		return 0;
+	if (o->active < 0)
+		o->active = outside_file(o);
+	if (!o->active)
 		return 0;
 	if (extent_parse(it->data, it->len, 0, &ei) ||
 	    ei.type == BTRFS_FILE_EXTENT_INLINE || !ei.disk_bytenr)
 		return 0;
 	e = table_find(&o->fs->extents, ei.disk_bytenr);
-	if (!e || e->shared || e->decided)
+	if (!e || e->shared || e->decided == DECIDED)
 		return 0;
 	e->shared = 1;
 	/* Every extent of S is shared: the rest can't change anything. */
@@ -541,6 +580,8 @@ static int outside_begin(struct outside *o, uint64_t id)
 	size_t i;
 
 	o->root = NULL;
+	o->orphans = NULL;
+	o->ino = 0;
 	o->active = 0;
 	for (i = 0; i < fs->nroots; i++) {
 		if (fs->roots[i].id != id)
@@ -572,6 +613,63 @@ int sharing_read_items(struct sharing *sh, size_t fs_idx, uint64_t root,
 	return ret;
 }
 
+static int add_orphan(const struct search_item *it, void *arg)
+{
+	struct seen_set **set = arg;
+
+	if (!*set) {
+		*set = seen_create();
+		if (!*set)
+			return -ENOMEM;
+	}
+	return seen_insert(*set, it->offset) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * The inodes of subvolume id that have an orphan item into *out (NULL:
+ * none): unlinked but still open, or O_TMPFILE files never linked, which
+ * no path reaches.  btrfs_orphan_add() inserts the item at once, while
+ * the inode item's nlink and the removal of its last INODE_REF wait for
+ * the commit (delayed-inode.c), and the backref walk lists their
+ * references as any other.  Read once a subvolume.  Returns 0 or -errno.
+ */
+static int orphans_of(struct sharing *sh, struct share_fs *fs, uint64_t id,
+		      const struct seen_set **out)
+{
+	struct btrfs_ioctl_search_key key;
+	struct root_orphans *r;
+	struct seen_set *set = NULL;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	for (i = 0; i < fs->norph; i++)
+		if (fs->orph[i].id == id) {
+			*out = fs->orph[i].set;
+			return 0;
+		}
+	if (fs->fd < 0 || !sh->search)
+		return 0;
+	search_key_range(&key, id, BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY,
+			 BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY);
+	ret = search_run(sh->search, fs->fd, &key, fs->nodesize, add_orphan,
+			 &set);
+	/* a subvolume deleted since it was listed: no file of it counts */
+	if (ret == -ENOENT)
+		ret = 0;
+	r = ret ? NULL : array_grow(fs->orph, &fs->cap_orph, fs->norph,
+				     sizeof(*r));
+	if (!r) {
+		seen_free(set);
+		return ret ? ret : -ENOMEM;
+	}
+	fs->orph = r;
+	r[fs->norph].id = id;
+	r[fs->norph++].set = set;
+	*out = set;
+	return 0;
+}
+
 static int read_outside(struct sharing *sh, struct share_fs *fs,
 			uint64_t id, struct outside *o)
 {
@@ -580,6 +678,9 @@ static int read_outside(struct sharing *sh, struct share_fs *fs,
 
 	if (!outside_begin(o, id))
 		return 0;
+	ret = orphans_of(sh, fs, id, &o->orphans);
+	if (ret)
+		return ret;
 	search_key_range(&key, id, BTRFS_FIRST_FREE_OBJECTID,
 			 BTRFS_INODE_ITEM_KEY, BTRFS_LAST_FREE_OBJECTID,
 			 BTRFS_EXTENT_DATA_KEY);
@@ -770,9 +871,16 @@ static int logical_one(struct sharing *sh, struct share_fs *fs,
 		args.flags = BTRFS_LOGICAL_INO_ARGS_IGNORE_OFFSET;
 		args.inodes = (uintptr_t)sh->lbuf;
 		if (ioctl(fs->fd, BTRFS_IOC_LOGICAL_INO_V2, &args)) {
-			/* freed since S was read: nothing else holds it */
-			if (errno == ENOENT)
-				goto decided;
+			/* Not in the extent tree: freed since S was read, or
+			 * written in the running transaction, whose extent
+			 * items and references are delayed refs until the
+			 * commit (delayed-ref.c), which the walk finds only
+			 * for an extent item it found.  Reading the other
+			 * subvolumes tells either way. */
+			if (errno == ENOENT) {
+				e->decided = UNLISTED;
+				return 0;
+			}
 			return -errno;
 		}
 		dc = sh->lbuf;
@@ -788,6 +896,9 @@ static int logical_one(struct sharing *sh, struct share_fs *fs,
 	if (dc->elem_missed)
 		goto shared;
 	for (i = 0; i + 2 < dc->elem_cnt; i += 3) {
+		const struct seen_set *orphans;
+		int ret;
+
 		ino = dc->val[i];
 		root = dc->val[i + 2];
 		/* a subvolume deleted, not yet cleaned: no path reaches it */
@@ -795,6 +906,11 @@ static int logical_one(struct sharing *sh, struct share_fs *fs,
 			continue;
 		if (!outside_begin(&o, root))
 			continue;	/* wholly in S */
+		ret = orphans_of(sh, fs, root, &orphans);
+		if (ret)
+			return ret;
+		if (orphans && seen_contains(orphans, ino))
+			continue;	/* nor one */
 		if (o.root) {
 			const struct ino_entry *ie =
 				table_find(&o.root->inodes, ino);
@@ -808,7 +924,7 @@ static int logical_one(struct sharing *sh, struct share_fs *fs,
 shared:
 	e->shared = 1;
 decided:
-	e->decided = 1;
+	e->decided = DECIDED;
 	fs->undecided--;
 	return 0;
 }
@@ -877,6 +993,9 @@ static int resolve_fs(struct sharing *sh, struct share_fs *fs,
 		ret = seen_insert(live, c[i].id) < 0 ? -ENOMEM : 0;
 	i = 0;
 	while (!ret && fs->undecided) {
+		/* every extent asked of the backref walk once */
+		int walked = pos >= (size_t)1 << fs->extents.bits;
+
 		while (i < n && c[i].whole)
 			i++;
 		if (i < n) {
@@ -884,13 +1003,14 @@ static int resolve_fs(struct sharing *sh, struct share_fs *fs,
 			next_cost = c[i].tree_bytes * (streamed_bytes ?
 				stream_ns / streamed_bytes : STREAM_NS_PER_BYTE);
 		}
-		if (sh->method == SHARING_BACKREF)
-			i = n;
-		/* everything read: what is left is exclusive */
-		if (i == n && sh->method == SHARING_READ)
+		/* Everything read, and walked unless only reading: what is
+		 * left is exclusive.  Only walking reads what the walk could
+		 * not list (UNLISTED), once it has walked the rest. */
+		if (i == n && (walked || sh->method == SHARING_READ))
 			break;
-		if (i == n || (sh->method == SHARING_AUTO && (!nlogical ||
-		    (uint64_t)fs->undecided * per_logical < next_cost))) {
+		if (sh->method != SHARING_READ && !walked &&
+		    (i == n || sh->method == SHARING_BACKREF || !nlogical ||
+		     (uint64_t)fs->undecided * per_logical < next_cost)) {
 			/* a few more walks, timed */
 			before = fs->undecided;
 			t0 = now_ns();

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "unit.h"
 #include "items.h"
+#include "ioctl.h"
 #include "search.h"
 
 static void test_iterate(void)
@@ -95,11 +96,45 @@ static void test_key_range(void)
 	CU_ASSERT_EQUAL(key.nr_items, 0);
 }
 
+/* The names an INODE_REF or INODE_EXTREF item holds: each header whole,
+ * a name's length past the item ends the count. */
+static void test_ref_names(void)
+{
+	uint8_t d[64] = { 0 };
+	struct search_item it = { .type = BTRFS_INODE_REF_KEY, .data = d };
+
+	/* two names of 3 and 4 bytes: 13 + 14 bytes */
+	d[INODE_REF_NAME_LEN] = 3;
+	d[13 + INODE_REF_NAME_LEN] = 4;
+	it.len = 27;
+	CU_ASSERT_EQUAL(search_ref_names(&it), 2);
+	/* the second header cut short */
+	it.len = 13 + INODE_REF_SIZE - 1;
+	CU_ASSERT_EQUAL(search_ref_names(&it), 1);
+	/* a header whole, its name past the end: counted, then stops */
+	it.len = 13 + INODE_REF_SIZE + 1;
+	CU_ASSERT_EQUAL(search_ref_names(&it), 2);
+	it.len = 0;
+	CU_ASSERT_EQUAL(search_ref_names(&it), 0);
+	/* extended refs: parent and index before the length */
+	memset(d, 0, sizeof(d));
+	it.type = BTRFS_INODE_EXTREF_KEY;
+	d[INODE_EXTREF_NAME_LEN] = 2;
+	d[20 + INODE_EXTREF_NAME_LEN] = 9;
+	d[47 + INODE_EXTREF_NAME_LEN] = 0;
+	it.len = 20 + 27 + INODE_EXTREF_SIZE;
+	CU_ASSERT_EQUAL(search_ref_names(&it), 3);
+	/* any other item holds none */
+	it.type = BTRFS_INODE_ITEM_KEY;
+	CU_ASSERT_EQUAL(search_ref_names(&it), 0);
+}
+
 static CU_TestInfo tests[] = {
 	{ "key range", test_key_range },
 	{ "iterate", test_iterate },
 	{ "truncated buffers", test_truncated },
 	{ "key advance", test_key_advance },
+	{ "names of inode ref items", test_ref_names },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(search, tests)

@@ -99,6 +99,38 @@ static size_t put_inode(uint8_t *buf, size_t pos, uint64_t ino,
 			sizeof(it));
 }
 
+/* An INODE_REF item of ino in directory dir with names of the given
+ * lengths (ext: an INODE_EXTREF item, keyed by a hash instead). */
+static size_t put_refs(uint8_t *buf, size_t pos, uint64_t ino, uint64_t dir,
+		       int ext, const uint16_t *lens, int n)
+{
+	uint8_t it[256] = { 0 };
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (ext) {
+			put_le(it + len, dir, 8);
+			put_le(it + len + INODE_EXTREF_NAME_LEN, lens[i], 2);
+			len += INODE_EXTREF_SIZE + lens[i];
+		} else {
+			put_le(it + len + INODE_REF_NAME_LEN, lens[i], 2);
+			len += INODE_REF_SIZE + lens[i];
+		}
+	}
+	return put_item(buf, pos, ino,
+			ext ? BTRFS_INODE_EXTREF_KEY : BTRFS_INODE_REF_KEY,
+			dir, it, len);
+}
+
+/* One name of ino in directory 256. */
+static size_t put_name(uint8_t *buf, size_t pos, uint64_t ino)
+{
+	static const uint16_t one = 5;
+
+	return put_refs(buf, pos, ino, 256, 0, &one, 1);
+}
+
 static size_t put_extent(uint8_t *buf, size_t pos, uint64_t ino,
 			 uint8_t type, uint64_t bytenr)
 {
@@ -113,9 +145,11 @@ static size_t put_extent(uint8_t *buf, size_t pos, uint64_t ino,
 }
 
 /* Reading the rest of the filesystem: which references make an extent
- * shared. */
+ * shared.  A file's names are its INODE_REF and INODE_EXTREF items', not
+ * its inode item's nlink, which lags behind until the commit. */
 static void test_outside(void)
 {
+	static const uint16_t two[2] = { 3, 7 };
 	struct sharing *sh = make();
 	struct sharing_result res;
 	uint8_t buf[4096];
@@ -128,22 +162,31 @@ static void test_outside(void)
 	add(sh, 302, 1, 1, reg(3 << 20, 4096, 0));
 	add(sh, 303, 1, 1, reg(4 << 20, 4096, 0));
 	add(sh, 304, 1, 1, reg(5 << 20, 4096, 0));
-	/* the same subvolume read whole */
-	n = put_inode(buf, n, 300, S_IFREG | 0644, 2);	/* a link outside */
+	/* the same subvolume read whole; a link outside: two names in one
+	 * item, its nlink still 1 (the link not yet committed) */
+	n = put_inode(buf, n, 300, S_IFREG | 0644, 1);
+	n = put_refs(buf, n, 300, 256, 0, two, 2);
 	n = put_extent(buf, n, 300, BTRFS_FILE_EXTENT_REG, 1 << 20);
-	n = put_inode(buf, n, 301, S_IFREG | 0644, 2);	/* wholly in S */
+	/* wholly in S: two names, one of them in an INODE_EXTREF item */
+	n = put_inode(buf, n, 301, S_IFREG | 0644, 2);
+	n = put_name(buf, n, 301);
+	n = put_refs(buf, n, 301, 257, 1, two, 1);
 	n = put_extent(buf, n, 301, BTRFS_FILE_EXTENT_REG, 2 << 20);
-	n = put_inode(buf, n, 310, S_IFREG | 0644, 0);	/* an orphan */
+	/* an orphan: its last name removed, nlink not yet 0 */
+	n = put_inode(buf, n, 310, S_IFREG | 0644, 1);
 	n = put_extent(buf, n, 310, BTRFS_FILE_EXTENT_REG, 3 << 20);
 	n = put_inode(buf, n, 311, S_IFLNK | 0777, 1);	/* not a file */
+	n = put_name(buf, n, 311);
 	n = put_extent(buf, n, 311, BTRFS_FILE_EXTENT_REG, 3 << 20);
 	n = put_inode(buf, n, 312, S_IFREG | 0644, 1);	/* a reflink */
+	n = put_name(buf, n, 312);
 	n = put_extent(buf, n, 312, BTRFS_FILE_EXTENT_PREALLOC, 4 << 20);
 	n = put_extent(buf, n, 312, BTRFS_FILE_EXTENT_INLINE, 0);
 	CU_ASSERT_EQUAL(sharing_read_items(sh, FS, ROOT, buf, n), 0);
 	/* a subvolume wholly in S is not looked at */
 	CU_ASSERT_EQUAL(sharing_whole_root(sh, FS, 257), 0);
 	n = put_inode(buf, 0, 400, S_IFREG | 0644, 1);
+	n = put_name(buf, n, 400);
 	n = put_extent(buf, n, 400, BTRFS_FILE_EXTENT_REG, 5 << 20);
 	CU_ASSERT_EQUAL(sharing_read_items(sh, FS, 257, buf, n), 0);
 	CU_ASSERT_EQUAL(sharing_resolve(sh, NULL, NULL), 0);
@@ -153,6 +196,7 @@ static void test_outside(void)
 	CU_ASSERT_EQUAL(res.exclusive, 3 * 4096);
 	/* once everything is shared, reading stops */
 	n = put_inode(buf, 0, 500, S_IFREG | 0644, 1);
+	n = put_name(buf, n, 500);
 	n = put_extent(buf, n, 500, BTRFS_FILE_EXTENT_REG, 2 << 20);
 	n = put_extent(buf, n, 500, BTRFS_FILE_EXTENT_REG, 3 << 20);
 	CU_ASSERT_EQUAL(sharing_read_items(sh, FS, 258, buf, n), 0);
