@@ -4,7 +4,8 @@
 # definition computed with compsize 1.5 (tests/cli/exclusive.sh), exactly:
 # snapshots between changes, reflinks across subvolumes, partly overwritten
 # shared extents, deleted originals, read-only snapshots, nested
-# subvolumes, hard links inside and outside the set, prealloc, inline.
+# subvolumes, hard links inside and outside the set, prealloc, inline, a
+# file deleted while still open.
 . "$(dirname "$0")/../common.sh"
 . "$(dirname "$0")/../exclusive.sh"
 
@@ -58,6 +59,20 @@ for m in auto read backref; do
 	done
 done
 unset COMPSIZE_SHARING
+# deleted while open, and committed: an orphan, which no path reaches, so
+# its copy's extent is exclusive (each method)
+random_data 80K >plain/held
+cp --reflink=always plain/held plain/held-copy
+exec {held_fd}<plain/held
+rm plain/held
+sync
+for m in auto read backref; do
+	export COMPSIZE_SHARING=$m
+	check_exclusive plain/held-copy
+	check_exclusive plain other
+done
+unset COMPSIZE_SHARING
+exec {held_fd}<&-
 # the walk and the fast scan agree
 check_exclusive --walk -- sv
 check_exclusive --walk -- sv/dir

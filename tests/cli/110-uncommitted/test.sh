@@ -9,8 +9,13 @@
 # Each case first checks that a plain tree search really sees a different
 # state (DIR_INDEX items or nlink), and that no commit came before the
 # comparisons were done: else it runs again in a new directory (another
-# program's sync commits every filesystem).
+# program's sync commits every filesystem).  --exclusive too, against its
+# definition through compsize 1.5 (exclusive.sh), by each method: extents
+# and references the running transaction made are delayed refs, not yet in
+# the extent tree that the kernel's backref walk starts from, and a new
+# link leaves the inode item's nlink stale.
 . "$(dirname "$0")/../common.sh"
+. "$(dirname "$0")/../exclusive.sh"
 
 treesearch=$(cd "$(dirname "$0")/.." && pwd)/treesearch.py
 TRIES=30
@@ -84,6 +89,25 @@ run_case()
 	SKIPPED+=("$name")
 }
 
+# excl PATH...: --exclusive on the paths (relative to the case's
+# directory) equals the definition, by each method and by the walk.
+excl()
+{
+	local here=$PWD rel=${PWD#"$MNT"/} m p
+	local -a s=()
+	for p in "$@"; do
+		s+=("$rel/$p")
+	done
+	cd "$MNT"
+	for m in auto read backref; do
+		export COMPSIZE_SHARING=$m
+		check_exclusive "${s[@]}"
+	done
+	unset COMPSIZE_SHARING
+	check_exclusive --walk -- "${s[@]}"
+	cd "$here"
+}
+
 # A whole subvolume (streamed when committed) and the case's directory.
 compare_here()
 {
@@ -121,11 +145,18 @@ change_rm() { rm d/f1 d/f4; }
 delayed_rm() { delayed_index d; }
 compare_rm() { compare_nosync d; compare_here; }
 
-# Deleted, still open: its inode and extents stay (an orphan) until closed.
-build_rm_open() { mkdir d; random_data 100K >d/held; text_data 3K >d/other; }
+# Deleted, still open: its inode and extents stay (an orphan) until closed,
+# but no path reaches it, so its copy's extent is exclusive.
+build_rm_open()
+{
+	mkdir d
+	random_data 100K >d/held
+	cp --reflink=always d/held d/copy
+	text_data 3K >d/other
+}
 change_rm_open() { exec {held_fd}<d/held; rm d/held; }
 delayed_rm_open() { delayed_index d; }
-compare_rm_open() { compare_nosync d; compare_here; }
+compare_rm_open() { compare_nosync d; compare_here; excl d/copy; excl d; }
 cleanup_rm_open() { exec {held_fd}<&-; }
 
 build_links()
@@ -141,6 +172,25 @@ delayed_links() { delayed_nlink d/a d/c; }
 compare_links()
 {
 	compare_nosync d; compare_nosync e; compare_nosync d e; compare_here
+	excl d; excl e; excl d/a; excl d/c e
+}
+
+# New data reflinked before a commit: the new extent is in no extent item
+# yet (LOGICAL_INO_V2 finds nothing); an old one with a new reference.
+build_reflink_new() { mkdir d e; text_data 300K >d/old; }
+change_reflink_new()
+{
+	text_data 200K >d/new
+	random_data 64K >d/new2
+	cp --reflink=always d/new e/copy
+	cp --reflink=always d/old e/oldcopy
+	ln d/new2 e/link2
+}
+delayed_reflink_new() { delayed_index e; }
+compare_reflink_new()
+{
+	compare_nosync d; compare_nosync e; compare_here
+	excl d; excl e; excl e/copy; excl d/new; excl d/new2; excl d e
 }
 
 # A file being written: O_DIRECT (no compression on a NOCOW directory),
@@ -225,10 +275,14 @@ change_mixed()
 	mv z/sub2/deeper d1/deeper2
 }
 delayed_mixed() { delayed_index d1 d2 z && delayed_nlink d/a; }
-compare_mixed() { compare_nosync d1 d2 d e z; compare_here; }
+compare_mixed()
+{
+	compare_nosync d1 d2 d e z; compare_here
+	excl d1 d2; excl d; excl e z
+}
 
 KEY=([cp_empty]="d/sub d" [beside]=d [subdir]="d d/new" [mv]="d1 d2"
-	[rm]=d [rm_open]=d [links]="$MNT d e" [writing]=d
+	[rm]=d [rm_open]=d [links]="$MNT d e" [reflink_new]="d e" [writing]=d
 	[subvols]="sv snap new $MNT" [mixed]="d1 d2 d e z $MNT")
 for c in "${!KEY[@]}"; do
 	declare -F "cleanup_$c" >/dev/null || eval "cleanup_$c() { :; }"
