@@ -29,6 +29,9 @@ struct fastscan {
 
 	/* Streaming a whole subvolume: nlink is the multiplicity. */
 	int whole;
+	/* The subvolume may have changes not yet committed (pending.h),
+	 * known when a listener is told of files (fastscan_file.stale). */
+	int uncommitted;
 	/* pending_committed(), read when a subvolume is first streamed. */
 	uint64_t committed;
 	int have_committed;
@@ -155,7 +158,9 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 		ts->cur.size = get_le64(it->data + INODE_SIZE_OFF);
 		ts->cur.nbytes = get_le64(it->data + INODE_NBYTES);
 		ts->cur.nlink = nlink;
+		ts->cur.generation = get_le64(it->data + INODE_GENERATION);
 		ts->cur.disk = ts->cur.ram = 0;
+		ts->cur.stale = ts->uncommitted;
 	}
 	if (ts->cur_mult && ts->ctx->sharing) {
 		ts->cur_names = nlink;
@@ -605,6 +610,7 @@ static int scan_subvol(struct fastscan *ts, int fd_in, uint64_t tree_id)
 	ret = subvol_pending(ts, fd_in, tree_id);
 	if (ret < 0)
 		return ret;
+	ts->uncommitted = ret;
 	ts->whole = !ret;
 	if (ts->whole)
 		ret = stream(ts, BTRFS_FIRST_FREE_OBJECTID,
@@ -687,7 +693,13 @@ int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
 	if (st->st_ino == BTRFS_FIRST_FREE_OBJECTID) {
 		ret = scan_subvol(&ts, fd, id);
 	} else {
-		ret = scan_subtree(&ts, st->st_ino);
+		/* the subtree is listed either way; a listener is told
+		 * whether its files' inode items are current */
+		ret = ls ? subvol_pending(&ts, fd, id) : 0;
+		if (ret >= 0) {
+			ts.uncommitted = ret;
+			ret = scan_subtree(&ts, st->st_ino);
+		}
 		if (!ret)
 			ret = queue_nested(&ts, id);
 	}

@@ -45,7 +45,12 @@ struct fastscan_file {
 	uint64_t size;		/* st_size */
 	uint64_t nbytes;	/* st_blocks * 512, less any delalloc */
 	uint32_t nlink;
+	/* size, nbytes and nlink may lag behind: its subvolume has changes
+	 * not yet committed, whose inode updates wait for the commit
+	 * (pending.h); its extents are current */
+	int stale;
 	uint64_t disk, ram;	/* extent_current() over its extents */
+	uint64_t generation;	/* its inode's, for a handle (pending_open()) */
 };
 
 struct fastscan_listener {

@@ -70,15 +70,30 @@ int pending_subvol(int fd, uint64_t committed)
 	return info.ctransid > committed;
 }
 
-int pending_subvol_id(struct search_ctx *s, int fd, uint32_t nodesize,
-		      uint64_t tree_id, uint64_t committed)
+int pending_open(int fd, uint64_t tree_id, uint64_t ino, uint64_t gen,
+		 int flags)
 {
 	struct {
 		struct file_handle fh;
 		uint8_t fid[BTRFS_FH_SIZE];
 	} h;
-	uint64_t gen, ino = BTRFS_FIRST_FREE_OBJECTID;
-	uint32_t gen32;
+	uint32_t gen32 = (uint32_t)gen;
+	int ofd;
+
+	h.fh.handle_bytes = BTRFS_FH_SIZE;
+	h.fh.handle_type = BTRFS_FH_TYPE;
+	/* struct btrfs_fid: objectid, root_objectid, gen, in CPU order */
+	memcpy(h.fh.f_handle, &ino, sizeof(ino));
+	memcpy(h.fh.f_handle + 8, &tree_id, sizeof(tree_id));
+	memcpy(h.fh.f_handle + 16, &gen32, sizeof(gen32));
+	ofd = open_by_handle_at(fd, &h.fh, flags | O_CLOEXEC);
+	return ofd < 0 ? -errno : ofd;
+}
+
+int pending_subvol_id(struct search_ctx *s, int fd, uint32_t nodesize,
+		      uint64_t tree_id, uint64_t committed)
+{
+	uint64_t gen;
 	int ret, sfd;
 
 	/* btrfs_get_dentry() checks the inode's generation. */
@@ -88,17 +103,10 @@ int pending_subvol_id(struct search_ctx *s, int fd, uint32_t nodesize,
 		return ret;
 	if (ret != 1)
 		return 1;
-	gen32 = (uint32_t)gen;
-	h.fh.handle_bytes = BTRFS_FH_SIZE;
-	h.fh.handle_type = BTRFS_FH_TYPE;
-	/* struct btrfs_fid: objectid, root_objectid, gen, in CPU order */
-	memcpy(h.fh.f_handle, &ino, sizeof(ino));
-	memcpy(h.fh.f_handle + 8, &tree_id, sizeof(tree_id));
-	memcpy(h.fh.f_handle + 16, &gen32, sizeof(gen32));
-	sfd = open_by_handle_at(fd, &h.fh, O_RDONLY | O_DIRECTORY |
-				O_NONBLOCK | O_CLOEXEC);
+	sfd = pending_open(fd, tree_id, BTRFS_FIRST_FREE_OBJECTID, gen,
+			   O_RDONLY | O_DIRECTORY | O_NONBLOCK);
 	if (sfd < 0)
-		return errno == ENOMEM ? -ENOMEM : 1;
+		return sfd == -ENOMEM ? -ENOMEM : 1;
 	ret = pending_subvol(sfd, committed);
 	close(sfd);
 	return ret;

@@ -39,6 +39,16 @@ int pending_committed(struct search_ctx *s, int fd, uint32_t nodesize,
 int pending_subvol(int fd, uint64_t committed);
 
 /*
+ * Open inode ino of subvolume tree_id on the filesystem fd is on, of
+ * generation gen (its inode item's), through its file handle
+ * (open_by_handle_at(2), which needs CAP_DAC_READ_SEARCH; btrfs_get_dentry()
+ * checks the generation), with open(2)'s flags.  Returns the descriptor
+ * or -errno.
+ */
+int pending_open(int fd, uint64_t tree_id, uint64_t ino, uint64_t gen,
+		 int flags);
+
+/*
  * The same for the subvolume tree_id of the filesystem fd is on, reached
  * through its root directory's file handle (open_by_handle_at(), which
  * needs CAP_DAC_READ_SEARCH; 1 without it).  Returns 0, 1, or -ENOMEM.

@@ -25,6 +25,7 @@
 #include "lsdefer.h"
 #include "mounts.h"
 #include "ncdu.h"
+#include "pending.h"
 #include "prune.h"
 #include "rewrite.h"
 #include "rows.h"
@@ -1312,6 +1313,7 @@ static int on_leave_dir(void *arg, const char *path, int depth)
  * known: their st_dev is the directory's. */
 struct sample_scan {
 	struct sampleplan *p;
+	int fd;			/* the directory's */
 	dev_t dev;
 	uint64_t id;
 	struct prune *prune;	/* NULL, or the names' */
@@ -1320,15 +1322,37 @@ struct sample_scan {
 static int sample_listed(void *arg, const struct fastscan_file *f)
 {
 	const struct sample_scan *sc = arg;
-	/* as estrun_data_bytes(): st_blocks on btrfs is nbytes (and any
-	 * delalloc, which a committed inode item has none of) */
-	uint64_t x = f->nbytes && f->nbytes <= f->size ? f->nbytes : f->size;
-
-	const struct sample_facts facts = {
+	struct sample_facts facts = {
 		.size = f->size,
 		.nbytes = f->nbytes,
 		.nlink = f->nlink,
 	};
+	const struct sample_facts *known = &facts;
+	struct stat st;
+	uint64_t x;
+	int fd;
+
+	if (f->stale) {
+		/* Its inode item may lag behind (a change not committed):
+		 * the file's own stat, as the walk's pre-pass sees it, so
+		 * that both draw the same sample.  Without it the walk
+		 * stats the file (known_stat() fails). */
+		known = NULL;
+		fd = pending_open(sc->fd, f->tree_id, f->ino, f->generation,
+				  O_PATH);
+		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
+			facts.size = (uint64_t)st.st_size;
+			facts.nbytes = (uint64_t)st.st_blocks * 512;
+			facts.nlink = (uint32_t)st.st_nlink;
+			known = &facts;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	/* as estrun_data_bytes(): st_blocks on btrfs is nbytes (and any
+	 * delalloc, which a committed inode item has none of) */
+	x = facts.nbytes && facts.nbytes <= facts.size ? facts.nbytes :
+							 facts.size;
 
 	/* a nested subvolume's st_dev is not known here: its files are
 	 * keyed by it and the walk maps its st_dev to the same when it
@@ -1336,11 +1360,11 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 	uint64_t dev = f->tree_id == sc->id ? sc->dev :
 		       sample_subvol_dev(sc->dev, f->tree_id);
 
-	return sampleplan_add(sc->p, sample_key(dev, f->ino), f->nlink,
-			      f->size, x,
-			      f->size ? sample_band(1, f->ram, f->disk) : 0,
-			      f->size ? sample_ratio_q(f->ram, f->disk) : 0,
-			      &facts);
+	return sampleplan_add(sc->p, sample_key(dev, f->ino), facts.nlink,
+			      facts.size, x,
+			      facts.size ? sample_band(1, f->ram, f->disk) : 0,
+			      facts.size ? sample_ratio_q(f->ram, f->disk) : 0,
+			      known);
 }
 
 static int sample_ref(void *arg, const struct extent_info *ei,
@@ -1386,7 +1410,7 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 		.file = sample_listed,
 		.ref = sample_ref,
 	};
-	struct sample_scan sc = { .p = p, .dev = st->st_dev };
+	struct sample_scan sc = { .p = p, .fd = fd, .dev = st->st_dev };
 	struct fastscan_listener qls;
 	struct lsdefer *ld = NULL;
 	int ret, lret;
