@@ -13,7 +13,8 @@
 # definition through compsize 1.5 (exclusive.sh), by each method: extents
 # and references the running transaction made are delayed refs, not yet in
 # the extent tree that the kernel's backref walk starts from, and a new
-# link leaves the inode item's nlink stale.
+# link leaves the inode item's nlink stale.  A sample's fast pre-pass
+# draws the same sample as the walk's, which stats every file.
 . "$(dirname "$0")/../common.sh"
 . "$(dirname "$0")/../exclusive.sh"
 
@@ -108,6 +109,28 @@ excl()
 	cd "$here"
 }
 
+# sample_same PATH...: a sample's estimates and intervals are the walk's
+# (--walk), whose pre-pass stats every file: the fast pre-pass reads the
+# inode items, whose sizes and link counts lag behind until the commit.
+SAMPLE_SEL='[.estimates[] | {setting, disk, uncompressed, input, disk_ci95,
+	disk_fresh, sample_units_read, sample_units}]'
+sample_same()
+{
+	local a
+	for a in "--sample=20% --seed=3 -e zstd:3" \
+		"--sample=50% --seed=5 -e lzo,compress-force=zstd:1"; do
+		CHECKS=$((CHECKS + 1))
+		# shellcheck disable=SC2086
+		"$COMPSIZE" $a --format=json "$@" >"$OUT/fast.json" 2>&1 &&
+			"$COMPSIZE" $a --walk --format=json "$@" \
+			>"$OUT/walk.json" 2>&1 ||
+			{ fail "sample $a $*: exit status"; continue; }
+		cmp -s <(jq -c "$SAMPLE_SEL" "$OUT/fast.json") \
+			<(jq -c "$SAMPLE_SEL" "$OUT/walk.json") ||
+			fail "sample $a $*: the fast pre-pass's sample differs from the walk's: $(diff <(jq -c "$SAMPLE_SEL" "$OUT/fast.json") <(jq -c "$SAMPLE_SEL" "$OUT/walk.json"))"
+	done
+}
+
 # A whole subvolume (streamed when committed) and the case's directory.
 compare_here()
 {
@@ -123,7 +146,7 @@ compare_cp_empty() { compare_nosync d/sub d; compare_here; }
 build_beside() { mkdir d; cp -a "$MNT/src/text" "$MNT/src/inline" d/; }
 change_beside() { random_data 70K >d/new; text_data 2K >d/new2; touch d/new3; }
 delayed_beside() { delayed_index d; }
-compare_beside() { compare_nosync d; compare_here; }
+compare_beside() { compare_nosync d; compare_here; sample_same d; }
 
 build_subdir() { mkdir d; text_data 30K >d/f; }
 change_subdir()
@@ -173,6 +196,7 @@ compare_links()
 {
 	compare_nosync d; compare_nosync e; compare_nosync d e; compare_here
 	excl d; excl e; excl d/a; excl d/c e
+	sample_same d; sample_same .
 }
 
 # New data reflinked before a commit: the new extent is in no extent item
@@ -191,6 +215,7 @@ compare_reflink_new()
 {
 	compare_nosync d; compare_nosync e; compare_here
 	excl d; excl e; excl e/copy; excl d/new; excl d/new2; excl d e
+	sample_same d; sample_same e
 }
 
 # A file being written: O_DIRECT (no compression on a NOCOW directory),
@@ -279,6 +304,7 @@ compare_mixed()
 {
 	compare_nosync d1 d2 d e z; compare_here
 	excl d1 d2; excl d; excl e z
+	sample_same .
 }
 
 KEY=([cp_empty]="d/sub d" [beside]=d [subdir]="d d/new" [mv]="d1 d2"
