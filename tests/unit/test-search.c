@@ -100,7 +100,7 @@ static void test_key_range(void)
  * a name's length past the item ends the count. */
 static void test_ref_names(void)
 {
-	uint8_t d[64] = { 0 };
+	uint8_t d[80] = { 0 };
 	struct search_item it = { .type = BTRFS_INODE_REF_KEY, .data = d };
 
 	/* two names of 3 and 4 bytes: 13 + 14 bytes */
