@@ -278,12 +278,13 @@ static struct sampleplan_dev *sampleplan_dev(struct sampleplan *p, dev_t dev)
 /* The band of file st, and its current ratio into *q: its extents
  * searched on its filesystem's fd. */
 static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
-				uint16_t *q)
+				uint16_t *q, int *known)
 {
 	struct sampleplan_dev *d = sampleplan_dev(p, st->st_dev);
 	struct sampleplan_usage u = { .p = p };
 
 	*q = 0;
+	*known = 0;
 	if (!d || d->fd < 0)
 		return 0;
 	if (search_file_extents(p->search, d->fd, st->st_ino, 0,
@@ -295,6 +296,7 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
 		return 0;
 	}
 	*q = sample_ratio_q(u.ram, u.disk);
+	*known = 1;
 	return sample_band(1, u.ram, u.disk);
 }
 
@@ -556,7 +558,7 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 	const uint8_t *pb = NULL;
 	unsigned band = 0;
 	uint16_t q = 0;
-	int ret, kind = 0;
+	int ret, kind = 0, known = 0;
 
 	if (st->st_nlink > 1) {
 		/* counted once: before its band is searched */
@@ -565,10 +567,13 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 			return ret;
 	}
 	if (p->o->bands && st->st_size)
-		band = sampleplan_band(p, st, &q);
-	if (!band && st->st_size) {
+		band = sampleplan_band(p, st, &q, &known);
+	if (!band && !known && st->st_size) {
 		/* its current ratio not known: what its name suggests, for
-		 * the whole file (no extents for its parts) */
+		 * the whole file (no extents for its parts).  Extents read
+		 * that hold no data (prealloc, holes, data not yet written
+		 * back) are band 0, as the fast scan's pre-pass has them
+		 * (sample_dir()): both then draw the same sample. */
 		band = sample_kind(path);
 		kind = 1;
 		pb = sampleplan_holes(p, fd, dirfd, name, st, band);
