@@ -509,22 +509,32 @@ struct outside {
 };
 
 /*
- * The inode o read is a regular file with a path not in S (a link outside
- * S).  Its names are its INODE_REF items', not the inode item's nlink,
- * which lags behind a link made or removed until the commit
- * (search_ref_names()); the links S's walk saw (st_nlink) are current.
+ * Inode ino of the subvolume o is reading (outside_begin()) has a path not
+ * in S (a link outside S): it is no orphan (o->orphans), and S holds fewer
+ * of its names than it has: the links S's walk saw (st_nlink), or else
+ * names, which the caller counted.
  */
-static int outside_file(const struct outside *o)
+static int outside_inode(const struct outside *o, uint64_t ino,
+			 uint32_t names)
 {
 	const struct ino_entry *e;
 
-	if (!o->reg || !o->names ||
-	    (o->orphans && seen_contains(o->orphans, o->ino)))
-		return 0;	/* an orphan: no path reaches it */
+	if (o->orphans && seen_contains(o->orphans, ino))
+		return 0;	/* no path reaches it */
 	if (!o->root)
 		return 1;
-	e = table_find(&o->root->inodes, o->ino);
-	return !e || e->names < (e->nlink ? e->nlink : o->names);
+	e = table_find(&o->root->inodes, ino);
+	return !e || e->names < (e->nlink ? e->nlink : names);
+}
+
+/*
+ * The inode o read is a regular file with a path not in S.  Its names are
+ * its INODE_REF items', not the inode item's nlink, which lags behind a
+ * link made or removed until the commit (search_ref_names()).
+ */
+static int outside_file(const struct outside *o)
+{
+	return o->reg && o->names && outside_inode(o, o->ino, o->names);
 }
 
 static int outside_item(const struct search_item *it, void *arg)
@@ -896,7 +906,6 @@ static int logical_one(struct sharing *sh, struct share_fs *fs,
 	if (dc->elem_missed)
 		goto shared;
 	for (i = 0; i + 2 < dc->elem_cnt; i += 3) {
-		const struct seen_set *orphans;
 		int ret;
 
 		ino = dc->val[i];
@@ -906,19 +915,12 @@ static int logical_one(struct sharing *sh, struct share_fs *fs,
 			continue;
 		if (!outside_begin(&o, root))
 			continue;	/* wholly in S */
-		ret = orphans_of(sh, fs, root, &orphans);
+		ret = orphans_of(sh, fs, root, &o.orphans);
 		if (ret)
 			return ret;
-		if (orphans && seen_contains(orphans, ino))
-			continue;	/* nor one */
-		if (o.root) {
-			const struct ino_entry *ie =
-				table_find(&o.root->inodes, ino);
-
-			if (ie && ie->names >= ie->nlink)
-				continue;
-		}
-		goto shared;
+		/* no names counted here: S's count of its links decides */
+		if (outside_inode(&o, ino, 0))
+			goto shared;
 	}
 	goto decided;
 shared:
