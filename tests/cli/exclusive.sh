@@ -124,6 +124,19 @@ check_exclusive()
 	fi
 }
 
+# check_exclusive_each S...: check_exclusive by each exact method alone
+# (COMPSIZE_SHARING: reading the other subvolumes, the kernel's backref
+# walk) and by their measured mix.
+check_exclusive_each()
+{
+	local m
+	for m in auto read backref; do
+		export COMPSIZE_SHARING=$m
+		check_exclusive "$@"
+	done
+	unset COMPSIZE_SHARING
+}
+
 # check_rows OPTIONS -- S...: every row of our --exclusive report (e.g.
 # --depth=1, --per-file) has the definition's exclusive bytes for its own
 # path alone; and the total is the definition's for S.

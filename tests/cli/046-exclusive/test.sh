@@ -49,16 +49,12 @@ sync
 
 # each exact method alone (reading the other subvolumes, the kernel's
 # backref walk) and the measured mix of both
-for m in auto read backref; do
-	export COMPSIZE_SHARING=$m
-	for s in sv sv/dir sv/other sv/nested sv/dir/h1 sv/dir/h2 snap1 snap2 \
-		 other plain . "sv snap1" "snap1 snap2" "sv snap1 snap2" \
-		 "sv/dir other" "sv/dir/file sv/dir/file-clone"; do
-		# shellcheck disable=SC2086
-		check_exclusive $s
-	done
+for s in sv sv/dir sv/other sv/nested sv/dir/h1 sv/dir/h2 snap1 snap2 \
+	 other plain . "sv snap1" "snap1 snap2" "sv snap1 snap2" \
+	 "sv/dir other" "sv/dir/file sv/dir/file-clone"; do
+	# shellcheck disable=SC2086
+	check_exclusive_each $s
 done
-unset COMPSIZE_SHARING
 # deleted while open, and committed: an orphan, which no path reaches, so
 # its copy's extent is exclusive (each method)
 random_data 80K >plain/held
@@ -66,12 +62,8 @@ cp --reflink=always plain/held plain/held-copy
 exec {held_fd}<plain/held
 rm plain/held
 sync
-for m in auto read backref; do
-	export COMPSIZE_SHARING=$m
-	check_exclusive plain/held-copy
-	check_exclusive plain other
-done
-unset COMPSIZE_SHARING
+check_exclusive_each plain/held-copy
+check_exclusive_each plain other
 exec {held_fd}<&-
 # the walk and the fast scan agree
 check_exclusive --walk -- sv

@@ -94,17 +94,13 @@ run_case()
 # directory) equals the definition, by each method and by the walk.
 excl()
 {
-	local here=$PWD rel=${PWD#"$MNT"/} m p
+	local here=$PWD rel=${PWD#"$MNT"/} p
 	local -a s=()
 	for p in "$@"; do
 		s+=("$rel/$p")
 	done
 	cd "$MNT"
-	for m in auto read backref; do
-		export COMPSIZE_SHARING=$m
-		check_exclusive "${s[@]}"
-	done
-	unset COMPSIZE_SHARING
+	check_exclusive_each "${s[@]}"
 	check_exclusive --walk -- "${s[@]}"
 	cd "$here"
 }
