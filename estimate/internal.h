@@ -272,6 +272,10 @@ int est_file_runs(struct est_worker *w, int fd, uint64_t isize,
 		  struct est_fstate *fst, const bool *raw,
 		  struct est_acct *acct);
 
+/* est_load_fn for a file held in memory at src. */
+int est_load_mem(struct est_worker *w, const void *src, uint64_t cs,
+		 uint64_t ce, uint64_t isize);
+
 /* est_load_fn for the file open on *(const int *)src. */
 int est_load_fd(struct est_worker *w, const void *src, uint64_t cs,
 		uint64_t ce, uint64_t isize);

@@ -136,8 +136,15 @@ int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 				continue;
 			}
 		}
-		/* 6.18: a piece of one sector or less not at 0 saves nothing */
-		if (len <= ss && p > 0)
+		/*
+		 * compress_file_range(): a piece of one sector or less saves
+		 * nothing, so it is written raw, without NOCOMPRESS, unless
+		 * it starts the file and reaches disk_i_size, the one case
+		 * that can go inline; data after it (even past a hole, which
+		 * btrfs_cont_expand() brings into disk_i_size) puts
+		 * disk_i_size past it
+		 */
+		if (len <= ss && (p > 0 || actual_end < isize))
 			goto raw;
 		if (len > EST_PIECE_MAX)
 			len = EST_PIECE_MAX;
@@ -197,8 +204,8 @@ void est_range_begin(struct est_worker *w, size_t i, struct est_fstate *fst,
 }
 
 /* est_load_fn for a file held in memory at src. */
-static int est_load_mem(struct est_worker *w, const void *src, uint64_t cs,
-			uint64_t ce, uint64_t isize)
+int est_load_mem(struct est_worker *w, const void *src, uint64_t cs,
+		 uint64_t ce, uint64_t isize)
 {
 	uint64_t want = (isize < ce ? isize : ce) - cs;
 

@@ -477,6 +477,46 @@ static void test_nocompress(void)
 	free(d);
 }
 
+/*
+ * A run of data of one sector at offset 0, the file going on after a hole
+ * (a sparse file's first block): compress_file_range() writes it raw and
+ * sets no NOCOMPRESS, so the next run still compresses under compress=.
+ * The build before the rule took the sector for a failed piece: all raw.
+ */
+static void test_lone_first_sector(void)
+{
+	const uint64_t isize = 70 * 4096;
+	uint8_t *d = calloc(1, isize);
+	struct est_setting s = { EST_ZSTD, 3, false };
+	struct est_worker *w = est_worker_create(&s, 1, 4096);
+	struct est_fstate fst = { 0 };
+	struct est_acct a = { 0 };
+	uint64_t c;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	fill_text(d, 4096);
+	fill_text(d + 40 * 4096, 30 * 4096);
+	c = rup(codec_size(EST_ZSTD, 3, d + 40 * 4096, 30 * 4096));
+	CU_ASSERT(c < 30 * 4096);
+	est_range_begin(w, 0, &fst, 0, 4096);
+	CU_ASSERT_EQUAL(est_run(w, est_load_mem, d, 0, 4096, isize, &fst, NULL,
+				&a), 0);
+	CU_ASSERT_EQUAL(a.disk, 4096);
+	CU_ASSERT_FALSE(fst.nocompress);
+	CU_ASSERT_EQUAL(est_run(w, est_load_mem, d, 40 * 4096, isize, isize, &fst,
+				NULL, &a), 0);
+	CU_ASSERT_EQUAL(est_check_kept(w, &a), 0);
+	CU_ASSERT_EQUAL(a.disk, 4096 + c);
+	/* the whole file one sector: compressed, inline if it fits */
+	memset(&fst, 0, sizeof(fst));
+	memset(&a, 0, sizeof(a));
+	CU_ASSERT_EQUAL(est_run(w, est_load_mem, d, 0, 3000, 3000, &fst, NULL,
+				&a), 0);
+	CU_ASSERT(a.disk < 3000);
+	est_worker_free(w);
+	free(d);
+}
+
 /* 6.18: a last piece of one sector or less, not at 0, is written raw. */
 static void test_small_tail_piece(void)
 {
@@ -1215,6 +1255,7 @@ static CU_TestInfo tests[] = {
 	{ "codecs give up on random data", test_codec_give_up },
 	{ "failure rule: rest of the chunk raw", test_failure_rule },
 	{ "NOCOMPRESS is sticky under compress=", test_nocompress },
+	{ "a lone first sector sets no NOCOMPRESS", test_lone_first_sector },
 	{ "one-sector tail piece", test_small_tail_piece },
 	{ "inline extents", test_inline },
 	{ "heuristic decisions", test_heuristic },

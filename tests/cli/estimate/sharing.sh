@@ -51,6 +51,13 @@ build()
 	cp -a --reflink=always "$m/sv/a" "$m/sv/b" &&
 		cp --reflink=always "$m/sv/a/random" "$m/sv/random.ref" ||
 		return 1
+	# one sector of text at 0, then text after a hole: the lone
+	# sector is raw and sets no NOCOMPRESS
+	truncate -s 1000000 "$m/sv/lone" &&
+		dd if="$c/big-text" of="$m/sv/lone" bs=4096 count=1 \
+			conv=notrunc status=none &&
+		dd if="$c/big-text" of="$m/sv/lone" bs=4096 seek=40 \
+			count=30 conv=notrunc status=none || return 1
 	sync
 	btrfs -q subvolume snapshot -r "$m/sv" "$m/snap" >/dev/null || return 1
 	sync
