@@ -19,6 +19,10 @@ tree, no commit):
     (COMPSIZE_SHARING) and sometimes with --walk;
   - every row of --subvolumes equals the same definition for the
     subvolume's own files;
+  - every row of --depth (with or without --per-file, --exclusive,
+    --walk) on a random directory or subvolume equals compsize 1.5 on
+    that path (counts and sizes by type), its exclusive bytes the
+    definition;
   - a sample's estimates and intervals equal the --walk's.
 
 Prints the number of checks; on the first difference, what differs and
@@ -39,6 +43,8 @@ SAMPLE_KEYS = ("setting", "disk", "uncompressed", "input", "disk_ci95",
                "disk_fresh", "sample_units_read", "sample_units")
 
 rnd = random.Random(SEED)
+# the row checks draw from their own: they leave the operations as they were
+rrnd = random.Random(SEED + 1000)
 files, dirs, log = [], [MNT], []
 checks = 0
 
@@ -241,6 +247,65 @@ def check_subvolumes():
                    f"{row['total']['exclusive']}, definition {want}")
 
 
+def oracle_of(path):
+    """(header counts, TYPE -> (disk, uncompressed, referenced)) of 1.5 -b."""
+    r = run([ORACLE, "-b", path])
+    out, head = {}, None
+    for line in r.stdout.decode().splitlines():
+        w = line.split()
+        if line.startswith("Processed"):
+            head = line
+        elif w and w[0] in ("TOTAL", "none", "zstd", "zlib", "lzo", "prealloc"):
+            out[w[0]] = (int(w[2]), int(w[3]), int(w[4]))
+    return r.returncode, head, out
+
+
+def check_rows():
+    global checks
+    cands = dirs + [MNT + "/" + l.split(" path ", 1)[1] for l in
+                    run(["btrfs", "subvolume", "list", MNT]).stdout.decode().splitlines()
+                    if " path " in l]
+    D = rrnd.choice(cands)
+    args = ["--format=json", "--depth=%d" % rrnd.randrange(3)]
+    if rrnd.random() < 0.5:
+        args.append("--per-file")
+    excl = rrnd.random() < 0.5
+    if excl:
+        args.append("--exclusive")
+    if rrnd.random() < 0.3:
+        args.append("--walk")
+    b = run([OURS] + args + [D])
+    try:
+        j = json.loads(b.stdout)
+    except ValueError:
+        failed(f"rows {args} {D}: {b.returncode} {b.stderr.decode()[:300]}")
+    rows = j.get("paths", []) + [dict(j, path=D)]
+    for row in rows:
+        rc, head, want = oracle_of(row["path"])
+        got = {"TOTAL": (row["total"]["disk"], row["total"]["uncompressed"],
+                         row["total"]["referenced"])}
+        got.update({t["type"]: (t["disk"], t["uncompressed"], t["referenced"])
+                    for t in row.get("types", [])})
+        if rc != 0:
+            want = {}
+            got = {k: v for k, v in got.items() if v != (0, 0, 0)}
+        checks += 1
+        if got != want:
+            failed(f"rows {args} {D}: row {row['path']}: ours {got}, 1.5 {want} ({head})")
+        if head:
+            h = "Processed %d file%s, %d regular extents (%d refs), %d inline." % (
+                row["files"], "" if row["files"] == 1 else "s", row["extents"], row["refs"], row["inline"])
+            if h != head:
+                failed(f"rows {args} {D}: row {row['path']}: ours {h!r}, 1.5 {head!r}")
+        if excl:
+            p = row["path"]
+            w = exclusive_by_definition(lambda f: under(f, p)).get("TOTAL", 0)
+            checks += 1
+            if row["total"]["exclusive"] != w:
+                failed(f"rows {args} {D}: row {p} exclusive: ours "
+                       f"{row['total']['exclusive']}, definition {w}")
+
+
 def check_sample():
     global checks
     args = ["--format=json", "-e",
@@ -270,6 +335,8 @@ for i in range(STEPS):
         settle()
         check_report()
         check_exclusive()
+    if i % 10 == 9:
+        check_rows()
     if i % 20 == 19:
         check_subvolumes()
         check_sample()
