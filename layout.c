@@ -71,7 +71,10 @@ struct layout_share {
 	 * estimate is back: small_new says whether its data (the extent,
 	 * or for inline data its content) is new at this level. */
 	uint8_t small, small_new;
-	uint8_t small_inline;	/* ... and it is stored inline now */
+	/* ... and it may be stored inline: it is now, or it is smaller than
+	 * a sector (a reflink of a sector truncated, say), which another
+	 * setting may store inline, each file its own copy */
+	uint8_t small_inline;
 };
 
 struct layout_ticket {
@@ -431,7 +434,8 @@ static int plan_level(struct layout_level *lev, size_t k, long dev,
 			return ret;
 		sh->small = 1;
 		sh->small_new = ret;
-		sh->small_inline = ei->type == BTRFS_FILE_EXTENT_INLINE;
+		sh->small_inline = ei->type == BTRFS_FILE_EXTENT_INLINE ||
+				   f->size < f->sectorsize;
 		sh->num = sh->den = 1;
 		return 0;
 	}
@@ -1425,7 +1429,10 @@ double layout_known_share(const struct layout *l, size_t ticket)
 
 	if (!sh || !sh->fresh)
 		return -1;
-	if (sh->small)	/* inline now: likely inline again, with every file */
+	/* a small file that may be inline counts as all of it, with every
+	 * file: taken as shared, a sample would drop the bytes a setting
+	 * stores inline in each file (a share of 0 against them) */
+	if (sh->small)
 		return sh->small_new || sh->small_inline;
 	if (sh->den && !sh->num)
 		return -1;

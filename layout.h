@@ -70,6 +70,7 @@ struct layout_file {
 	int have_extents;
 	size_t fs_idx;		/* the filesystem, for the extents' addresses */
 	uint32_t sectorsize;	/* its sector size */
+	uint64_t size;		/* st_size */
 	uint64_t inline_key;	/* layout_inline_key() of its inline item */
 	/* defrag -c would rewrite it (rewrite.h): its estimate counts in
 	 * layout_total.rewrite_disk, once per inode */

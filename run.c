@@ -941,6 +941,7 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 		f.ext = run->ext;
 		f.next = run->next;
 		f.sectorsize = fs->sectorsize;
+		f.size = st->st_size;
 		f.inline_key = run->inline_key;
 		/* defragment -r walks with FTW_MOUNT: nothing beyond the
 		 * argument's st_dev (nested subvolumes, mounts) */

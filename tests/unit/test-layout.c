@@ -238,8 +238,10 @@ static void test_factors(void)
 		layout_total(l, 0, &t);
 		CU_ASSERT_EQUAL(t.disk, before + 30000);
 	}
-	/* one in an extent met before: 0, in case it goes inline */
+	/* a sector in an extent met before: no setting stores it inline,
+	 * so 0, and 0 whatever its estimate */
 	f.ext = &small;
+	f.size = 4096;
 	f.ino = 302;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
@@ -247,9 +249,22 @@ static void test_factors(void)
 	f.ino = 303;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 0, 1e-12);
+	layout_factors(l, ticket, ext4k, fa);
+	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
+	layout_drop(l, ticket);
+	/* less than a sector (a reflink truncated): a setting may store
+	 * it inline, each file its own, so all of it, as its factor says
+	 * then; a share of 0 would drop those bytes from a sample */
+	f.size = 1581;
+	f.ino = 305;
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
+	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
 	layout_factors(l, ticket, inl, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
+	layout_factors(l, ticket, ext4k, fa);
+	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
 	layout_drop(l, ticket);
+	f.size = 0;
 	/* extents not read: all of it */
 	f.have_extents = 0;
 	f.ino = 304;
