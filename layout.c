@@ -71,9 +71,10 @@ struct layout_share {
 	 * estimate is back: small_new says whether its data (the extent,
 	 * or for inline data its content) is new at this level. */
 	uint8_t small, small_new;
-	/* ... and it may be stored inline: it is now, or it is smaller than
-	 * a sector (a reflink of a sector truncated, say), which another
-	 * setting may store inline, each file its own copy */
+	/* ... and it may be stored inline: it is now, or the file is at
+	 * most a sector (a reflinked sector of text, a reflink truncated),
+	 * which a compressing setting may store inline, each file its own
+	 * copy (can_cow_file_range_inline(): size <= sectorsize) */
 	uint8_t small_inline;
 };
 
@@ -435,7 +436,7 @@ static int plan_level(struct layout_level *lev, size_t k, long dev,
 		sh->small = 1;
 		sh->small_new = ret;
 		sh->small_inline = ei->type == BTRFS_FILE_EXTENT_INLINE ||
-				   f->size < f->sectorsize;
+				   f->size <= f->sectorsize;
 		sh->num = sh->den = 1;
 		return 0;
 	}

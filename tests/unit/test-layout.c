@@ -238,10 +238,11 @@ static void test_factors(void)
 		layout_total(l, 0, &t);
 		CU_ASSERT_EQUAL(t.disk, before + 30000);
 	}
-	/* a sector in an extent met before: no setting stores it inline,
-	 * so 0, and 0 whatever its estimate */
+	/* a sector's extent met before, the file longer than a sector (a
+	 * hole after it): no setting stores it inline, so 0, and 0 whatever
+	 * its estimate */
 	f.ext = &small;
-	f.size = 4096;
+	f.size = 4097;
 	f.ino = 302;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
@@ -252,10 +253,11 @@ static void test_factors(void)
 	layout_factors(l, ticket, ext4k, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
 	layout_drop(l, ticket);
-	/* less than a sector (a reflink truncated): a setting may store
-	 * it inline, each file its own, so all of it, as its factor says
-	 * then; a share of 0 would drop those bytes from a sample */
-	f.size = 1581;
+	/* a sector or less (a reflinked sector of text, a reflink
+	 * truncated): a compressing setting may store it inline, each file
+	 * its own, so all of it, as its factor says then; a share of 0
+	 * would drop those bytes from a sample */
+	f.size = 4096;
 	f.ino = 305;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
