@@ -149,18 +149,27 @@ def settle():
         run(["filefrag", "-s"] + every[i:i + 200])
 
 
+def oracle_of(paths):
+    """compsize 1.5 -b over paths: (exit code, its "Processed" line,
+    TYPE -> (disk, uncompressed, referenced))."""
+    r = run([ORACLE, "-b"] + paths)
+    out, head, seen = {}, None, False
+    for line in r.stdout.decode().splitlines():
+        w = line.split()
+        if line.startswith("Processed"):
+            head = line
+        elif line.startswith("Type"):
+            seen = True
+        elif seen and w:
+            out[w[0]] = (int(w[2]), int(w[3]), int(w[4]))
+    return r.returncode, head, out
+
+
 def disk_by_type(paths):
     """TYPE -> Disk Usage of compsize 1.5 -b over paths."""
     if not paths:
         return {}
-    out, seen = {}, False
-    for line in run([ORACLE, "-b"] + paths).stdout.decode().splitlines():
-        if line.startswith("Type"):
-            seen = True
-        elif seen and line.split():
-            w = line.split()
-            out[w[0]] = int(w[2])
-    return out
+    return {t: v[0] for t, v in oracle_of(paths)[2].items()}
 
 
 def all_files():
@@ -247,19 +256,6 @@ def check_subvolumes():
                    f"{row['total']['exclusive']}, definition {want}")
 
 
-def oracle_of(path):
-    """(header counts, TYPE -> (disk, uncompressed, referenced)) of 1.5 -b."""
-    r = run([ORACLE, "-b", path])
-    out, head = {}, None
-    for line in r.stdout.decode().splitlines():
-        w = line.split()
-        if line.startswith("Processed"):
-            head = line
-        elif w and w[0] in ("TOTAL", "none", "zstd", "zlib", "lzo", "prealloc"):
-            out[w[0]] = (int(w[2]), int(w[3]), int(w[4]))
-    return r.returncode, head, out
-
-
 def check_rows():
     global checks
     cands = dirs + [MNT + "/" + l.split(" path ", 1)[1] for l in
@@ -281,7 +277,7 @@ def check_rows():
         failed(f"rows {args} {D}: {b.returncode} {b.stderr.decode()[:300]}")
     rows = j.get("paths", []) + [dict(j, path=D)]
     for row in rows:
-        rc, head, want = oracle_of(row["path"])
+        rc, head, want = oracle_of([row["path"]])
         got = {"TOTAL": (row["total"]["disk"], row["total"]["uncompressed"],
                          row["total"]["referenced"])}
         got.update({t["type"]: (t["disk"], t["uncompressed"], t["referenced"])
