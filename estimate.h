@@ -106,8 +106,11 @@ struct est_write {
  * decision is taken on it, which is all that is left to take it on. */
 #define EST_WRITE_BEGIN		8u
 
+/* Where est_ops.files()' delta holds a file's values as written. */
+#define EST_WRITTEN(n)		(3 * (n))
+
 /* Bump when struct est_ops or the meaning of a function changes. */
-#define EST_OPS_ABI		7
+#define EST_OPS_ABI		8
 
 struct est_ops {
 	uint32_t abi;			/* EST_OPS_ABI */
@@ -132,16 +135,26 @@ struct est_ops {
 	 * of a failed read or lseek (the totals then leave the file out).
 	 * Holes (SEEK_DATA/SEEK_HOLE) are skipped. Files flagged nodatacow
 	 * (chattr +C) are predicted raw under every setting, nocompress
-	 * (chattr +m) ones under compress= only, as the kernel does.
+	 * (chattr +m) ones under compress= only, as the kernel does (as
+	 * written; see delta below).
 	 * Whether a file was ever fallocated (which also stops
 	 * compression) is not looked at. A file's pages are dropped from
 	 * the page cache behind the reads and at the end
 	 * (POSIX_FADV_DONTNEED), unless the whole file was cached before
 	 * (cachestat, Linux 6.5+, or a read that did not have to wait).
 	 * cached: NULL, or what ahead() said of file f.
-	 * Never writes. delta is NULL, or delta[f] is NULL or 3n values:
+	 * Never writes. delta is NULL, or delta[f] is NULL or 6n values:
 	 * setting i's disk, uncompressed and input for file f alone at 3i,
-	 * 3i + 1 and 3i + 2 (as in est_result). Files of 512 KiB or less
+	 * 3i + 1 and 3i + 2 (as in est_result), as a copy would write it
+	 * (the fresh copy: the totals), and at EST_WRITTEN(n) + 3i... as the
+	 * file is written now (the same layout).  The two differ only where
+	 * a copy is not the file written again: a copy is a new inode,
+	 * without the file's inode flags (est_raw_flags()), and cp writes a
+	 * file with as many blocks as its size needs (preallocated extents
+	 * count) whole, its holes and preallocated ranges as zeros
+	 * (coreutils copy.c, infer_scantype()), another without its holes
+	 * and its blocks of zeros (enum est_runs, estimate/internal.h);
+	 * such a file is read twice.  Files of 512 KiB or less
 	 * are estimated together, each setting over all of them in turn,
 	 * which keeps one codec's tables in the caches at a time. Returns
 	 * 0, or -ENOMEM when it stopped (err[f] of the files not done is
@@ -177,8 +190,9 @@ struct est_ops {
 	 * and len at most 512 KiB.  Assumes no earlier part of the file set
 	 * the inode's NOCOMPRESS flag (compress= only; nocompress_at() finds
 	 * where one does).  Holes: each run of data in the part starts a
-	 * range of its own.  delta as for files(), input being the part's
-	 * length; added to the totals (the speeds), not counted as a file.
+	 * range of its own.  delta: 3n values as the first half of files()'
+	 * but as the file is written now (its inode flags kept), input being
+	 * the part's length; added to the totals (the speeds), not counted as a file.
 	 * nocomp: NULL or n flags, set for the settings under which this
 	 * part sets NOCOMPRESS.  Returns 0, -EINVAL (not a regular file, a
 	 * bad part), or a file's error as for files().

@@ -79,7 +79,7 @@ struct estrun_slot {
 	struct stat st;
 	size_t token;
 	int err;
-	uint64_t *delta;	/* 3 values a setting, unscaled */
+	uint64_t *delta;	/* 6n as est_ops.files() gives, unscaled */
 	/* a file written in steps (estrun_submit_writes()): its writes,
 	 * ng groups, and 3n values a group from est_ops.writes() */
 	struct est_write *wr;
@@ -157,7 +157,7 @@ struct estrun {
 	size_t *free_list, nfree;
 	size_t busy;			/* slots not free */
 	size_t wake_done;		/* wake the main thread at this many */
-	uint64_t *deltas;		/* nslots * 3n */
+	uint64_t *deltas;		/* nslots * 6n */
 	uint64_t *ncs;			/* nslots * n: the slots' nc */
 	int stop;
 	struct estrun_worker *w;
@@ -195,7 +195,7 @@ struct estrun {
 	struct seen_set *links;		/* files with more than one link */
 	uint64_t input_all;		/* st_size of every file submitted */
 	uint64_t files_read;
-	uint64_t *scratch;		/* 3n: answers for files not sampled */
+	uint64_t *scratch;		/* 6n: answers for files not sampled */
 
 	/* Progress: the line (progress.c) and its counters, under lock. */
 	int progress_fd;
@@ -484,19 +484,25 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 	for (i = 0; i < n; i++)
 		sl->nc[i] = w->at[i];
 	sl->has_nc = x >= (uint64_t)sl->st.st_size;
+	/* parts are estimated as the file is written: both models' */
 	for (i = 0; i < n; i++) {
 		sl->delta[3 * i] = estrun_round(w->scaled[2 * i]);
 		sl->delta[3 * i + 1] = estrun_round(w->scaled[2 * i + 1]);
 		sl->delta[3 * i + 2] = sl->st.st_size;
 	}
+	memcpy(sl->delta + EST_WRITTEN(n), sl->delta,
+	       3 * n * sizeof(*sl->delta));
 	sl->scaled = 1;
 	return 0;
 }
 
-/* A whole file sampled, estimated with sl->err 0: one unit.  Returns 0
- * or -ENOMEM. */
+/* A whole file sampled, estimated with sl->err 0: one unit, as the
+ * file is written, as a big file's parts are (the fresh copy is that
+ * scaled by the sampled files' ratio of the two, est_models()).
+ * Returns 0 or -ENOMEM. */
 static int estrun_whole(struct estrun_slot *sl, size_t n)
 {
+	const uint64_t *d = sl->delta + EST_WRITTEN(n);
 	uint64_t *v = estrun_unit(sl, n);
 	size_t i;
 
@@ -506,8 +512,8 @@ static int estrun_whole(struct estrun_slot *sl, size_t n)
 	v[1] = estrun_data_bytes(&sl->st);
 	v[2] = 0;
 	for (i = 0; i < n; i++) {
-		v[3 + 2 * i] = sl->delta[3 * i];
-		v[4 + 2 * i] = sl->delta[3 * i + 1];
+		v[3 + 2 * i] = d[3 * i];
+		v[4 + 2 * i] = d[3 * i + 1];
 	}
 	return 0;
 }
@@ -788,11 +794,11 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->raw = calloc(2 * (o->n ? o->n : 1), sizeof(*r->raw));
 	r->f = calloc(2 * (o->n ? o->n : 1), sizeof(*r->f));
 	r->links = seen_create();
-	r->scratch = calloc(n3, sizeof(*r->scratch));
+	r->scratch = calloc(2 * n3, sizeof(*r->scratch));
 	r->nslots = estrun_nslots(o->jobs);
 	r->wake_done = r->nslots / 2;
 	r->slots = calloc(r->nslots, sizeof(*r->slots));
-	r->deltas = calloc(r->nslots * n3, sizeof(*r->deltas));
+	r->deltas = calloc(r->nslots * 2 * n3, sizeof(*r->deltas));
 	r->ncs = calloc(r->nslots * (n3 / 3), sizeof(*r->ncs));
 	r->pop_known = calloc(2 * (n3 / 3), sizeof(*r->pop_known));
 	r->known = calloc(4 * (n3 / 3), sizeof(*r->known));
@@ -825,7 +831,7 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 		memcpy(r->s, o->s, o->n * sizeof(*o->s));
 	for (i = 0; i < r->nslots; i++) {
 		r->slots[i].fd = -1;
-		r->slots[i].delta = r->deltas + i * n3;
+		r->slots[i].delta = r->deltas + i * 2 * n3;
 		r->slots[i].nc = r->ncs + i * (n3 / 3);
 		/* handed out from the start of the array first */
 		r->free_list[i] = r->nslots - 1 - i;
@@ -1059,7 +1065,7 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 		estrun_dx(r, &sl->st, sl->token, sl);
 	if (r->sampling && !sl->scaled) {
 		pi = r->design.pi[sl->h];
-		for (i = 0; i < r->n; i++) {
+		for (i = 0; i < 2 * r->n; i++) {
 			d[3 * i] = estrun_round(d[3 * i] / pi);
 			d[3 * i + 1] = estrun_round(d[3 * i + 1] / pi);
 		}
@@ -1124,7 +1130,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 		if (ret < 0)
 			return ret;
 		if (!ret) {
-			memset(r->scratch, 0, 3 * r->n * sizeof(*r->scratch));
+			memset(r->scratch, 0, 6 * r->n * sizeof(*r->scratch));
 			return r->done(r->arg, path, 0, token, r->scratch,
 				       NULL);
 		}
@@ -1147,7 +1153,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	}
 	bytes = estrun_cost_of(r, st, &fb);
 	if (!bytes && r->sampling) {
-		for (i = 0; i < r->n; i++) {
+		for (i = 0; i < 2 * r->n; i++) {
 			r->scratch[3 * i] = r->scratch[3 * i + 1] = 0;
 			r->scratch[3 * i + 2] = st->st_size;
 		}

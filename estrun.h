@@ -80,8 +80,10 @@ struct estrun_opts {
 
 /*
  * One submitted file is done: err is 0 or the -errno est_ops.files() gave
- * (then delta is NULL); delta holds 3 values a setting (disk,
- * uncompressed, input) as in report_row.est.  With sampling, a file none
+ * (then delta is NULL); delta holds 6n values as est_ops.files()
+ * gives them: 3 a setting (disk, uncompressed, input) as in
+ * report_row.est for the fresh copy, then 3 a setting as the file is
+ * written (EST_WRITTEN(n)).  With sampling, a file none
  * of whose units is drawn has disk and uncompressed 0 and its real input;
  * a sampled one has what its units drawn predict divided by their
  * probability (Horvitz-Thompson), rounded.  A second path to a file with

@@ -1323,10 +1323,13 @@ static void file_bounds(const struct layout *l, const struct layout_ticket *t,
 	*hi = U > nominal ? U - nominal : 0;
 }
 
-/* Setting i's six values for a file at one level; inl: the disk bytes
- * deciding whether it is stored inline (d's, or a sample's own). */
+/* Setting i's six values for a file at one level, the same layout's
+ * from d (as written), the fresh copy's from f (3 values each, or both
+ * NULL); inl: the disk bytes deciding whether it is stored inline (d's,
+ * or a sample's own). */
 static void share_values(const struct layout_share *sh, const uint64_t *d,
-			 uint64_t inl, uint32_t sectorsize, uint64_t v[6])
+			 const uint64_t *f, uint64_t inl, uint32_t sectorsize,
+			 uint64_t v[6])
 {
 	uint64_t disk = d ? d[0] : 0, uncomp = d ? d[1] : 0,
 		 input = d ? d[2] : 0;
@@ -1343,21 +1346,21 @@ static void share_values(const struct layout_share *sh, const uint64_t *d,
 	v[0] = layout_scale(disk, num, sh->den) + sh->prealloc_disk;
 	v[1] = layout_scale(uncomp, num, sh->den) + sh->prealloc_uncomp;
 	v[2] = input;
-	v[3] = disk;
-	v[4] = uncomp;
-	v[5] = input;
+	v[3] = f ? f[0] : 0;
+	v[4] = f ? f[1] : 0;
+	v[5] = f ? f[2] : 0;
 }
 
 /* share_values() at level k, from the groups' estimates when the file
  * was written in steps and they are known. */
 static void level_values(const struct layout *l,
 			 const struct layout_ticket *t, size_t k, size_t i,
-			 const uint64_t *d, const uint64_t *gdelta,
-			 uint64_t v[6])
+			 const uint64_t *d, const uint64_t *f,
+			 const uint64_t *gdelta, uint64_t v[6])
 {
 	const struct layout_share *sh = &t->sh[k];
 
-	share_values(sh, d, t->has_raw ? t->rawd[i] : d ? d[0] : 0,
+	share_values(sh, d, f, t->has_raw ? t->rawd[i] : d ? d[0] : 0,
 		     l->sectorsize, v);
 	if (!t->ng || !gdelta || !d || !sh->fresh)
 		return;
@@ -1374,12 +1377,14 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 	size_t i, k;
 
 	for (i = 0; i < l->nest; i++) {
-		const uint64_t *d = delta ? &delta[3 * i] : NULL;
+		const uint64_t *f = delta ? &delta[3 * i] : NULL;
+		const uint64_t *d = delta ?
+				    &delta[EST_WRITTEN(l->nest) + 3 * i] : NULL;
 		struct layout_total *tot = &l->tot[i];
 
 		if (!t->nlev)
 			break;
-		level_values(l, t, 0, i, d, gdelta, v);
+		level_values(l, t, 0, i, d, f, gdelta, v);
 		for (k = 0; d && gdelta && t->sh[0].fresh && k < t->ng; k++)
 			if (t->gself[k])
 				extrap += layout_scale(
@@ -1409,13 +1414,14 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 		tot->fresh_disk += v[3];
 		tot->fresh_uncomp += v[4];
 		tot->fresh_input += v[5];
-		if (t->rewrite && t->sh[0].fresh)
-			tot->rewrite_disk += v[3];
+		/* defragment keeps the file's flags, holes and prealloc */
+		if (d && t->rewrite && t->sh[0].fresh)
+			tot->rewrite_disk += d[0];
 		/* rows: innermost first, same layout then fresh copy */
 		for (k = 1; out && k < t->nlev; k++) {
 			uint64_t *row = &out[(t->nlev - 1 - k) * 6 * l->nest];
 
-			level_values(l, t, k, i, d, gdelta, v);
+			level_values(l, t, k, i, d, f, gdelta, v);
 			memcpy(&row[3 * i], v, 3 * sizeof(*v));
 			memcpy(&row[3 * l->nest + 3 * i], v + 3,
 			       3 * sizeof(*v));
@@ -1470,7 +1476,7 @@ void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
 		d[0] = raw[2 * i];
 		d[1] = raw[2 * i + 1];
 		d[2] = 0;
-		share_values(sh, d, d[0], l->sectorsize, v);
+		share_values(sh, d, d, d[0], l->sectorsize, v);
 		if (d[0])
 			f[2 * i] = (double)(v[0] - sh->prealloc_disk) / d[0];
 		if (d[1])
@@ -1484,7 +1490,7 @@ void layout_resolve(struct layout *l, size_t ticket, const uint64_t *delta,
 		    size_t *user)
 {
 	struct layout_ticket *t = &l->t[ticket - 1];
-	size_t nd = 3 * l->nest, ng = gdelta && t->ng ? nd * t->nb : 0;
+	size_t nd = 6 * l->nest, ng = gdelta && t->ng ? 3 * l->nest * t->nb : 0;
 
 	*user = t->user;
 	*nrows = t->nlev ? t->nlev - 1 : 0;
@@ -1511,7 +1517,7 @@ int layout_settle(struct layout *l,
 			       size_t nrows),
 		  void *arg)
 {
-	size_t nd = 3 * l->nest, j, nrows;
+	size_t nd = 6 * l->nest, j, nrows;
 	uint64_t *out = NULL;
 	int ret = 0;
 

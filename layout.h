@@ -147,9 +147,10 @@ size_t layout_user(const struct layout *l, size_t ticket);
 int layout_rewritten(const struct layout *l, size_t ticket);
 
 /*
- * The estimate of ticket's file is back: delta is 3 values a setting
- * (disk, uncompressed, input) as the estimator's files() gives them, or
- * NULL for nothing; gdelta NULL, or est_ops.writes()' values for the
+ * The estimate of ticket's file is back: delta is 6 * nest values as
+ * the estimator's files() gives them (3 a setting: disk, uncompressed,
+ * input; the fresh copy's, then as written at EST_WRITTEN(nest), which
+ * the same layout and the rewrite take), or NULL for nothing; gdelta NULL, or est_ops.writes()' values for the
  * groups of layout_writes() (then the same layout counts each group as
  * estimated as written).  Adds the file's shares to the grand totals and fills out
  * (when not NULL) with the per-row shares, innermost row first: row k
@@ -184,7 +185,7 @@ size_t layout_rows(const struct layout *l);
 
 /* The grand totals of setting i: sums over the files resolved. */
 struct layout_total {
-	uint64_t est_disk, est_uncomp;	/* of the estimates as given */
+	uint64_t est_disk, est_uncomp;	/* of the estimates as written */
 	uint64_t disk, uncomp;		/* same layout */
 	uint64_t fresh_disk, fresh_uncomp;	/* fresh copy */
 	uint64_t input, fresh_input;	/* same layout's, fresh copy's */

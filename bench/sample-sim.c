@@ -123,7 +123,7 @@ static uint64_t data_bytes(const struct stat *st)
 static int one_file(const char *path, const struct stat *sb, int type,
 		    struct FTW *ftw)
 {
-	uint64_t full[3 * MAXSET], part[3 * MAXSET], at[MAXSET], lim[MAXSET],
+	uint64_t full[6 * MAXSET], part[3 * MAXSET], at[MAXSET], lim[MAXSET],
 		 off, len, x, xk, disk, uncomp, k, nu;
 	uint64_t *fullp = full;
 	uint8_t *pb;
@@ -174,7 +174,8 @@ static int one_file(const char *path, const struct stat *sb, int type,
 	printf("F %zu %" PRIu64 " %" PRIu64 " %u %" PRIu64, g_n++,
 	       (uint64_t)st.st_size, x, band, nu);
 	for (i = 0; i < g_nset; i++)
-		printf(" %" PRIu64 " %" PRIu64, full[3 * i],
+		printf(" %" PRIu64 " %" PRIu64,
+		       full[EST_WRITTEN(g_nset) + 3 * i],
 		       at[i] == UINT64_MAX ? 0 : at[i] / SAMPLE_CHUNK + 1);
 	printf(" %u\n", sample_kind(path));
 	for (k = 0; k < nu; k++) {

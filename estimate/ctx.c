@@ -44,11 +44,12 @@ struct est_ctx {
 	struct est_acct *acct;
 	uint64_t input;
 	uint64_t files;
-	/* est_files()'s per-setting scratch: n for a file, n for each
-	 * file of the batch (fst, facct and raw), EST_BATCH_FILES * n
-	 * allocated with the batch */
+	/* est_files()'s per-setting scratch: n for a file (fst, facct,
+	 * wacct and raw), n for each file of the batch (bfst and bacct),
+	 * EST_BATCH_FILES * n allocated with the batch */
 	struct est_fstate *fst;
 	struct est_acct *facct;
+	struct est_acct *wacct;	/* est_one(): as written, when read twice */
 	bool *raw;
 	int err;	/* a kept piece failed to decompress (est_merge()) */
 	/* est_files(): the files ahead, est_ahead()'s answers, a ring */
@@ -61,7 +62,6 @@ struct est_ctx {
 	size_t npend;
 	struct est_fstate *bfst;
 	struct est_acct *bacct;
-	bool *braw;
 	bool *bwas;	/* est_writes(): NOCOMPRESS before a write */
 	struct est_fstate *ifst;	/* est_writes(): an EST_WRITE_INDEP's */
 	/* est_part(): the compress= decisions of the last range started */
@@ -93,12 +93,13 @@ static struct est_ctx *est_create(const struct est_setting *s, size_t n,
 	ctx->acct = calloc(n ? n : 1, sizeof(*ctx->acct));
 	ctx->fst = calloc(n ? n : 1, sizeof(*ctx->fst));
 	ctx->facct = calloc(n ? n : 1, sizeof(*ctx->facct));
+	ctx->wacct = calloc(n ? n : 1, sizeof(*ctx->wacct));
 	ctx->raw = calloc(n ? n : 1, sizeof(*ctx->raw));
 	ctx->part_raw = calloc(n ? n : 1, sizeof(*ctx->part_raw));
 	ctx->bwas = calloc(n ? n : 1, sizeof(*ctx->bwas));
 	ctx->ifst = calloc(n ? n : 1, sizeof(*ctx->ifst));
-	if (!ctx->s || !ctx->acct || !ctx->fst || !ctx->facct || !ctx->raw ||
-	    !ctx->part_raw || !ctx->bwas || !ctx->ifst)
+	if (!ctx->s || !ctx->acct || !ctx->fst || !ctx->facct || !ctx->wacct ||
+	    !ctx->raw || !ctx->part_raw || !ctx->bwas || !ctx->ifst)
 		goto nomem;
 	if (n)
 		memcpy(ctx->s, s, n * sizeof(*s));
@@ -131,6 +132,7 @@ static void est_free(struct est_ctx *ctx)
 	free(ctx->acct);
 	free(ctx->fst);
 	free(ctx->facct);
+	free(ctx->wacct);
 	free(ctx->raw);
 	free(ctx->part_raw);
 	free(ctx->bwas);
@@ -139,27 +141,84 @@ static void est_free(struct est_ctx *ctx)
 	free(ctx->pend);
 	free(ctx->bfst);
 	free(ctx->bacct);
-	free(ctx->braw);
 	free(ctx);
 }
 
-/* A file's results: into the totals, and *delta (NULL or 3n). */
+/*
+ * A file's results: into the totals and *delta (NULL or 6n, estimate.h)
+ * the fresh copy's (acct), at EST_WRITTEN(n) the file's as written
+ * (written: acct itself, or a second pass whose codec time counts too).
+ */
 static void est_account(struct est_ctx *ctx, uint64_t isize,
-			const struct est_acct *acct, uint64_t *delta)
+			const struct est_acct *acct,
+			const struct est_acct *written, uint64_t *delta)
 {
+	const size_t n = ctx->n;
 	size_t i;
 
-	for (i = 0; i < ctx->n; i++) {
+	for (i = 0; i < n; i++) {
 		if (isize)
 			est_acct_add(&ctx->acct[i], &acct[i]);
+		if (isize && written != acct) {
+			ctx->acct[i].comp_in += written[i].comp_in;
+			ctx->acct[i].comp_ns += written[i].comp_ns;
+			ctx->acct[i].dec_out += written[i].dec_out;
+			ctx->acct[i].dec_ns += written[i].dec_ns;
+		}
 		if (delta) {
 			delta[3 * i] = isize ? acct[i].disk : 0;
 			delta[3 * i + 1] = isize ? acct[i].ram : 0;
 			delta[3 * i + 2] = isize;
+			delta[EST_WRITTEN(n) + 3 * i] =
+				isize ? written[i].disk : 0;
+			delta[EST_WRITTEN(n) + 3 * i + 1] =
+				isize ? written[i].ram : 0;
+			delta[EST_WRITTEN(n) + 3 * i + 2] = isize;
 		}
 	}
 	ctx->input += isize;
 	ctx->files++;
+}
+
+/*
+ * A file of est_one() that is not batched: its data runs as written
+ * (holes skipped, its inode flags kept) into written, and when a copy
+ * would differ, read again as cp writes the copy (enum est_runs) into
+ * acct: flagged (an inode flag keeps it raw under some setting); or
+ * est_dense() with holes or preallocated extents, which cp writes as
+ * zeros; or not, with a block of zeros in its data, which cp leaves a
+ * hole.  Returns 0 or -errno; *two says whether acct was filled.
+ */
+static int est_long(struct est_ctx *ctx, int fd, const struct stat *st,
+		    bool flagged, struct est_acct *written,
+		    struct est_acct *acct, bool *two)
+{
+	const size_t n = ctx->n;
+	const bool dense = est_dense(st);
+	bool holes = false;
+	int ret;
+
+	*two = false;
+	ret = est_file_runs(ctx->w, fd, st, EST_AS_WRITTEN, ctx->fst,
+			    ctx->raw, written, &holes);
+	if (ret || !(flagged || (dense ? holes : ctx->w->zeros)))
+		return ret;
+	*two = true;
+	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
+	memset(ctx->raw, 0, n * sizeof(*ctx->raw));
+	return est_file_runs(ctx->w, fd, st, dense ? EST_COPY_WHOLE :
+			     EST_COPY_RUNS, ctx->fst, ctx->raw, acct, NULL);
+}
+
+/* Whether any of the n flags is set. */
+static bool est_any(const bool *raw, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (raw[i])
+			return true;
+	return false;
 }
 
 /* The batch's memory, all of it or none (ctx->arena stays NULL, and the
@@ -171,19 +230,16 @@ static int est_batch_alloc(struct est_ctx *ctx)
 	ctx->pend = calloc(EST_BATCH_FILES, sizeof(*ctx->pend));
 	ctx->bfst = calloc(EST_BATCH_FILES * n, sizeof(*ctx->bfst));
 	ctx->bacct = calloc(EST_BATCH_FILES * n, sizeof(*ctx->bacct));
-	ctx->braw = calloc(EST_BATCH_FILES * n, sizeof(*ctx->braw));
-	if (ctx->pend && ctx->bfst && ctx->bacct && ctx->braw)
+	if (ctx->pend && ctx->bfst && ctx->bacct)
 		ctx->arena = malloc(EST_BATCH_BYTES);
 	if (ctx->arena)
 		return 0;
 	free(ctx->pend);
 	free(ctx->bfst);
 	free(ctx->bacct);
-	free(ctx->braw);
 	ctx->pend = NULL;
 	ctx->bfst = NULL;
 	ctx->bacct = NULL;
-	ctx->braw = NULL;
 	return -ENOMEM;
 }
 
@@ -205,7 +261,7 @@ static void est_batch_run(struct est_ctx *ctx)
 			if (p->ret)
 				continue;
 			p->ret = est_small(w, i, ctx->arena + p->off, &p->memo,
-					   p->isize, ctx->braw[k * n + i],
+					   p->isize, false,
 					   &ctx->bfst[k * n + i],
 					   &ctx->bacct[k * n + i]);
 		}
@@ -217,7 +273,8 @@ static void est_batch_run(struct est_ctx *ctx)
 		est_read_done(p->fd, p->keep_cache);
 		*p->err = p->ret;
 		if (!p->ret)
-			est_account(ctx, p->isize, &ctx->bacct[k * n], p->delta);
+			est_account(ctx, p->isize, &ctx->bacct[k * n],
+				    &ctx->bacct[k * n], p->delta);
 	}
 	w->memo = &w->memo_own;
 	ctx->npend = 0;
@@ -226,16 +283,18 @@ static void est_batch_run(struct est_ctx *ctx)
 
 /*
  * One file of est_files(): accounted now, or read into the batch (a file
- * of one chunk or less without holes) and accounted by est_batch_run().
+ * of one chunk or less without holes or inode flags) and accounted by
+ * est_batch_run().
  * Returns 0 (*err set, or to be set by the batch) or -ENOMEM.
  */
 static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 		   int cached, int *err, uint64_t *delta)
 {
-	struct est_acct *acct = ctx->facct;
+	struct est_acct *acct = ctx->facct, *written = ctx->wacct;
 	uint64_t isize = st->st_size, slot;
 	struct est_pending *p;
 	size_t n = ctx->n;
+	bool flagged, two = false;
 	int ret = 0;
 
 	*err = 0;
@@ -244,16 +303,19 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 		return 0;
 	}
 	if (!isize) {
-		est_account(ctx, 0, acct, delta);
+		est_account(ctx, 0, acct, acct, delta);
 		return 0;
 	}
 	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
 	memset(acct, 0, n * sizeof(*acct));
-	if (isize > EST_CHUNK_SIZE) {
-		est_raw_flags(ctx->w, fd, ctx->raw);
+	memset(written, 0, n * sizeof(*written));
+	/* a flagged file is read twice (est_long()), never batched */
+	est_raw_flags(ctx->w, fd, ctx->raw);
+	flagged = est_any(ctx->raw, n);
+	if (isize > EST_CHUNK_SIZE || flagged) {
 		ctx->w->keep_cache = cached < 0 ?
 			est_all_cached(ctx->w, fd, isize) : cached;
-		ret = est_file_runs(ctx->w, fd, isize, ctx->fst, ctx->raw, acct);
+		ret = est_long(ctx, fd, st, flagged, written, acct, &two);
 		goto done;
 	}
 	if (!ctx->arena && est_batch_alloc(ctx)) {
@@ -272,8 +334,7 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 		goto done;
 	if (!ret) {
 		/* a sector of zeros, a hole or not: the long way */
-		est_raw_flags(ctx->w, fd, ctx->raw);
-		ret = est_file_runs(ctx->w, fd, isize, ctx->fst, ctx->raw, acct);
+		ret = est_long(ctx, fd, st, false, written, acct, &two);
 		goto done;
 	}
 	/* zero padded to the sector, as a chunk is */
@@ -285,7 +346,6 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 	p->err = err;
 	p->delta = delta;
 	p->memo.n = 0;
-	est_raw_flags(ctx->w, fd, &ctx->braw[ctx->npend * n]);
 	memset(&ctx->bfst[ctx->npend * n], 0, n * sizeof(*ctx->bfst));
 	memset(&ctx->bacct[ctx->npend * n], 0, n * sizeof(*ctx->bacct));
 	ctx->arena_used += slot;
@@ -295,7 +355,7 @@ done:
 	est_read_done(fd, ctx->w->keep_cache);
 	*err = ret;
 	if (!ret)
-		est_account(ctx, isize, acct, delta);
+		est_account(ctx, isize, two ? acct : written, written, delta);
 	return ret == -ENOMEM ? ret : 0;
 }
 

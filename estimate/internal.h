@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include "estimate.h"
 
 #define EST_PAGE_SIZE		4096u
@@ -141,6 +142,10 @@ struct est_worker {
 	uint64_t drop_from;		/* file offset not yet dropped */
 	bool no_cachestat;		/* the kernel has no cachestat() */
 	bool no_nowait;			/* preadv2(RWF_NOWAIT) refused */
+	/* est_file_runs(): a block of zeros was read (EST_AS_WRITTEN of a
+	 * file not est_dense()); the copy's scan buffer (EST_COPY_RUNS) */
+	bool zeros;
+	uint8_t *scan;
 };
 
 static inline uint64_t est_round_up(uint64_t v, uint32_t a)
@@ -263,14 +268,42 @@ uint64_t est_ahead(struct est_worker *w, int fd, uint64_t len, int *cached);
 int est_preload(struct est_worker *w, int fd, uint64_t isize, uint8_t *buf,
 		int cached, bool *keep_cache);
 
+/* How est_file_runs() reads a file: as written, or as cp writes a copy. */
+enum est_runs {
+	/* its data runs (SEEK_HOLE, SEEK_DATA), each a dirty range */
+	EST_AS_WRITTEN,
+	/* one run [0, isize), holes and preallocated ranges read as zeros:
+	 * cp of an est_dense() file */
+	EST_COPY_WHOLE,
+	/* its data runs, each cut where a block of a sector is all zeros
+	 * (counted from the run's start, the last one up to EOF included),
+	 * which cp leaves a hole too: cp (coreutils 9.1, copy.c
+	 * sparse_copy() under --sparse=auto) of a file that is not */
+	EST_COPY_RUNS,
+};
+
 /*
- * Account file fd of isize bytes (more than 0) into acct (n), its data
- * runs found with SEEK_HOLE and SEEK_DATA and read chunk by chunk:
- * w->keep_cache must be set. Returns 0 or -errno.
+ * Account file fd of isize bytes (more than 0) into acct (n), read chunk
+ * by chunk as how says; under EST_AS_WRITTEN, *holes (NULL or) is set
+ * when its runs are not [0, isize) alone, and when not est_dense(st)
+ * w->zeros when a block of a sector read is all zeros.  w->keep_cache
+ * must be set. Returns 0 or -errno.
  */
-int est_file_runs(struct est_worker *w, int fd, uint64_t isize,
-		  struct est_fstate *fst, const bool *raw,
-		  struct est_acct *acct);
+int est_file_runs(struct est_worker *w, int fd, const struct stat *st,
+		  enum est_runs how, struct est_fstate *fst, const bool *raw,
+		  struct est_acct *acct, bool *holes);
+
+/*
+ * Whether cp writes the file whole, its holes and preallocated extents as
+ * zeros, rather than one data run at a time: cp -a looks for holes
+ * (SEEK_DATA, SEEK_HOLE) only in a file with fewer blocks than its size
+ * needs (coreutils copy.c, infer_scantype()), and preallocated extents
+ * count as blocks.
+ */
+static inline bool est_dense(const struct stat *st)
+{
+	return (uint64_t)st->st_blocks >= (uint64_t)st->st_size / 512;
+}
 
 /* est_load_fn for a file held in memory at src. */
 int est_load_mem(struct est_worker *w, const void *src, uint64_t cs,

@@ -273,18 +273,100 @@ static uint64_t est_first_run(int fd, uint64_t isize)
 	return (uint64_t)h < isize ? (uint64_t)h : isize;
 }
 
-int est_file_runs(struct est_worker *w, int fd, uint64_t isize,
-		  struct est_fstate *fst, const bool *raw,
-		  struct est_acct *acct)
+/* The length of the next block of a sector at off in buf (len bytes). */
+static size_t est_block(const struct est_worker *w, uint64_t off,
+			uint64_t len)
 {
+	return len - off < w->sectorsize ? len - off : w->sectorsize;
+}
+
+/* est_load_fd(), and w->zeros set when a block of a sector it read is
+ * all zeros (chunks start on a sector). */
+static int est_load_fd_zeros(struct est_worker *w, const void *src,
+			     uint64_t cs, uint64_t ce, uint64_t isize)
+{
+	uint64_t len = (isize < ce ? isize : ce) - cs, off;
+	int ret = est_load_fd(w, src, cs, ce, isize);
+
+	for (off = 0; !ret && !w->zeros && off < len; off += w->sectorsize)
+		w->zeros = est_all_zero(w->chunk + off, est_block(w, off, len));
+	return ret;
+}
+
+/*
+ * est_run() for each stretch of the data run [data, hole) between blocks
+ * of zeros (EST_COPY_RUNS), looked at a chunk at a time in w->scan, which
+ * est_run() does not touch.
+ */
+static int est_run_copy(struct est_worker *w, int fd, uint64_t data,
+			uint64_t hole, uint64_t isize, struct est_fstate *fst,
+			const bool *raw, struct est_acct *acct)
+{
+	uint64_t pos, at = UINT64_MAX, win, off;
+	ssize_t r;
+	int ret;
+
+	if (!w->scan && !(w->scan = malloc(EST_CHUNK_SIZE)))
+		return -ENOMEM;
+	for (pos = data; pos < hole; pos += win) {
+		win = hole - pos < EST_CHUNK_SIZE ? hole - pos : EST_CHUNK_SIZE;
+		r = est_pread(fd, w->scan, win, pos, 0);
+		if (r < 0)
+			return (int)r;
+		if ((uint64_t)r < win)
+			hole = pos + r;		/* shrunk under us */
+		for (off = 0; off < (uint64_t)r; off += w->sectorsize) {
+			if (!est_all_zero(w->scan + off, est_block(w, off, r))) {
+				if (at == UINT64_MAX)
+					at = pos + off;
+				continue;
+			}
+			if (at == UINT64_MAX)
+				continue;
+			ret = est_run(w, est_load_fd, &fd, at, pos + off, isize,
+				      fst, raw, acct);
+			if (ret)
+				return ret;
+			at = UINT64_MAX;
+		}
+	}
+	if (at == UINT64_MAX)
+		return 0;
+	return est_run(w, est_load_fd, &fd, at, hole, isize, fst, raw, acct);
+}
+
+/* One data run [data, hole) of est_file_runs(). */
+static int est_file_run(struct est_worker *w, int fd, enum est_runs how,
+			uint64_t data, uint64_t hole, uint64_t isize,
+			struct est_fstate *fst, const bool *raw,
+			struct est_acct *acct, bool zeros)
+{
+	if (how == EST_COPY_RUNS)
+		return est_run_copy(w, fd, data, hole, isize, fst, raw, acct);
+	return est_run(w, zeros ? est_load_fd_zeros : est_load_fd, &fd, data,
+		       hole, isize, fst, raw, acct);
+}
+
+int est_file_runs(struct est_worker *w, int fd, const struct stat *st,
+		  enum est_runs how, struct est_fstate *fst, const bool *raw,
+		  struct est_acct *acct, bool *holes)
+{
+	const uint64_t isize = st->st_size;
+	const bool zeros = how == EST_AS_WRITTEN && !est_dense(st);
 	uint64_t pos = 0, data, hole;
 	int ret;
 
 	w->drop_from = 0;
+	w->zeros = false;
+	if (how == EST_COPY_WHOLE)
+		return est_run(w, est_load_fd, &fd, 0, isize, isize, fst, raw,
+			       acct);
 	hole = est_first_run(fd, isize);
+	if (holes)
+		*holes = hole < isize;
 	if (hole) {
-		ret = est_run(w, est_load_fd, &fd, 0, hole, isize, fst, raw,
-			      acct);
+		ret = est_file_run(w, fd, how, 0, hole, isize, fst, raw, acct,
+				   zeros);
 		if (ret)
 			return ret;
 		pos = est_round_up(hole, w->sectorsize);
@@ -311,8 +393,8 @@ int est_file_runs(struct est_worker *w, int fd, uint64_t isize,
 			break;
 		/* holes are sector aligned on the target; be safe anyway */
 		data -= data % w->sectorsize;
-		ret = est_run(w, est_load_fd, &fd, data, hole, isize, fst, raw,
-			      acct);
+		ret = est_file_run(w, fd, how, data, hole, isize, fst, raw,
+				   acct, zeros);
 		if (ret)
 			return ret;
 		pos = est_round_up(hole, w->sectorsize);

@@ -31,6 +31,7 @@ void est_worker_free(struct est_worker *w)
 				est_codec(w->s[i].alg)->ws_free(w->ws[i]);
 	free(w->ws);
 	free(w->chunk);
+	free(w->scan);
 	free(w->out);
 	free(w->back);
 	free(w->verify);

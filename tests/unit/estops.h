@@ -15,7 +15,8 @@ static inline const struct est_ops *est(void)
 	return est_plugin_ops();
 }
 
-/* One file through the table's files(): its result, or files()' error. */
+/* One file through the table's files(): its result, or files()' error;
+ * delta NULL or 6n values (estimate.h). */
 static inline int one_file(struct est_ctx *ctx, int fd, const struct stat *st,
 			   uint64_t *delta)
 {

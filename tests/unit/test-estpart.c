@@ -96,7 +96,7 @@ static void test_parts_add_up(void)
 	};
 	const size_t ns = sizeof(s) / sizeof(s[0]), n = 5 * 1024 * PK + 777;
 	uint8_t *data = malloc(n);
-	uint64_t whole[3 * 5], part[3 * 5], sum[3 * 5];
+	uint64_t whole[6 * 5], part[3 * 5], sum[3 * 5];
 	struct est_ctx *ctx;
 	struct stat st;
 	size_t i;
@@ -154,7 +154,7 @@ static void test_nocompress_at(void)
 	};
 	const size_t n = 4 * 1024 * PK, trap = 5 * 512 * PK + 128 * PK;
 	uint8_t *data = malloc(n);
-	uint64_t whole[9], part[9], at[3], sum[3] = { 0 }, off, i, s0 = 5;
+	uint64_t whole[18], part[9], at[3], sum[3] = { 0 }, off, i, s0 = 5;
 	uint64_t lim[3] = { n, n, n };
 	bool nocomp[3];
 	struct est_ctx *ctx;
@@ -232,7 +232,7 @@ static void test_writes(void)
 	const size_t n = 4 * 1024 * PK, trap = 5 * 512 * PK + 128 * PK;
 	const uint64_t cut = 3 * 1024 * PK;
 	uint8_t *data = malloc(n);
-	uint64_t whole[9], g[18], i, s0 = 5;
+	uint64_t whole[18], g[18], i, s0 = 5;
 	struct est_write w[2] = {
 		{ .start = 0, .end = n, .grid = 0, .group = 0 },
 	};

@@ -27,7 +27,8 @@ static void one(struct layout *l, ino_t ino, const struct extent_info *ext,
 		.dev = 5, .ino = ino, .have_extents = 1, .fs_idx = 1,
 		.sectorsize = 4096, .ext = ext, .next = n,
 	};
-	uint64_t delta[3] = { d, 2 * d, 3 * d };
+	/* the same as a copy and as written */
+	uint64_t delta[6] = { d, 2 * d, 3 * d, d, 2 * d, 3 * d };
 	size_t ticket, user;
 	int skip;
 
@@ -115,7 +116,8 @@ static void test_inline_and_prealloc(void)
 		.dev = 5, .ino = 400, .have_extents = 1, .fs_idx = 1,
 		.sectorsize = 4096, .ext = &in, .next = 1, .inline_key = 99,
 	};
-	uint64_t inl[3] = { 300, 1000, 1000 }, reg4k[3] = { 4096, 4096, 1000 };
+	uint64_t inl[6] = { 300, 1000, 1000, 300, 1000, 1000 },
+		 reg4k[6] = { 4096, 4096, 1000, 4096, 4096, 1000 };
 	struct layout_total t;
 	size_t ticket, user, nrows;
 	int skip;
@@ -169,7 +171,8 @@ static void test_factors(void)
 		.dev = 5, .ino = 257, .have_extents = 1, .fs_idx = 1,
 		.sectorsize = 4096, .ext = a, .next = 2,
 	};
-	uint64_t raw[2] = { 1000, 3000 }, d[3] = { 1000, 3000, 5000 };
+	uint64_t raw[2] = { 1000, 3000 }, d[6] = { 1000, 3000, 5000,
+							1000, 3000, 5000 };
 	uint64_t inl[2] = { 300, 1000 }, ext4k[2] = { 4096, 4096 }, before;
 	struct layout_total t;
 	size_t ticket, user, nrows;
@@ -230,7 +233,8 @@ static void test_factors(void)
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
 	/* resolved over its probability (1%): still inline, by its own */
 	{
-		uint64_t scaled[3] = { 30000, 100000, 100000 };
+		uint64_t scaled[6] = { 30000, 100000, 100000,
+				       30000, 100000, 100000 };
 
 		layout_total(l, 0, &t);
 		before = t.disk;
@@ -287,7 +291,9 @@ static void test_rows(void)
 		.dev = 5, .ino = 257, .have_extents = 1, .fs_idx = 1,
 		.sectorsize = 4096, .ext = &a, .next = 1,
 	};
-	uint64_t delta[6] = { 10, 20, 30, 11, 21, 31 }, out[2 * 12];
+	/* a copy differs from the file as written (an inode flag, holes) */
+	uint64_t delta[12] = { 12, 22, 30, 13, 23, 31,
+			       10, 20, 30, 11, 21, 31 }, out[2 * 12];
 	struct layout_total t;
 	size_t ticket, user, nrows;
 	int skip;
@@ -299,7 +305,8 @@ static void test_rows(void)
 	CU_ASSERT_EQUAL(nrows, 1);
 	CU_ASSERT_EQUAL(out[0], 10);
 	CU_ASSERT_EQUAL(out[3], 11);
-	CU_ASSERT_EQUAL(out[6], 10);	/* fresh copy, setting 0 */
+	CU_ASSERT_EQUAL(out[6], 12);	/* fresh copy, setting 0 */
+	CU_ASSERT_EQUAL(out[9], 13);	/* fresh copy, setting 1 */
 	layout_pop(l);
 	CU_ASSERT_EQUAL(layout_push(l), 0);	/* row B */
 	CU_ASSERT_EQUAL(layout_push(l), 0);	/* row B/C */
@@ -316,7 +323,7 @@ static void test_rows(void)
 	/* the total met it twice: once */
 	layout_total(l, 1, &t);
 	CU_ASSERT_EQUAL(t.disk, 11);
-	CU_ASSERT_EQUAL(t.fresh_disk, 11);
+	CU_ASSERT_EQUAL(t.fresh_disk, 13);
 	/* and a third time at the total only: not read */
 	CU_ASSERT_EQUAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_EQUAL(skip, 1);
@@ -350,7 +357,7 @@ static void plan_live(struct layout *l)
 		.dev = 5, .ino = 400, .have_extents = 1, .fs_idx = 1,
 		.sectorsize = 4096, .ext = e, .next = 3,
 	};
-	uint64_t delta[3] = { 900, 1000, 262144 };
+	uint64_t delta[6] = { 900, 1000, 262144, 900, 1000, 262144 };
 	uint64_t gdelta[3 * 13] = { 0 };
 	const struct est_write *w;
 	size_t ticket, user, nrows, nw;

@@ -35,6 +35,14 @@ head -c 1500000 /usr/bin/bash >"$c/bin/bash-head" ||
 head -c 700000 /dev/urandom >"$c/random"
 { head -c 300000 "$c/big-text"; head -c 300000 /dev/urandom; } >"$c/half"
 head -c 1000 "$c/big-text" >"$c/tiny"
+# random data whose bytes the heuristic samples (16 of every 256) are
+# letters: it passes btrfs_compress_heuristic() (a byte set under 64) and
+# does not compress, so the kernel sets NOCOMPRESS on a file it starts
+python3 -c 'import os, sys
+b = bytearray(os.urandom(300000))
+for k in range(0, len(b), 256):
+    b[k:k + 16] = bytes(65 + x % 26 for x in b[k:k + 16])
+sys.stdout.buffer.write(b)' >"$tmp/passes" || die "python3 failed"
 sync
 
 # build MNT: the sequence of writes, replayed under each setting.
@@ -51,6 +59,15 @@ build()
 	cp -a --reflink=always "$m/sv/a" "$m/sv/b" &&
 		cp --reflink=always "$m/sv/a/random" "$m/sv/random.ref" ||
 		return 1
+	# NOCOMPRESS set by the kernel under compress=, then text over the
+	# data: raw in place, compressed in a copy (a new inode)
+	cp "$tmp/passes" "$m/sv/flagged" && sync &&
+		dd if="$c/big-text" of="$m/sv/flagged" bs=300000 count=1 \
+			conv=notrunc status=none || return 1
+	# text, then preallocated up to 2 MB: cp -a writes the zeros (a file
+	# with as many blocks as its size)
+	head -c 200000 "$c/big-text" >"$m/sv/prealloc" &&
+		fallocate -l 2000000 "$m/sv/prealloc" || return 1
 	# one sector of text at 0, then text after a hole: the lone
 	# sector is raw and sets no NOCOMPRESS
 	truncate -s 1000000 "$m/sv/lone" &&
@@ -58,6 +75,13 @@ build()
 			conv=notrunc status=none &&
 		dd if="$c/big-text" of="$m/sv/lone" bs=4096 seek=40 \
 			count=30 conv=notrunc status=none || return 1
+	# sparse, with blocks of zeros written inside its data: cp leaves
+	# them holes too
+	truncate -s 3000000 "$m/sv/zeros" &&
+		{ head -c 100000 "$c/big-text"; head -c 40960 /dev/zero
+		  head -c 100000 "$c/random"; } |
+		dd of="$m/sv/zeros" bs=4096 seek=100 conv=notrunc \
+			status=none || return 1
 	sync
 	btrfs -q subvolume snapshot -r "$m/sv" "$m/snap" >/dev/null || return 1
 	sync
