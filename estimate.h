@@ -154,7 +154,13 @@ struct est_ops {
 	 * count) whole, its holes and preallocated ranges as zeros
 	 * (coreutils copy.c, infer_scantype()), another without its holes
 	 * and its blocks of zeros (enum est_runs, estimate/internal.h);
-	 * such a file is read twice.  Files of 512 KiB or less
+	 * such a file is read twice.  inl: NULL, or per file 0 or the
+	 * length (at most a sector, less than its size) of an inline extent
+	 * the file holds at offset 0: written when the file was that long
+	 * and kept since the file grew (a truncate, writes past the first
+	 * sector), so as written that part is estimated as a file of its own
+	 * (inline where the setting allows), the rest of its data runs past
+	 * the first sector after it.  Files of 512 KiB or less
 	 * are estimated together, each setting over all of them in turn,
 	 * which keeps one codec's tables in the caches at a time. Returns
 	 * 0, or -ENOMEM when it stopped (err[f] of the files not done is
@@ -166,7 +172,7 @@ struct est_ops {
 	 */
 	int (*files)(struct est_ctx *ctx, size_t nf, const int *fd,
 		     const struct stat *st, const signed char *cached,
-		     int *err, uint64_t *const *delta);
+		     const uint32_t *inl, int *err, uint64_t *const *delta);
 
 	/*
 	 * Before the file open on fd is handed to files(), on any thread

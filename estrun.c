@@ -87,6 +87,7 @@ struct estrun_slot {
 	uint64_t *gdelta;
 	size_t cap_gd;
 	int gdone;		/* gdelta holds the file's groups */
+	uint32_t inl;		/* est_ops.files()' inl */
 	unsigned h;		/* sampling: the file's stratum */
 	unsigned band;		/* its current ratio band */
 	const uint8_t *pb;	/* NULL or its parts' bands (sample.h) */
@@ -116,6 +117,7 @@ struct estrun_worker {
 	struct estrun_slot *batch[ESTRUN_BATCH_FILES];
 	int fd[ESTRUN_BATCH_FILES], err[ESTRUN_BATCH_FILES];
 	signed char cached[ESTRUN_BATCH_FILES];
+	uint32_t inl[ESTRUN_BATCH_FILES];
 	struct stat st[ESTRUN_BATCH_FILES];
 	uint64_t *delta[ESTRUN_BATCH_FILES];
 	/* sampling: a unit's results */
@@ -588,10 +590,11 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 		w->fd[i] = sl->fd;
 		w->st[i] = sl->st;
 		w->cached[i] = sl->cached;
+		w->inl[i] = sl->inl;
 		w->delta[i] = sl->delta;
 	}
-	w->r->ops->files(w->ctx, k, w->fd, w->st, w->cached, w->err,
-			 w->delta);
+	w->r->ops->files(w->ctx, k, w->fd, w->st, w->cached, w->inl,
+			 w->err, w->delta);
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];
@@ -1107,12 +1110,13 @@ static int estrun_collect(struct estrun *r, int wait)
 int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token)
 {
-	return estrun_submit_writes(r, fd, path, st, token, NULL, 0, 0);
+	return estrun_submit_writes(r, fd, path, st, token, NULL, 0, 0, 0);
 }
 
 int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 			 const struct stat *st, size_t token,
-			 const struct est_write *wr, size_t nw, size_t ng)
+			 const struct est_write *wr, size_t nw, size_t ng,
+			 uint32_t inl)
 {
 	struct estrun_slot *sl = NULL;
 	struct sample_file_bands fb;
@@ -1190,6 +1194,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 		return -ENOMEM;
 	sl->ng = sl->nw = 0;
 	sl->gdone = 0;
+	sl->inl = inl;
 	if (ng && !r->sampling) {
 		void *p = array_grow(sl->wr, &sl->cap_wr, nw - 1,
 				     sizeof(*sl->wr));

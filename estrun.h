@@ -137,12 +137,13 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 /*
  * estrun_submit() for a file written in steps: after its estimate in one
  * go, its nw writes (copied) of ng groups are estimated as written
- * (est_ops.writes()), unless sampling (then they are ignored).  ng 0 is
- * estrun_submit().
+ * (est_ops.writes()), unless sampling (then they are ignored); inl is
+ * est_ops.files()' (0: none).  ng 0 and inl 0 is estrun_submit().
  */
 int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 			 const struct stat *st, size_t token,
-			 const struct est_write *wr, size_t nw, size_t ng);
+			 const struct est_write *wr, size_t nw, size_t ng,
+			 uint32_t inl);
 
 /*
  * Wait for every submitted file and deliver its result.  Returns 0 or the

@@ -105,6 +105,7 @@ struct layout_ticket {
 	uint8_t *gself;
 	size_t cap_gself;
 	int tentative;		/* some group is: resolved by layout_settle() */
+	uint32_t inl;		/* layout_inline() */
 	/* bounds of the extrapolated groups (plan_bounds()): nb buckets
 	 * given to writes(): ng groups' clean parts, ncell dirty cells,
 	 * then the same again as lower bounds (EST_WRITE_INDEP) */
@@ -445,9 +446,15 @@ static int plan_level(struct layout_level *lev, size_t k, long dev,
 
 		if (ei->type == BTRFS_FILE_EXTENT_INLINE) {
 			/* in the file's own leaf: counted with every file,
-			 * as the usage report does */
-			sh->num += ei->ram_bytes;
-			sh->den += ei->ram_bytes;
+			 * as the usage report does; weighted, as the rest,
+			 * by what it takes now (a snapshot of a file that
+			 * outgrew its inline extent holds that extent and
+			 * shares the rest) */
+			uint64_t now = ei->inline_len ? ei->inline_len :
+						       ei->ram_bytes;
+
+			sh->num += now;
+			sh->den += now;
 			continue;
 		}
 		if (!ei->disk_bytenr)
@@ -492,6 +499,24 @@ static int plan_level(struct layout_level *lev, size_t k, long dev,
 		/* no data known (not written back yet, or not btrfs): as
 		 * written afresh */
 		sh->num = sh->den = 1;
+	}
+	return 0;
+}
+
+/* The length of an inline extent at offset 0 that the file outgrew, or
+ * 0 (layout_inline()). */
+static uint32_t grown_inline(const struct layout_file *f)
+{
+	size_t e;
+
+	for (e = 0; f->have_extents && e < f->next; e++) {
+		const struct extent_info *ei = &f->ext[e];
+
+		if (ei->type != BTRFS_FILE_EXTENT_INLINE || ei->file_pos)
+			continue;
+		return ei->ram_bytes < f->size &&
+		       ei->ram_bytes <= f->sectorsize ?
+		       (uint32_t)ei->ram_bytes : 0;
 	}
 	return 0;
 }
@@ -1005,6 +1030,7 @@ int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
 	ret = plan_groups(t, f, l->follow);
 	if (ret)
 		goto fail;
+	t->inl = grown_inline(f);
 	if (t->ng) {
 		ret = GROW_TO(t->gnum, t->cap_gnum, l->nlev * t->ng);
 		if (ret)
@@ -1073,6 +1099,11 @@ uint64_t layout_scale(uint64_t d, uint64_t num, uint64_t den)
 		return 0;
 	p = (unsigned __int128)d * num + den / 2;
 	return (uint64_t)(p / den);
+}
+
+uint32_t layout_inline(const struct layout *l, size_t ticket)
+{
+	return l->t[ticket - 1].inl;
 }
 
 size_t layout_writes(const struct layout *l, size_t ticket,

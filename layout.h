@@ -108,6 +108,14 @@ int layout_plan(struct layout *l, const struct layout_file *f, size_t user,
 size_t layout_writes(const struct layout *l, size_t ticket,
 		     const struct est_write **w, size_t *nw);
 
+/*
+ * The length of the inline extent at offset 0 of ticket's file when the
+ * file has grown past it since (a truncate, writes past the first
+ * sector: the kernel keeps it inline), else 0: est_ops.files()' inl, so
+ * that the same layout writes that part as the small file it was.
+ */
+uint32_t layout_inline(const struct layout *l, size_t ticket);
+
 /* Forget a ticket whose file will never be resolved. */
 void layout_drop(struct layout *l, size_t ticket);
 

@@ -1018,7 +1018,7 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 	 * the ticket, resolved or not, goes with the layout. */
 	ng = layout_writes(run->layout, ticket, &wr, &nw);
 	return estrun_submit_writes(run->est, fd, path, st, ticket, wr, nw,
-				    ng);
+				    ng, layout_inline(run->layout, ticket));
 }
 
 /*

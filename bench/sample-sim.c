@@ -151,7 +151,7 @@ static int one_file(const char *path, const struct stat *sb, int type,
 	x = data_bytes(&st);
 	known = current_usage(fd, &st, &disk, &uncomp);
 	band = sample_band(known, uncomp, disk);
-	if (g_ops->files(g_ctx, 1, &fd, &st, NULL, &err1, &fullp) ||
+	if (g_ops->files(g_ctx, 1, &fd, &st, NULL, NULL, &err1, &fullp) ||
 	    err1) {
 		fprintf(stderr, "sample-sim: %s: estimate failed\n", path);
 		close(fd);

@@ -210,6 +210,36 @@ static int est_long(struct est_ctx *ctx, int fd, const struct stat *st,
 			     EST_COPY_RUNS, ctx->fst, ctx->raw, acct, NULL);
 }
 
+/*
+ * est_one() of a file that holds an inline extent of inl bytes at offset
+ * 0 and is longer (est_ops.files()' inl): as written, that extent's write
+ * (a file of inl bytes then) and after it the data runs past the first
+ * sector, the inode's flags and NOCOMPRESS carried, into written; the copy
+ * as cp writes it (enum est_runs) into acct.  Returns 0 or -errno.
+ */
+static int est_grown(struct est_ctx *ctx, int fd, const struct stat *st,
+		     uint32_t inl, struct est_acct *written,
+		     struct est_acct *acct)
+{
+	struct est_worker *w = ctx->w;
+	const size_t n = ctx->n;
+	int ret;
+
+	w->drop_from = 0;
+	ret = est_run(w, est_load_fd, &fd, 0, inl, inl, ctx->fst, ctx->raw,
+		      written);
+	if (!ret)
+		ret = est_runs_between(w, fd, ctx->sectorsize, st->st_size,
+				       st->st_size, ctx->fst, ctx->raw,
+				       written);
+	if (ret)
+		return ret;
+	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
+	memset(ctx->raw, 0, n * sizeof(*ctx->raw));
+	return est_file_runs(w, fd, st, est_dense(st) ? EST_COPY_WHOLE :
+			     EST_COPY_RUNS, ctx->fst, ctx->raw, acct, NULL);
+}
+
 /* Whether any of the n flags is set. */
 static bool est_any(const bool *raw, size_t n)
 {
@@ -283,18 +313,18 @@ static void est_batch_run(struct est_ctx *ctx)
 
 /*
  * One file of est_files(): accounted now, or read into the batch (a file
- * of one chunk or less without holes or inode flags) and accounted by
- * est_batch_run().
+ * of one chunk or less without holes, inode flags or an inline extent it
+ * outgrew) and accounted by est_batch_run().
  * Returns 0 (*err set, or to be set by the batch) or -ENOMEM.
  */
 static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
-		   int cached, int *err, uint64_t *delta)
+		   int cached, uint32_t inl, int *err, uint64_t *delta)
 {
 	struct est_acct *acct = ctx->facct, *written = ctx->wacct;
 	uint64_t isize = st->st_size, slot;
 	struct est_pending *p;
 	size_t n = ctx->n;
-	bool flagged, two = false;
+	bool flagged, grown, two = false;
 	int ret = 0;
 
 	*err = 0;
@@ -309,13 +339,20 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
 	memset(acct, 0, n * sizeof(*acct));
 	memset(written, 0, n * sizeof(*written));
-	/* a flagged file is read twice (est_long()), never batched */
+	/* a flagged or grown file is read twice, never batched */
 	est_raw_flags(ctx->w, fd, ctx->raw);
 	flagged = est_any(ctx->raw, n);
-	if (isize > EST_CHUNK_SIZE || flagged) {
+	grown = inl && inl < isize && inl <= ctx->sectorsize;
+	if (isize > EST_CHUNK_SIZE || flagged || grown) {
 		ctx->w->keep_cache = cached < 0 ?
 			est_all_cached(ctx->w, fd, isize) : cached;
-		ret = est_long(ctx, fd, st, flagged, written, acct, &two);
+		if (grown) {
+			two = true;
+			ret = est_grown(ctx, fd, st, inl, written, acct);
+		} else {
+			ret = est_long(ctx, fd, st, flagged, written, acct,
+				       &two);
+		}
 		goto done;
 	}
 	if (!ctx->arena && est_batch_alloc(ctx)) {
@@ -370,7 +407,7 @@ static int est_ahead_op(struct est_ctx *ctx, int fd, uint64_t len,
 
 static int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
 		     const struct stat *st, const signed char *cached,
-		     int *err, uint64_t *const *delta)
+		     const uint32_t *inl, int *err, uint64_t *const *delta)
 {
 	uint64_t ahead = 0;
 	size_t f, a = 0, k;
@@ -398,7 +435,8 @@ static int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
 		}
 		k = f % EST_AHEAD_FILES;
 		ahead -= ctx->asked[k];
-		ret = est_one(ctx, fd[f], &st[f], ctx->cached[k], &err[f],
+		ret = est_one(ctx, fd[f], &st[f], ctx->cached[k],
+			      inl ? inl[f] : 0, &err[f],
 			      delta ? delta[f] : NULL);
 	}
 	/* stopped (out of memory): what was asked for and not read goes */

@@ -746,7 +746,7 @@ static void test_copy_or_written(void)
 	}
 	/* told it is cached, so that no readahead (ahead()) puts pages in
 	 * the preallocated range, which ext4's SEEK_HOLE takes as data */
-	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, &cached, &err, &dp), 0);
+	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, &cached, NULL, &err, &dp), 0);
 	CU_ASSERT_EQUAL(err, 0);
 	CU_ASSERT_EQUAL(d[0], c0 + 15 * z0);		/* a copy */
 	CU_ASSERT_EQUAL(d[2], 2048 * K);
@@ -772,6 +772,46 @@ out:
 	est()->free(ctx);
 	free(text);
 	free(zero);
+}
+
+/*
+ * files()' inl: a file of 12 KiB of text that holds its first 4 KiB in an
+ * inline extent is, as written, that page as a file of its own (inline,
+ * compressed) and then the rest as a range of its own; a copy writes it
+ * in one go.
+ */
+static void test_inline_grown(void)
+{
+	struct est_setting s[1] = { { EST_ZSTD, 1, true } };
+	struct est_ctx *ctx = est()->create(s, 1, 4096);
+	uint8_t *text = malloc(12 * K);
+	uint64_t d[6], *dp = d, page, rest, whole;
+	const uint32_t inl = 4096;
+	struct stat st;
+	int fd = temp_file(), err;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_FATAL(fd >= 0 && text);
+	fill_text(text, 12 * K);
+	page = codec_size(EST_ZSTD, 1, text, 4 * K);
+	rest = rup(codec_size(EST_ZSTD, 1, text + 4 * K, 8 * K));
+	whole = rup(codec_size(EST_ZSTD, 1, text, 12 * K));
+	CU_ASSERT(page <= 2048);	/* inline */
+	CU_ASSERT_EQUAL(pwrite(fd, text, 12 * K, 0), 12 * K);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, NULL, &inl, &err, &dp),
+			0);
+	CU_ASSERT_EQUAL(err, 0);
+	CU_ASSERT_EQUAL(d[0], whole);			/* a copy */
+	CU_ASSERT_EQUAL(d[EST_WRITTEN(1)], page + rest);	/* as written */
+	CU_ASSERT_EQUAL(d[EST_WRITTEN(1) + 1], 4 * K + 8 * K);
+	/* no inline extent, or one the file did not outgrow: one go */
+	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, NULL, NULL, &err, &dp),
+			0);
+	CU_ASSERT_EQUAL(d[EST_WRITTEN(1)], whole);
+	close(fd);
+	est()->free(ctx);
+	free(text);
 }
 
 /* One setting's disk and uncompressed bytes for the file on fd. */
@@ -978,7 +1018,7 @@ static void test_files_batch(void)
 	for (f = 0; f < NBATCH; f++)
 		CU_ASSERT_EQUAL(one_file(one, fd[f], &st[f], d1[f]),
 				f == 5 ? -EINVAL : 0);
-	CU_ASSERT_EQUAL(est()->files(all, NBATCH, fd, st, NULL, err, dp), 0);
+	CU_ASSERT_EQUAL(est()->files(all, NBATCH, fd, st, NULL, NULL, err, dp), 0);
 	for (f = 0; f < NBATCH; f++) {
 		CU_ASSERT_EQUAL(err[f], f == 5 ? -EINVAL : 0);
 		if (f != 5 && memcmp(d1[f], d2[f], sizeof(d1[f])))
@@ -1167,7 +1207,7 @@ static void test_files_cache_ahead(void)
 			skip = 1;
 			break;
 		}
-		CU_ASSERT_EQUAL(est()->files(ctx, NF, fd, st, NULL, err, NULL),
+		CU_ASSERT_EQUAL(est()->files(ctx, NF, fd, st, NULL, NULL, err, NULL),
 				0);
 		ok = 1;
 		for (f = 0; f < NF; f++) {
@@ -1324,6 +1364,7 @@ static CU_TestInfo tests[] = {
 	{ "range heuristic", test_range_heuristic },
 	{ "files(): one at a time", test_file },
 	{ "files(): a copy's holes, or as written", test_copy_or_written },
+	{ "files(): an inline extent the file outgrew", test_inline_grown },
 	{ "small files: holes read as zeros", test_small_file_holes },
 	{ "page cache kept or dropped", test_file_cache },
 	{ "page cache policy with files read ahead", test_files_cache_ahead },

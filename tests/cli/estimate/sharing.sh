@@ -75,6 +75,15 @@ build()
 			conv=notrunc status=none &&
 		dd if="$c/big-text" of="$m/sv/lone" bs=4096 seek=40 \
 			count=30 conv=notrunc status=none || return 1
+	# a page of text stored inline, then pages after it (a database
+	# grown a page at a time), and text stored inline, then
+	# preallocated space after it, cut back: the inline extents stay
+	head -c 4096 "$c/big-text" >"$m/sv/db" &&
+		head -c 2049 "$c/big-text" >"$m/sv/grown" && sync &&
+		dd if="$c/big-text" of="$m/sv/db" bs=4096 seek=1 skip=5 \
+			count=2 conv=notrunc status=none &&
+		fallocate -l 1504096 "$m/sv/grown" && sync &&
+		truncate -s 52155 "$m/sv/grown" || return 1
 	# sparse, with blocks of zeros written inside its data: cp leaves
 	# them holes too
 	truncate -s 3000000 "$m/sv/zeros" &&
