@@ -146,8 +146,10 @@ struct est_ops {
 	 * Never writes. delta is NULL, or delta[f] is NULL or 6n values:
 	 * setting i's disk, uncompressed and input for file f alone at 3i,
 	 * 3i + 1 and 3i + 2 (as in est_result), as a copy would write it
-	 * (the fresh copy: the totals), and at EST_WRITTEN(n) + 3i... as the
-	 * file is written now (the same layout).  The two differ only where
+	 * (the fresh copy: the totals); at EST_WRITTEN(n) + 3i and + 3i + 1
+	 * disk and uncompressed as the file is written now (the same
+	 * layout), and at + 3i + 2 disk as written in one go (what
+	 * defragment writes: the same but for inl below).  They differ only where
 	 * a copy is not the file written again: a copy is a new inode,
 	 * without the file's inode flags (est_raw_flags()), and cp writes a
 	 * file with as many blocks as its size needs (preallocated extents

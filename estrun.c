@@ -494,6 +494,8 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 	}
 	memcpy(sl->delta + EST_WRITTEN(n), sl->delta,
 	       3 * n * sizeof(*sl->delta));
+	for (i = 0; i < n; i++)
+		sl->delta[EST_WRITTEN(n) + 3 * i + 2] = sl->delta[3 * i];
 	sl->scaled = 1;
 	return 0;
 }
@@ -1072,6 +1074,10 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 			d[3 * i] = estrun_round(d[3 * i] / pi);
 			d[3 * i + 1] = estrun_round(d[3 * i + 1] / pi);
 		}
+		/* the written half's third: a disk value too */
+		for (i = 0; i < r->n; i++)
+			d[EST_WRITTEN(r->n) + 3 * i + 2] = estrun_round(
+				d[EST_WRITTEN(r->n) + 3 * i + 2] / pi);
 	}
 	return r->done(r->arg, sl->path, 0, sl->token, d,
 		       sl->gdone ? sl->gdelta : NULL);
@@ -1157,10 +1163,9 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	}
 	bytes = estrun_cost_of(r, st, &fb);
 	if (!bytes && r->sampling) {
-		for (i = 0; i < 2 * r->n; i++) {
-			r->scratch[3 * i] = r->scratch[3 * i + 1] = 0;
+		memset(r->scratch, 0, 6 * r->n * sizeof(*r->scratch));
+		for (i = 0; i < r->n; i++)
 			r->scratch[3 * i + 2] = st->st_size;
-		}
 		estrun_dx(r, st, token, NULL);
 		return r->done(r->arg, path, 0, token, r->scratch, NULL);
 	}

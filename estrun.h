@@ -83,7 +83,7 @@ struct estrun_opts {
  * (then delta is NULL); delta holds 6n values as est_ops.files()
  * gives them: 3 a setting (disk, uncompressed, input) as in
  * report_row.est for the fresh copy, then 3 a setting as the file is
- * written (EST_WRITTEN(n)).  With sampling, a file none
+ * written (EST_WRITTEN(n): disk, uncompressed, disk in one go).  With sampling, a file none
  * of whose units is drawn has disk and uncompressed 0 and its real input;
  * a sampled one has what its units drawn predict divided by their
  * probability (Horvitz-Thompson), rounded.  A second path to a file with

@@ -1363,7 +1363,7 @@ static void share_values(const struct layout_share *sh, const uint64_t *d,
 			 uint64_t v[6])
 {
 	uint64_t disk = d ? d[0] : 0, uncomp = d ? d[1] : 0,
-		 input = d ? d[2] : 0;
+		 input = f ? f[2] : 0;
 	uint64_t num = sh->num;
 
 	if (!sh->fresh) {
@@ -1445,9 +1445,11 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 		tot->fresh_disk += v[3];
 		tot->fresh_uncomp += v[4];
 		tot->fresh_input += v[5];
-		/* defragment keeps the file's flags, holes and prealloc */
+		/* defragment keeps the file's flags, holes and prealloc,
+		 * and writes it in one go (an inline extent it outgrew
+		 * joins the rest) */
 		if (d && t->rewrite && t->sh[0].fresh)
-			tot->rewrite_disk += d[0];
+			tot->rewrite_disk += d[2];
 		/* rows: innermost first, same layout then fresh copy */
 		for (k = 1; out && k < t->nlev; k++) {
 			uint64_t *row = &out[(t->nlev - 1 - k) * 6 * l->nest];

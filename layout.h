@@ -157,8 +157,9 @@ int layout_rewritten(const struct layout *l, size_t ticket);
 /*
  * The estimate of ticket's file is back: delta is 6 * nest values as
  * the estimator's files() gives them (3 a setting: disk, uncompressed,
- * input; the fresh copy's, then as written at EST_WRITTEN(nest), which
- * the same layout and the rewrite take), or NULL for nothing; gdelta NULL, or est_ops.writes()' values for the
+ * input; the fresh copy's, then as written at EST_WRITTEN(nest): disk,
+ * uncompressed, disk in one go, which the same layout and the rewrite
+ * take), or NULL for nothing; gdelta NULL, or est_ops.writes()' values for the
  * groups of layout_writes() (then the same layout counts each group as
  * estimated as written).  Adds the file's shares to the grand totals and fills out
  * (when not NULL) with the per-row shares, innermost row first: row k

@@ -50,6 +50,7 @@ struct est_ctx {
 	struct est_fstate *fst;
 	struct est_acct *facct;
 	struct est_acct *wacct;	/* est_one(): as written, when read twice */
+	struct est_acct *iacct;	/* est_one(): est_inline_first()'s */
 	bool *raw;
 	int err;	/* a kept piece failed to decompress (est_merge()) */
 	/* est_files(): the files ahead, est_ahead()'s answers, a ring */
@@ -94,12 +95,13 @@ static struct est_ctx *est_create(const struct est_setting *s, size_t n,
 	ctx->fst = calloc(n ? n : 1, sizeof(*ctx->fst));
 	ctx->facct = calloc(n ? n : 1, sizeof(*ctx->facct));
 	ctx->wacct = calloc(n ? n : 1, sizeof(*ctx->wacct));
+	ctx->iacct = calloc(n ? n : 1, sizeof(*ctx->iacct));
 	ctx->raw = calloc(n ? n : 1, sizeof(*ctx->raw));
 	ctx->part_raw = calloc(n ? n : 1, sizeof(*ctx->part_raw));
 	ctx->bwas = calloc(n ? n : 1, sizeof(*ctx->bwas));
 	ctx->ifst = calloc(n ? n : 1, sizeof(*ctx->ifst));
 	if (!ctx->s || !ctx->acct || !ctx->fst || !ctx->facct || !ctx->wacct ||
-	    !ctx->raw || !ctx->part_raw || !ctx->bwas || !ctx->ifst)
+	    !ctx->iacct || !ctx->raw || !ctx->part_raw || !ctx->bwas || !ctx->ifst)
 		goto nomem;
 	if (n)
 		memcpy(ctx->s, s, n * sizeof(*s));
@@ -113,14 +115,20 @@ nomem:
 	return NULL;
 }
 
-static void est_acct_add(struct est_acct *dst, const struct est_acct *src)
+/* The codec time and bytes of src into dst. */
+static void est_acct_time(struct est_acct *dst, const struct est_acct *src)
 {
-	dst->disk += src->disk;
-	dst->ram += src->ram;
 	dst->comp_in += src->comp_in;
 	dst->comp_ns += src->comp_ns;
 	dst->dec_out += src->dec_out;
 	dst->dec_ns += src->dec_ns;
+}
+
+static void est_acct_add(struct est_acct *dst, const struct est_acct *src)
+{
+	dst->disk += src->disk;
+	dst->ram += src->ram;
+	est_acct_time(dst, src);
 }
 
 static void est_free(struct est_ctx *ctx)
@@ -133,6 +141,7 @@ static void est_free(struct est_ctx *ctx)
 	free(ctx->fst);
 	free(ctx->facct);
 	free(ctx->wacct);
+	free(ctx->iacct);
 	free(ctx->raw);
 	free(ctx->part_raw);
 	free(ctx->bwas);
@@ -145,39 +154,51 @@ static void est_free(struct est_ctx *ctx)
 }
 
 /*
- * A file's results: into the totals and *delta (NULL or 6n, estimate.h)
- * the fresh copy's (acct), at EST_WRITTEN(n) the file's as written
- * (written: acct itself, or a second pass whose codec time counts too).
+ * A file's results (estimate.h, est_ops.files()' delta: NULL or 6n): the
+ * fresh copy's (acct) into the totals and delta, as written (same) and
+ * as written in one go (onego: acct, or a pass of its own) at
+ * EST_WRITTEN(n); the codec time of every pass into the totals.
  */
 static void est_account(struct est_ctx *ctx, uint64_t isize,
 			const struct est_acct *acct,
-			const struct est_acct *written, uint64_t *delta)
+			const struct est_acct *same,
+			const struct est_acct *onego, uint64_t *delta)
 {
 	const size_t n = ctx->n;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (isize)
+		if (isize) {
 			est_acct_add(&ctx->acct[i], &acct[i]);
-		if (isize && written != acct) {
-			ctx->acct[i].comp_in += written[i].comp_in;
-			ctx->acct[i].comp_ns += written[i].comp_ns;
-			ctx->acct[i].dec_out += written[i].dec_out;
-			ctx->acct[i].dec_ns += written[i].dec_ns;
+			if (onego != acct)
+				est_acct_time(&ctx->acct[i], &onego[i]);
+			if (same != onego)
+				est_acct_time(&ctx->acct[i], &same[i]);
 		}
 		if (delta) {
 			delta[3 * i] = isize ? acct[i].disk : 0;
 			delta[3 * i + 1] = isize ? acct[i].ram : 0;
 			delta[3 * i + 2] = isize;
 			delta[EST_WRITTEN(n) + 3 * i] =
-				isize ? written[i].disk : 0;
+				isize ? same[i].disk : 0;
 			delta[EST_WRITTEN(n) + 3 * i + 1] =
-				isize ? written[i].ram : 0;
-			delta[EST_WRITTEN(n) + 3 * i + 2] = isize;
+				isize ? same[i].ram : 0;
+			delta[EST_WRITTEN(n) + 3 * i + 2] =
+				isize ? onego[i].disk : 0;
 		}
 	}
 	ctx->input += isize;
 	ctx->files++;
+}
+
+/* The file read as cp writes its copy (a new inode: no flags) into acct. */
+static int est_copy(struct est_ctx *ctx, int fd, const struct stat *st,
+		    struct est_acct *acct)
+{
+	memset(ctx->fst, 0, ctx->n * sizeof(*ctx->fst));
+	memset(ctx->raw, 0, ctx->n * sizeof(*ctx->raw));
+	return est_file_runs(ctx->w, fd, st, est_dense(st) ? EST_COPY_WHOLE :
+			     EST_COPY_RUNS, ctx->fst, ctx->raw, acct, NULL);
 }
 
 /*
@@ -193,7 +214,6 @@ static int est_long(struct est_ctx *ctx, int fd, const struct stat *st,
 		    bool flagged, struct est_acct *written,
 		    struct est_acct *acct, bool *two)
 {
-	const size_t n = ctx->n;
 	const bool dense = est_dense(st);
 	bool holes = false;
 	int ret;
@@ -204,40 +224,31 @@ static int est_long(struct est_ctx *ctx, int fd, const struct stat *st,
 	if (ret || !(flagged || (dense ? holes : ctx->w->zeros)))
 		return ret;
 	*two = true;
-	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
-	memset(ctx->raw, 0, n * sizeof(*ctx->raw));
-	return est_file_runs(ctx->w, fd, st, dense ? EST_COPY_WHOLE :
-			     EST_COPY_RUNS, ctx->fst, ctx->raw, acct, NULL);
+	return est_copy(ctx, fd, st, acct);
 }
 
 /*
- * est_one() of a file that holds an inline extent of inl bytes at offset
- * 0 and is longer (est_ops.files()' inl): as written, that extent's write
- * (a file of inl bytes then) and after it the data runs past the first
- * sector, the inode's flags and NOCOMPRESS carried, into written; the copy
- * as cp writes it (enum est_runs) into acct.  Returns 0 or -errno.
+ * A file that holds an inline extent of inl bytes at offset 0 and is
+ * longer (est_ops.files()' inl), as written: that extent's write (a file
+ * of inl bytes then) and after it the data runs past the first sector,
+ * the inode's flags (ctx->raw) and NOCOMPRESS carried, into same.
+ * Returns 0 or -errno.
  */
-static int est_grown(struct est_ctx *ctx, int fd, const struct stat *st,
-		     uint32_t inl, struct est_acct *written,
-		     struct est_acct *acct)
+static int est_inline_first(struct est_ctx *ctx, int fd,
+			    const struct stat *st, uint32_t inl,
+			    struct est_acct *same)
 {
 	struct est_worker *w = ctx->w;
-	const size_t n = ctx->n;
 	int ret;
 
 	w->drop_from = 0;
 	ret = est_run(w, est_load_fd, &fd, 0, inl, inl, ctx->fst, ctx->raw,
-		      written);
+		      same);
 	if (!ret)
 		ret = est_runs_between(w, fd, ctx->sectorsize, st->st_size,
-				       st->st_size, ctx->fst, ctx->raw,
-				       written);
-	if (ret)
-		return ret;
-	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
-	memset(ctx->raw, 0, n * sizeof(*ctx->raw));
-	return est_file_runs(w, fd, st, est_dense(st) ? EST_COPY_WHOLE :
-			     EST_COPY_RUNS, ctx->fst, ctx->raw, acct, NULL);
+				       st->st_size, ctx->fst, ctx->raw, same);
+	memset(ctx->fst, 0, ctx->n * sizeof(*ctx->fst));
+	return ret;
 }
 
 /* Whether any of the n flags is set. */
@@ -304,7 +315,8 @@ static void est_batch_run(struct est_ctx *ctx)
 		*p->err = p->ret;
 		if (!p->ret)
 			est_account(ctx, p->isize, &ctx->bacct[k * n],
-				    &ctx->bacct[k * n], p->delta);
+				    &ctx->bacct[k * n], &ctx->bacct[k * n],
+				    p->delta);
 	}
 	w->memo = &w->memo_own;
 	ctx->npend = 0;
@@ -321,6 +333,7 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 		   int cached, uint32_t inl, int *err, uint64_t *delta)
 {
 	struct est_acct *acct = ctx->facct, *written = ctx->wacct;
+	struct est_acct *same = written;
 	uint64_t isize = st->st_size, slot;
 	struct est_pending *p;
 	size_t n = ctx->n;
@@ -333,7 +346,7 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 		return 0;
 	}
 	if (!isize) {
-		est_account(ctx, 0, acct, acct, delta);
+		est_account(ctx, 0, acct, acct, acct, delta);
 		return 0;
 	}
 	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
@@ -347,12 +360,15 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 		ctx->w->keep_cache = cached < 0 ?
 			est_all_cached(ctx->w, fd, isize) : cached;
 		if (grown) {
-			two = true;
-			ret = est_grown(ctx, fd, st, inl, written, acct);
-		} else {
+			/* the same layout's; est_long() then as ever, for
+			 * the copy and the one go that defragment writes */
+			same = ctx->iacct;
+			memset(same, 0, n * sizeof(*same));
+			ret = est_inline_first(ctx, fd, st, inl, same);
+		}
+		if (!ret)
 			ret = est_long(ctx, fd, st, flagged, written, acct,
 				       &two);
-		}
 		goto done;
 	}
 	if (!ctx->arena && est_batch_alloc(ctx)) {
@@ -392,7 +408,8 @@ done:
 	est_read_done(fd, ctx->w->keep_cache);
 	*err = ret;
 	if (!ret)
-		est_account(ctx, isize, two ? acct : written, written, delta);
+		est_account(ctx, isize, two ? acct : written, same, written,
+			    delta);
 	return ret == -ENOMEM ? ret : 0;
 }
 

@@ -7,7 +7,8 @@
 # same layout writes the inline part as the small file it was: for the
 # setting they were written with it is the usage compsize 1.5 reports,
 # exactly, with a snapshot of them too; for another setting, what the
-# same writes use on a filesystem mounted with it.
+# same writes use on a filesystem mounted with it.  --rewrite, which
+# defragment writes in one go, against the real defragment.
 . "$(dirname "$0")/../common.sh"
 
 # build: the writes, in the current directory
@@ -82,4 +83,16 @@ for b in "${sets[@]}"; do
 	done
 	i=$((i + 1))
 done
+# defragment writes each file in one go, its inline extent with the rest:
+# --rewrite against the real one (-czstd: zstd:3 with btrfs-progs 6.2)
+setup_fs compress=zstd:1
+build
+expect_ours 0 '' -b -e zstd:3 --rewrite --format=json db grown hole
+want=$(jq -r '.estimates[0].rewrite_change' "$OUT/ours.out")
+before=$(disk .)
+btrfs filesystem defragment -czstd db grown hole
+sync
+CHECKS=$((CHECKS + 1))
+[ "$want" = "$(($(disk .) - before))" ] ||
+	fail "--rewrite: predicted $want, defragment changed $(($(disk .) - before))"
 true
