@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include "estimate.h"
 
@@ -146,7 +147,17 @@ struct est_worker {
 	 * file not est_dense()); the copy's scan buffer (EST_COPY_RUNS) */
 	bool zeros;
 	uint8_t *scan;
+	/* est_compress(): per setting, what a piece of EST_PIECE_MAX zeros
+	 * compresses to (0: not known yet); a copy of a preallocated file
+	 * is mostly such pieces */
+	long *zclen;
 };
+
+/* Whether len bytes at p are all zero. */
+static inline bool est_all_zero(const uint8_t *p, size_t len)
+{
+	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
+}
 
 static inline uint64_t est_round_up(uint64_t v, uint32_t a)
 {

@@ -197,12 +197,6 @@ static int est_inode_flags(int fd)
 	return 0;
 }
 
-/* Whether len bytes at p are all zero. */
-static bool est_all_zero(const uint8_t *p, size_t len)
-{
-	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
-}
-
 /*
  * Read a file of one chunk or less whole into buf (isize bytes).  Unless
  * est_ahead() already told (cached 0 or 1), try first without waiting

@@ -32,6 +32,7 @@ void est_worker_free(struct est_worker *w)
 	free(w->ws);
 	free(w->chunk);
 	free(w->scan);
+	free(w->zclen);
 	free(w->out);
 	free(w->back);
 	free(w->verify);
@@ -65,10 +66,11 @@ struct est_worker *est_worker_create(const struct est_setting *s, size_t n,
 	w->dbatch = calloc(n ? n : 1, sizeof(*w->dbatch));
 	w->cwall = calloc(n ? n : 1, sizeof(*w->cwall));
 	w->dwall = calloc(n ? n : 1, sizeof(*w->dwall));
+	w->zclen = calloc(n ? n : 1, sizeof(*w->zclen));
 	w->memo = &w->memo_own;
 	w->data = w->chunk;
 	if (!w->ws || !w->chunk || !w->out || !w->back || !w->verify ||
-	    !w->dbatch || !w->cwall || !w->dwall)
+	    !w->dbatch || !w->cwall || !w->dwall || !w->zclen)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		const struct est_codec_ops *ops = est_codec(s[i].alg);
