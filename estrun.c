@@ -486,16 +486,16 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 	for (i = 0; i < n; i++)
 		sl->nc[i] = w->at[i];
 	sl->has_nc = x >= (uint64_t)sl->st.st_size;
-	/* parts are estimated as the file is written: both models' */
+	/* parts are estimated as the file is written: every model's */
 	for (i = 0; i < n; i++) {
-		sl->delta[3 * i] = estrun_round(w->scaled[2 * i]);
-		sl->delta[3 * i + 1] = estrun_round(w->scaled[2 * i + 1]);
+		uint64_t *d = sl->delta + EST_WRITTEN(n) + 3 * i;
+
+		d[0] = sl->delta[3 * i] = estrun_round(w->scaled[2 * i]);
+		d[1] = sl->delta[3 * i + 1] =
+			estrun_round(w->scaled[2 * i + 1]);
+		d[2] = d[0];		/* in one go */
 		sl->delta[3 * i + 2] = sl->st.st_size;
 	}
-	memcpy(sl->delta + EST_WRITTEN(n), sl->delta,
-	       3 * n * sizeof(*sl->delta));
-	for (i = 0; i < n; i++)
-		sl->delta[EST_WRITTEN(n) + 3 * i + 2] = sl->delta[3 * i];
 	sl->scaled = 1;
 	return 0;
 }

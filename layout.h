@@ -110,7 +110,7 @@ size_t layout_writes(const struct layout *l, size_t ticket,
 
 /*
  * The length of the inline extent at offset 0 of ticket's file when the
- * file has grown past it since (a truncate, writes past the first
+ * file has grown past it since (a fallocate or writes past the first
  * sector: the kernel keeps it inline), else 0: est_ops.files()' inl, so
  * that the same layout writes that part as the small file it was.
  */

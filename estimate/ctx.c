@@ -302,8 +302,7 @@ static void est_batch_run(struct est_ctx *ctx)
 			if (p->ret)
 				continue;
 			p->ret = est_small(w, i, ctx->arena + p->off, &p->memo,
-					   p->isize, false,
-					   &ctx->bfst[k * n + i],
+					   p->isize, &ctx->bfst[k * n + i],
 					   &ctx->bacct[k * n + i]);
 		}
 		/* one span of codec time per setting and batch */
@@ -352,7 +351,7 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 	memset(ctx->fst, 0, n * sizeof(*ctx->fst));
 	memset(acct, 0, n * sizeof(*acct));
 	memset(written, 0, n * sizeof(*written));
-	/* a flagged or grown file is read twice, never batched */
+	/* a flagged or grown file may be read again, never batched */
 	est_raw_flags(ctx->w, fd, ctx->raw);
 	flagged = est_any(ctx->raw, n);
 	grown = inl && inl < isize && inl <= ctx->sectorsize;

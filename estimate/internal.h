@@ -209,11 +209,12 @@ void est_raw(const struct est_worker *w, uint64_t start, uint64_t end,
 
 /*
  * A whole file of one chunk or less (isize bytes at data, zero padded to
- * a sector, no holes) under setting i alone, its heuristic answers in
- * memo: raw when raw is set. Returns 0 or -errno.
+ * a sector, no holes, no inode flags: est_files() batches no other)
+ * under setting i alone, its heuristic answers in memo. Returns 0 or
+ * -errno.
  */
 int est_small(struct est_worker *w, size_t i, const uint8_t *data,
-	      struct est_memo *memo, uint64_t isize, bool raw,
+	      struct est_memo *memo, uint64_t isize,
 	      struct est_fstate *fst, struct est_acct *acct);
 
 /*

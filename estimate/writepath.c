@@ -268,17 +268,13 @@ int est_run(struct est_worker *w, est_load_fn *load, const void *src,
 }
 
 int est_small(struct est_worker *w, size_t i, const uint8_t *data,
-	      struct est_memo *memo, uint64_t isize, bool raw,
+	      struct est_memo *memo, uint64_t isize,
 	      struct est_fstate *fst, struct est_acct *acct)
 {
 	uint64_t aend = est_round_up(isize, w->sectorsize);
 
 	w->data = data;
 	w->memo = memo;
-	if (raw) {
-		est_raw(w, 0, aend, isize, acct);
-		return 0;
-	}
 	est_range_begin(w, i, fst, 0, aend);
 	return est_chunk(w, i, fst, 0, aend, isize, acct);
 }
