@@ -55,6 +55,7 @@ struct fastscan {
 	 * in cur while its items stream by */
 	const struct fastscan_listener *ls;
 	struct fastscan_file cur;
+	char cur_name[BTRFS_NAME_LEN + 1];	/* cur.name's bytes */
 
 	/* Nested subvolume candidates: (dir, subvolume id) pairs. */
 	struct u64_vec nested;
@@ -161,6 +162,9 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 		ts->cur.generation = get_le64(it->data + INODE_GENERATION);
 		ts->cur.disk = ts->cur.ram = 0;
 		ts->cur.stale = ts->uncommitted;
+		ts->cur_name[0] = 0;
+		ts->cur.name = ts->cur_name;
+		ts->cur.name_len = 0;
 	}
 	if (ts->cur_mult && ts->ctx->sharing) {
 		ts->cur_names = nlink;
@@ -281,6 +285,21 @@ static int stream_entry(void *arg, uint64_t dir, const uint8_t *e)
 	return on_subvol_entry(arg, dir, e);
 }
 
+/* The current file's first name, from an INODE_REF item, for ls. */
+static void first_name(struct fastscan *ts, const struct search_item *it)
+{
+	uint32_t len;
+
+	if (ts->cur.name_len || it->len < INODE_REF_SIZE)
+		return;
+	len = get_le16(it->data + INODE_REF_NAME_LEN);
+	if (len > BTRFS_NAME_LEN || len > it->len - INODE_REF_SIZE)
+		return;		/* corrupt: no name */
+	memcpy(ts->cur_name, it->data + INODE_REF_SIZE, len);
+	ts->cur_name[len] = 0;
+	ts->cur.name_len = len;
+}
+
 static int stream_item(const struct search_item *it, void *arg)
 {
 	struct fastscan *ts = arg;
@@ -291,6 +310,10 @@ static int stream_item(const struct search_item *it, void *arg)
 	case BTRFS_EXTENT_DATA_KEY:
 		return on_extent(ts, it);
 	case BTRFS_INODE_REF_KEY:
+		if (ts->ls && ts->ls->names && ts->cur_mult &&
+		    it->objectid == ts->cur_ino)
+			first_name(ts, it);
+		/* fall through */
 	case BTRFS_INODE_EXTREF_KEY:
 		if (ts->share_later && it->objectid == ts->cur_ino)
 			ts->cur_names += search_ref_names(it);

@@ -51,6 +51,12 @@ struct fastscan_file {
 	int stale;
 	uint64_t disk, ram;	/* extent_current() over its extents */
 	uint64_t generation;	/* its inode's, for a handle (pending_open()) */
+	/* the name its first INODE_REF item holds, NUL-terminated (name_len
+	 * bytes before the NUL; "" when none or not asked for: the
+	 * listener's names): one of its names, the one where it has one
+	 * link */
+	const char *name;
+	uint32_t name_len;
 };
 
 struct fastscan_listener {
@@ -71,6 +77,7 @@ struct fastscan_listener {
 	int (*entry)(void *arg, uint64_t tree_id, uint64_t dir, uint64_t child,
 		     uint8_t loc_type, uint8_t ftype);
 	void *arg;
+	int names;	/* file() is told each file's first name */
 };
 
 /*

@@ -53,6 +53,9 @@
 #define DIR_TYPE			29
 #define DIR_ITEM_SIZE			30
 
+/* The longest name of a directory entry (BTRFS_NAME_LEN). */
+#define BTRFS_NAME_LEN			255
+
 /* struct btrfs_inode_ref and btrfs_inode_extref, each followed by its name;
  * an item holds one or more */
 #define INODE_REF_NAME_LEN		8

@@ -67,6 +67,7 @@ static int replay(const struct fastscan_listener *ls, const struct chunk *c)
 		switch (h.type) {
 		case REC_FILE:
 			memcpy(&f, p, sizeof(f));
+			f.name = (const char *)p + sizeof(f);
 			ret = ls->file(ls->arg, &f);
 			break;
 		case REC_REF:
@@ -217,11 +218,13 @@ static int status(struct lsdefer *d)
 static int q_file(void *arg, const struct fastscan_file *f)
 {
 	struct lsdefer *d = arg;
-	unsigned char *p = reserve(d, REC_FILE, sizeof(*f));
+	unsigned char *p = reserve(d, REC_FILE, sizeof(*f) + f->name_len + 1);
 
 	if (!p)
 		return -ENOMEM;
 	memcpy(p, f, sizeof(*f));
+	/* its name after it, with the NUL (replay() points to it) */
+	memcpy(p + sizeof(*f), f->name, f->name_len + 1);
 	return status(d);
 }
 
@@ -285,6 +288,7 @@ struct lsdefer *lsdefer_start(const struct fastscan_listener *ls,
 		.ref = ls->ref ? q_ref : NULL,
 		.entry = ls->entry ? q_entry : NULL,
 		.arg = d,
+		.names = ls->names,
 	};
 	return d;
 }

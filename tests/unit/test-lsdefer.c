@@ -44,6 +44,9 @@ static int on_file(void *arg, const struct fastscan_file *f)
 	mix(c, &f->size, sizeof(f->size));
 	mix(c, &f->nlink, sizeof(f->nlink));
 	mix(c, &f->disk, sizeof(f->disk));
+	/* its name, with the NUL after it */
+	mix(c, &f->name_len, sizeof(f->name_len));
+	mix(c, f->name, f->name_len + 1);
 	return count(c);
 }
 
@@ -84,6 +87,8 @@ static int on_entry(void *arg, uint64_t tree_id, uint64_t dir, uint64_t child,
 static int play(const struct fastscan_listener *ls, size_t n)
 {
 	static uint8_t item[300 << 10];
+	static const char *const names[] = { "", "a.c", "libz.so.1.2.13",
+					      "some name of a file.tar.gz" };
 	struct fastscan_file f = { .tree_id = 5 };
 	struct extent_info ei = { .type = 1 };
 	size_t i, len, off;
@@ -96,6 +101,8 @@ static int play(const struct fastscan_listener *ls, size_t n)
 		f.size = i * 4096 + 7;
 		f.nlink = 1 + (uint32_t)(i % 3);
 		f.disk = i * 977;
+		f.name = names[i % 4];
+		f.name_len = (uint32_t)strlen(f.name);
 		ei.disk_bytenr = i << 12;
 		ei.file_pos = i * 3;
 		len = i % 1000 == 999 ? sizeof(item) - i % 7 : i % 97;
@@ -116,7 +123,7 @@ static void test_same_calls(void)
 	struct calls queued = { .thread = pthread_self() };
 	struct fastscan_listener ls = {
 		.file = on_file, .ref = on_ref, .entry = on_entry,
-		.arg = &direct,
+		.arg = &direct, .names = 1,
 	}, q;
 	struct lsdefer *d;
 
@@ -124,6 +131,7 @@ static void test_same_calls(void)
 	ls.arg = &queued;
 	d = lsdefer_start(&ls, &q);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(q.names, 1);
 	CU_ASSERT_EQUAL(play(&q, 20000), 0);
 	CU_ASSERT_EQUAL(lsdefer_finish(d), 0);
 	CU_ASSERT_EQUAL(queued.n, 60000);
@@ -140,7 +148,7 @@ static void test_null_calls(void)
 {
 	struct calls c = { .thread = pthread_self() };
 	struct fastscan_listener ls = { .file = on_file, .arg = &c }, q;
-	struct fastscan_file f = { .ino = 300 };
+	struct fastscan_file f = { .ino = 300, .name = "" };
 	struct lsdefer *d = lsdefer_start(&ls, &q);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
