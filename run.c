@@ -1318,6 +1318,7 @@ struct sample_scan {
 	dev_t dev;
 	uint64_t id;
 	struct prune *prune;	/* NULL, or the names' */
+	int raw_kinds;		/* sampleplan_raw_kinds() */
 };
 
 static int sample_listed(void *arg, const struct fastscan_file *f)
@@ -1365,6 +1366,8 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 			      facts.size, x,
 			      facts.size ? sample_band(1, f->ram, f->disk) : 0,
 			      facts.size ? sample_ratio_q(f->ram, f->disk) : 0,
+			      !sc->raw_kinds ? -1 :
+			      facts.nlink == 1 ? (int)sample_kind(f->name) : 0,
 			      known);
 }
 
@@ -1429,6 +1432,8 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	if (ret != 1 || mounts_beneath(run->mounts, st) ||
 	    fastscan_probe(fd, &sc.id))
 		return WALK_ENTER;
+	sc.raw_kinds = sampleplan_raw_kinds(path);
+	ls.names = sc.raw_kinds;
 	if (!run->prescanned) {
 		run->prescanned = seen_create();
 		if (!run->prescanned)

@@ -165,6 +165,12 @@ unsigned sample_kind(const char *name)
 	return 0;
 }
 
+unsigned sample_band_kind(unsigned band, int kind)
+{
+	return band == SAMPLE_BAND_RAW && kind >= 0 ?
+	       SAMPLE_BAND_KINDS + (unsigned)kind : band;
+}
+
 uint64_t sample_units(uint64_t size, uint64_t x)
 {
 	if (!x)
@@ -424,14 +430,16 @@ int sample_parts_extent(struct sample_parts *p, uint64_t pos, uint64_t len,
 	return 0;
 }
 
-void sample_parts_bands(const struct sample_parts *p, uint64_t n, uint8_t *pb)
+void sample_parts_bands(const struct sample_parts *p, uint64_t n, int kind,
+			uint8_t *pb)
 {
 	uint64_t k;
 
 	for (k = 0; k < n; k++)
-		pb[k] = k < p->n ? (uint8_t)sample_band(1, p->v[2 * k],
-							p->v[2 * k + 1])
-				 : 0;
+		pb[k] = k < p->n ?
+			(uint8_t)sample_band_kind(sample_band(1, p->v[2 * k],
+							      p->v[2 * k + 1]),
+						  kind) : 0;
 }
 
 void sample_parts_ratios(const struct sample_parts *p, uint64_t n,
@@ -464,19 +472,23 @@ uint64_t sample_pop_bytes(const struct sample_pop *p)
 	return x;
 }
 
-/* The floors of expected draws: the classes' strata's, a file's own. */
+/* The floors of expected draws: the classes' strata's, a file's own; in
+ * the raw band's strata divided by kind, the classes' and a file's own. */
 struct sample_floors {
-	unsigned min, own;
+	unsigned min, own, raw_min, raw_own;
 };
 
 static double sample_pi_of(const struct sample_pop *p, unsigned h, double c,
 			   const struct sample_floors *fl)
 {
+	const int raw = h % SAMPLE_BANDS >= SAMPLE_BAND_KINDS;
 	double m, pi;
 
 	if (!p->N[h])
 		return 0;
-	m = (double)(sample_stratum_own(h) ? fl->own : fl->min) / p->N[h];
+	m = (double)(sample_stratum_own(h) ? raw ? fl->raw_own : fl->own
+					   : raw ? fl->raw_min : fl->min) /
+	    p->N[h];
 	pi = c > m ? c : m;
 	return pi < 1 ? pi : 1;
 }
@@ -492,22 +504,23 @@ static double sample_expected(const struct sample_pop *p, double c,
 	return sum;
 }
 
-double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
-			  uint64_t budget, uint64_t seed, unsigned min,
-			  unsigned min_own)
+static double sample_plan_fl(struct sample_design *d,
+			     const struct sample_pop *p, uint64_t budget,
+			     uint64_t seed, const struct sample_floors *fl)
 {
-	const struct sample_floors fl = { min, min_own };
 	double lo = 0, hi = 1, c;
 	unsigned h;
 	int k;
 
 	d->seed = seed;
-	d->min = min;
-	d->min_own = min_own;
-	if (sample_expected(p, 0, &fl) < budget) {
+	d->min = fl->min;
+	d->min_own = fl->own;
+	d->raw_min = fl->raw_min;
+	d->raw_own = fl->raw_own;
+	if (sample_expected(p, 0, fl) < budget) {
 		for (k = 0; k < 100; k++) {
 			c = (lo + hi) / 2;
-			if (sample_expected(p, c, &fl) < budget)
+			if (sample_expected(p, c, fl) < budget)
 				lo = c;
 			else
 				hi = c;
@@ -516,23 +529,39 @@ double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
 		hi = 0;
 	}
 	for (h = 0; h < SAMPLE_STRATA; h++)
-		d->pi[h] = sample_pi_of(p, h, hi, &fl);
-	return sample_expected(p, hi, &fl);
+		d->pi[h] = sample_pi_of(p, h, hi, fl);
+	return sample_expected(p, hi, fl);
+}
+
+double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
+			  uint64_t budget, uint64_t seed, unsigned min,
+			  unsigned min_own)
+{
+	const struct sample_floors fl = { min, min_own, min, min_own };
+
+	return sample_plan_fl(d, p, budget, seed, &fl);
 }
 
 double sample_plan(struct sample_design *d, const struct sample_pop *p,
 		   uint64_t budget, uint64_t seed)
 {
-	return sample_plan_floors(d, p, budget, seed, SAMPLE_MIN_DRAWS,
-				  SAMPLE_MIN_DRAWS);
+	const struct sample_floors fl = {
+		SAMPLE_MIN_DRAWS, SAMPLE_MIN_DRAWS,
+		SAMPLE_MIN_DRAWS_KIND, SAMPLE_MIN_DRAWS_KIND_OWN
+	};
+
+	return sample_plan_fl(d, p, budget, seed, &fl);
 }
 
 double sample_replan(struct sample_design *at, const struct sample_pop *p,
 		     uint64_t budget, const struct sample_design *d)
 {
-	return sample_plan_floors(at, p, budget, d->seed,
-				  d->min ? d->min : SAMPLE_MIN_DRAWS,
-				  d->min_own ? d->min_own : SAMPLE_MIN_DRAWS);
+	const struct sample_floors fl = { d->min, d->min_own, d->raw_min,
+					  d->raw_own };
+
+	if (!d->min)	/* not planned: sample_plan()'s */
+		return sample_plan(at, p, budget, d->seed);
+	return sample_plan_fl(at, p, budget, d->seed, &fl);
 }
 
 int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,

@@ -28,8 +28,13 @@
 
 /* run_delalloc_compressed()'s async chunk: a big file's unit. */
 #define SAMPLE_CHUNK		(512u * 1024)
-/* Current compression ratio bands (sample_band()): 0 = not known. */
-#define SAMPLE_BANDS		4
+/* Current compression ratio bands (sample_band()): 0 = not known, 1 and 2
+ * compressed now, SAMPLE_BAND_RAW stored raw now; on a filesystem mounted
+ * without compression the raw band divided by the kind of the file's name,
+ * SAMPLE_BAND_KINDS + the kind (sample_band_kind()). */
+#define SAMPLE_BAND_RAW		3u
+#define SAMPLE_BAND_KINDS	4u
+#define SAMPLE_BANDS		8
 #define SAMPLE_CLASSES		6
 /* Files whose parts are strata of their own (sample_own_strata()), at
  * most: each file's parts by band after the classes' strata. */
@@ -38,13 +43,13 @@
  * other files (a snapshot's or reflinked copy's): nothing of it counts in
  * the same layout, and its units have the classes' strata again, after the
  * own files' (sample_stratum()), apart from those that count. */
-#define SAMPLE_AWAY		4u
+#define SAMPLE_AWAY		8u
 #define SAMPLE_STRATA		((2 * SAMPLE_CLASSES + SAMPLE_OWN_FILES) * \
 				 SAMPLE_BANDS)
 /* A part's entry in a file's bands (sample_unit_stratum()): its band in
  * the low bits, above them 1 + the file's own slot (0: none). */
-#define SAMPLE_PB_BAND		3u
-#define SAMPLE_PB_SLOT		2
+#define SAMPLE_PB_BAND		7u
+#define SAMPLE_PB_SLOT		3
 #define SAMPLE_PB_SLOTS		15u	/* the slot, shifted down */
 /* A part with no data (SEEK_DATA found none in it): no unit.  Its stratum
  * is SAMPLE_NO_STRATUM, in no population and never drawn, as a file
@@ -54,8 +59,9 @@
 /* Expected draws a stratum gets at least (when it has that many units). */
 #define SAMPLE_MIN_DRAWS	16
 /* ... where no current ratio is known and the strata are by the kinds
- * names tell (sample_kind()): the classes' strata, and a file's own,
- * which mix more (docs/sampling.md). */
+ * names tell (sample_kind()), and in the raw band's strata divided by them
+ * (sample_band_kind()): the classes' strata, and a file's own, which mix
+ * more (docs/sampling.md). */
 #define SAMPLE_MIN_DRAWS_KIND	24
 #define SAMPLE_MIN_DRAWS_KIND_OWN	32
 
@@ -81,11 +87,13 @@ struct sample_cur {
 };
 
 /* The design: each stratum's probability, the seed, and the floors it
- * was planned with (sample_plan_floors()). */
+ * was planned with (sample_plan(), sample_plan_floors()): the classes'
+ * strata's and a file's own, in bands that are ratios and in the raw band
+ * divided by kind. */
 struct sample_design {
 	double pi[SAMPLE_STRATA];
 	uint64_t seed;
-	unsigned min, min_own;
+	unsigned min, min_own, raw_min, raw_own;
 };
 
 /* The sampled units of one quantity (e.g. one setting's disk bytes). */
@@ -127,6 +135,16 @@ unsigned sample_band(int known, uint64_t x, uint64_t disk);
  * less useful: a name that lies costs precision, not bias.
  */
 unsigned sample_kind(const char *name);
+
+/*
+ * A current ratio band divided by kind (sample_kind(), or -1: not
+ * divided).  On a filesystem mounted without compression (the most common
+ * case of all) the raw band holds nearly everything and tells nothing of
+ * what the data would compress to; the kind of the file's name does
+ * (SAMPLE_BAND_KINDS + kind).  Any other band, or kind -1, is returned as
+ * it is.
+ */
+unsigned sample_band_kind(unsigned band, int kind);
 
 /* Units of a file of size bytes (st_size) holding x data bytes: 0 when x is
  * 0, 1 up to SAMPLE_CHUNK, else one per SAMPLE_CHUNK of size. */
@@ -195,8 +213,9 @@ void sample_parts_free(struct sample_parts *p);
  * stored in disk bytes.  Returns 0 or -ENOMEM. */
 int sample_parts_extent(struct sample_parts *p, uint64_t pos, uint64_t len,
 			uint64_t disk, uint64_t ram);
-/* The bands of parts 0..n-1 into pb (0 for a part without data). */
-void sample_parts_bands(const struct sample_parts *p, uint64_t n,
+/* The bands of parts 0..n-1 into pb (0 for a part without data), a raw
+ * one's divided by kind, its file's, or not (-1: sample_band_kind()). */
+void sample_parts_bands(const struct sample_parts *p, uint64_t n, int kind,
 			uint8_t *pb);
 /* Their ratios (sample_ratio_q()) into pq. */
 void sample_parts_ratios(const struct sample_parts *p, uint64_t n,
@@ -235,13 +254,15 @@ uint64_t sample_pop_bytes(const struct sample_pop *p);
 /*
  * Plan the design: pi_h = min(1, max(c, SAMPLE_MIN_DRAWS / N_h)), with c
  * such that the expected data bytes read, sum(pi_h X_h), is budget (when
- * the minimum draws alone need more, they get it).  Returns the expected
- * data bytes read.
+ * the minimum draws alone need more, they get it).  The raw band's strata
+ * divided by the names' kinds (sample_band_kind()) have the floors of
+ * strata by kind (SAMPLE_MIN_DRAWS_KIND, SAMPLE_MIN_DRAWS_KIND_OWN).
+ * Returns the expected data bytes read.
  */
 double sample_plan(struct sample_design *d, const struct sample_pop *p,
 		   uint64_t budget, uint64_t seed);
 /* The same with min expected draws in the classes' strata and min_own in
- * the files' own strata instead of SAMPLE_MIN_DRAWS. */
+ * the files' own strata, every band alike (strata by kind alone). */
 double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
 			  uint64_t budget, uint64_t seed, unsigned min,
 			  unsigned min_own);

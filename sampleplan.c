@@ -10,6 +10,7 @@
 #include "estrun.h"
 #include "extent.h"
 #include "layout.h"
+#include "mounts.h"
 #include "sampleplan.h"
 #include "search.h"
 #include "seen.h"
@@ -24,6 +25,7 @@
 struct sampleplan_dev {
 	dev_t dev;
 	int fd;			/* -1 once a search failed there */
+	int raw_kinds;		/* sampleplan_raw_kinds() */
 };
 
 /* A reference to an extent (its bytenr) or to an inline item (its
@@ -275,16 +277,25 @@ static struct sampleplan_dev *sampleplan_dev(struct sampleplan *p, dev_t dev)
 	return NULL;
 }
 
+int sampleplan_raw_kinds(const char *path)
+{
+	char opt[64];
+
+	return mounts_compress_option(path, opt, sizeof(opt)) == 0;
+}
+
 /* The band of file st, and its current ratio into *q: its extents
- * searched on its filesystem's fd. */
+ * searched on its filesystem's fd; *raw_kinds, whether its raw band is
+ * divided by kind there. */
 static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
-				uint16_t *q, int *known)
+				uint16_t *q, int *known, int *raw_kinds)
 {
 	struct sampleplan_dev *d = sampleplan_dev(p, st->st_dev);
 	struct sampleplan_usage u = { .p = p };
 
 	*q = 0;
 	*known = 0;
+	*raw_kinds = 0;
 	if (!d || d->fd < 0)
 		return 0;
 	if (search_file_extents(p->search, d->fd, st->st_ino, 0,
@@ -297,6 +308,7 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
 	}
 	*q = sample_ratio_q(u.ram, u.disk);
 	*known = 1;
+	*raw_kinds = d->raw_kinds;
 	return sample_band(1, u.ram, u.disk);
 }
 
@@ -308,7 +320,7 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
  */
 static int sampleplan_parts(struct sampleplan *p, uint64_t key,
 			    uint64_t size, uint64_t x, unsigned band,
-			    const uint8_t **pb)
+			    int kind, const uint8_t **pb)
 {
 	uint64_t n = sample_units(size, x), k;
 	uint16_t *q;
@@ -328,7 +340,7 @@ static int sampleplan_parts(struct sampleplan *p, uint64_t key,
 	if (!b)
 		return 0;	/* the file's band for its parts */
 	p->pb = b;
-	sample_parts_bands(&p->parts, n, b);
+	sample_parts_bands(&p->parts, n, kind, b);
 	for (k = 0; k < n && b[k] == band; k++)
 		;
 	if (k == n)
@@ -401,11 +413,12 @@ static int sampleplan_own(struct sampleplan *p)
 
 /* sampleplan_add(), the band a kind (sample_kind()) where kind is set: no
  * current ratio, the file's band for all its parts but those kpb (when not
- * NULL) says hold no data (sampleplan_holes()). */
+ * NULL) says hold no data (sampleplan_holes()).  Else a raw band is
+ * divided by name_kind, its name's, or not (-1: sample_band_kind()). */
 static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 			       uint32_t nlink, uint64_t size, uint64_t x,
 			       unsigned band, uint16_t q, int kind,
-			       const uint8_t *kpb,
+			       int name_kind, const uint8_t *kpb,
 			       const struct sample_facts *f)
 {
 	const uint8_t *pb = kind ? kpb : NULL;
@@ -454,7 +467,8 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 	p->kept_bad = 0;
 	p->ref_start = p->nrefs;
 	if (band && !kind) {
-		ret = sampleplan_parts(p, key, size, x, band, &pb);
+		band = sample_band_kind(band, name_kind);
+		ret = sampleplan_parts(p, key, size, x, band, name_kind, &pb);
 		if (ret)
 			return ret;
 	}
@@ -477,10 +491,10 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 
 int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 		   uint64_t size, uint64_t x, unsigned band, uint16_t q,
-		   const struct sample_facts *f)
+		   int kind, const struct sample_facts *f)
 {
-	return sampleplan_add_band(p, key, nlink, size, x, band, q, 0, NULL,
-				   f);
+	return sampleplan_add_band(p, key, nlink, size, x, band, q, 0, kind,
+				   NULL, f);
 }
 
 /*
@@ -558,7 +572,7 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 	const uint8_t *pb = NULL;
 	unsigned band = 0;
 	uint16_t q = 0;
-	int ret, kind = 0, known = 0;
+	int ret, kind = 0, known = 0, raw_kinds = 0;
 
 	if (st->st_nlink > 1) {
 		/* counted once: before its band is searched */
@@ -567,7 +581,7 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 			return ret;
 	}
 	if (p->o->bands && st->st_size)
-		band = sampleplan_band(p, st, &q, &known);
+		band = sampleplan_band(p, st, &q, &known, &raw_kinds);
 	if (!band && !known && st->st_size) {
 		/* its current ratio not known: what its name suggests, for
 		 * the whole file (no extents for its parts).  Extents read
@@ -578,9 +592,13 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 		kind = 1;
 		pb = sampleplan_holes(p, fd, dirfd, name, st, band);
 	}
+	/* a raw band divided by the name's kind where it has one name
+	 * (the fast scan's pre-pass knows the first only) */
 	return sampleplan_add_band(p, key, 1, st->st_size,
-				   estrun_data_bytes(st), band, q, kind, pb,
-				   NULL);
+				   estrun_data_bytes(st), band, q, kind,
+				   !raw_kinds ? -1 :
+				   st->st_nlink == 1 ? (int)sample_kind(path) : 0,
+				   pb, NULL);
 }
 
 static int sampleplan_file(void *arg, int *fd, const char *path,
@@ -624,6 +642,7 @@ static int sampleplan_enter_fs(void *arg, int fd, const char *path,
 	d = &p->devs[p->ndevs++];
 	d->dev = st->st_dev;
 	d->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	d->raw_kinds = sampleplan_raw_kinds(path);
 	return WALK_ENTER;
 }
 

@@ -47,13 +47,25 @@ struct sampleplan_opts {
  * are counted once by key), size its st_size, x its data bytes
  * (estrun_data_bytes()), band its current ratio band and q its current
  * ratio (sample_ratio_q()) (0: not known; kept when the plan keeps bands),
- * f NULL or what its inode item says (kept with the bands:
+ * kind the kind of its name that divides a raw band (sample_band_kind():
+ * -1 where its filesystem compresses, sampleplan_raw_kinds(); 0 where it
+ * has several links, whose names may differ), f NULL or what its inode
+ * item says (kept with the bands:
  * sample_bands_facts()).  The references given with sampleplan_ref()
  * since the last file are its own.  Returns 0 or -ENOMEM.
  */
 int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 		   uint64_t size, uint64_t x, unsigned band, uint16_t q,
-		   const struct sample_facts *f);
+		   int kind, const struct sample_facts *f);
+
+/*
+ * Whether the raw band is divided by the kinds of the names on the
+ * filesystem of path: mounted without compress= or compress-force=
+ * (mounts_compress_option()), where data stored raw now is raw because
+ * nothing compressed it.  Under a compress option the raw band is data
+ * the kernel did not compress, and stays whole.
+ */
+int sampleplan_raw_kinds(const char *path);
 
 /*
  * A file extent item (ei, parsed from item[0..len)) of the next file

@@ -25,7 +25,10 @@
  *       the half-width to other tree sizes.  With SIM_STRATA=1 in the
  *       environment, the first seed's design on stderr; with SIM_BIAS=1,
  *       the mean signed error in the last column; with SIM_FLOOR=N, floors
- *       of N draws (as root) instead of SAMPLE_MIN_DRAWS.
+ *       of N draws (as root) instead of SAMPLE_MIN_DRAWS; with SIM_RAW=1,
+ *       the tree as a btrfs mounted without compress stores it (every
+ *       unit raw now, its current bytes its data bytes); with
+ *       SIM_NOKIND=1, the raw band not divided by the names' kinds.
  *
  * The sample drawn is the one compsize would draw from these files (the
  * same hash of dev, inode, unit, with the file's index as inode), and
@@ -109,7 +112,7 @@ static void part_bands(int fd, const struct stat *st, uint64_t nu,
 	if (!fs || search_file_extents(g_search, fd, st->st_ino, fs->nodesize,
 				       part_item, NULL))
 		sample_parts_reset(&g_parts);
-	sample_parts_bands(&g_parts, nu, pb);
+	sample_parts_bands(&g_parts, nu, -1, pb);
 }
 
 static uint64_t data_bytes(const struct stat *st)
@@ -327,6 +330,35 @@ static int read_units(void)
 	return 0;
 }
 
+/*
+ * SIM_RAW=1: the tree as a btrfs mounted without compress shows it, every
+ * unit with data stored raw, its current bytes its data bytes, and then,
+ * as compsize does there (SIM_NOKIND=1 for the design before), the raw
+ * band divided by the kind of the file's name (sample_band_kind()).
+ */
+static void raw_bands(void)
+{
+	const int nokind = getenv("SIM_NOKIND") != NULL;
+	size_t f;
+	uint64_t k;
+
+	if (!getenv("SIM_RAW"))
+		return;
+	for (f = 0; f < nfiles; f++) {
+		struct sim_file *sf = &files[f];
+		const unsigned band = sample_band_kind(SAMPLE_BAND_RAW,
+					nokind ? -1 : (int)sf->kind);
+
+		sf->band = sf->x ? band : 0;
+		for (k = 0; k < sf->nu; k++) {
+			struct sim_unit *u = &units[sf->first + k];
+
+			u->band = u->x ? band : 0;
+			u->cur = u->x;
+		}
+	}
+}
+
 /* With bands 2: each unit's entry of its file's bands (sample.h), its
  * file's own slot included, as sampleplan.c makes them. */
 static uint8_t *pbs;
@@ -415,7 +447,10 @@ static int cmd_sim(unsigned seeds, const char *pcts, int bands)
 	const char *p = pcts;
 
 	g_bands = bands;
-	if (read_units() || (bands >= 2 && make_pbs()))
+	if (read_units())
+		return 3;
+	raw_bands();
+	if (bands >= 2 && make_pbs())
 		return 3;
 	for (i = 0; i < g_nset; i++) {
 		struct est_setting *one;

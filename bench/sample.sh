@@ -117,11 +117,17 @@ for t in $([ "$SIMULATE" = 1 ] && echo "$TREES"); do
 			"$SIM" units "$SETTINGS" "$MNT/$t" >"$units.tmp"
 		mv "$units.tmp" "$units"
 	fi
-	for strata in size kind nocur bands; do
+	# raw: as root, the tree as a btrfs mounted without compress would
+	# store it (every unit raw now: SIM_RAW in bench/sample-sim.c)
+	for strata in size kind nocur bands raw; do
 		echo
 		echo "## $t, strata by $strata"
 		echo
-		"$SIM" sim "$SEEDS" "$PCTS" "$([ $strata != size ] && echo $strata)" <"$units"
+		if [ $strata = raw ]; then
+			SIM_RAW=1 "$SIM" sim "$SEEDS" "$PCTS" bands <"$units"
+		else
+			"$SIM" sim "$SEEDS" "$PCTS" "$([ $strata != size ] && echo $strata)" <"$units"
+		fi
 	done
 done
 

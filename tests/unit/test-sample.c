@@ -44,6 +44,14 @@ static void test_units(void)
 	CU_ASSERT_EQUAL(sample_band(1, 100, 30), 1);
 	CU_ASSERT_EQUAL(sample_band(1, 100, 60), 2);
 	CU_ASSERT_EQUAL(sample_band(1, 100, 100), 3);
+	/* the raw band divided by kind, no other, and not for -1 */
+	CU_ASSERT_EQUAL(sample_band_kind(3, -1), SAMPLE_BAND_RAW);
+	CU_ASSERT_EQUAL(sample_band_kind(3, 0), SAMPLE_BAND_KINDS);
+	CU_ASSERT_EQUAL(sample_band_kind(3, 1), SAMPLE_BAND_KINDS + 1);
+	CU_ASSERT_EQUAL(sample_band_kind(3, 3), SAMPLE_BANDS - 1);
+	CU_ASSERT_EQUAL(sample_band_kind(1, 3), 1);
+	CU_ASSERT_EQUAL(sample_band_kind(2, 1), 2);
+	CU_ASSERT_EQUAL(sample_band_kind(0, 2), 0);
 	CU_ASSERT(sample_stratum(100, 100, 0) != sample_stratum(1 << 20, 1 << 20, 0));
 	CU_ASSERT(sample_stratum(1 << 20, 1 << 20, 1) !=
 		  sample_stratum(1 << 20, 1 << 20, 3));
@@ -87,17 +95,39 @@ static void test_floors(void)
 	struct sample_design d;
 	unsigned cls = sample_stratum(100, 100, 1);
 	unsigned own = SAMPLE_CLASSES * SAMPLE_BANDS + 1;
+	/* raw now, text by name: a kind's floors under sample_plan() too;
+	 * raw and not divided, the ratios' */
+	unsigned raw = sample_stratum(100, 100, sample_band_kind(3, 1));
+	unsigned raw_own = SAMPLE_CLASSES * SAMPLE_BANDS + SAMPLE_BAND_KINDS;
+	unsigned whole = sample_stratum(100, 100, sample_band_kind(3, -1));
+	struct sample_design d2;
 
 	memset(&pop, 0, sizeof(pop));
 	pop.N[cls] = 1000;
 	pop.X[cls] = 1000 * 100;
 	pop.N[own] = 500;
 	pop.X[own] = 500ull * SAMPLE_CHUNK;
+	pop.N[raw] = 1000;
+	pop.X[raw] = 1000 * 100;
+	pop.N[raw_own] = 500;
+	pop.X[raw_own] = 500ull * SAMPLE_CHUNK;
+	pop.N[whole] = 1000;
+	pop.X[whole] = 1000 * 100;
 	CU_ASSERT(sample_stratum_own(own));
+	CU_ASSERT(sample_stratum_own(raw_own));
 	CU_ASSERT_FALSE(sample_stratum_own(cls));
+	CU_ASSERT_FALSE(sample_stratum_own(raw));
 	sample_plan(&d, &pop, 1, 1);
 	CU_ASSERT_DOUBLE_EQUAL(d.pi[cls] * 1000, SAMPLE_MIN_DRAWS, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(d.pi[own] * 500, SAMPLE_MIN_DRAWS, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[raw] * 1000, SAMPLE_MIN_DRAWS_KIND, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[raw_own] * 500, SAMPLE_MIN_DRAWS_KIND_OWN,
+			       1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[whole] * 1000, SAMPLE_MIN_DRAWS, 1e-9);
+	/* another budget keeps them */
+	sample_replan(&d2, &pop, 2, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d2.pi[cls] * 1000, SAMPLE_MIN_DRAWS, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d2.pi[raw] * 1000, SAMPLE_MIN_DRAWS_KIND, 1e-9);
 	sample_plan_floors(&d, &pop, 1, 1, SAMPLE_MIN_DRAWS_KIND,
 			   SAMPLE_MIN_DRAWS_KIND_OWN);
 	CU_ASSERT_DOUBLE_EQUAL(d.pi[cls] * 1000, SAMPLE_MIN_DRAWS_KIND, 1e-9);
@@ -241,6 +271,19 @@ static uint64_t sim_truth(const struct sim_tree *t)
 	return total;
 }
 
+/* A file's band under mode bands: 0 none (strata by size), 1 its current
+ * ratio's, 2 a btrfs that stores everything raw (mounted without
+ * compress), the raw band divided by the kind of the file's name (text,
+ * binaries, compressed formats; a mixed file's name tells nothing). */
+static unsigned sim_band(const struct sim_file *f, int bands)
+{
+	static const unsigned name_kind[] = { 1, 2, 3, 0 };
+
+	if (bands == 2)
+		return sample_band_kind(SAMPLE_BAND_RAW, name_kind[f->kind]);
+	return bands ? f->band : 0;
+}
+
 static void sim_sample(const struct sim_tree *t, double frac, uint64_t seed,
 		       int bands, struct sample_result *r, double *read)
 {
@@ -253,12 +296,12 @@ static void sim_sample(const struct sim_tree *t, double frac, uint64_t seed,
 
 	for (i = 0; i < t->n; i++)
 		sample_pop_add(&pop, t->f[i].size, t->f[i].size,
-			       bands ? t->f[i].band : 0);
+			       sim_band(&t->f[i], bands));
 	sample_plan(&d, &pop, (uint64_t)(frac * sample_pop_bytes(&pop)), seed);
 	*read = 0;
 	for (i = 0; i < t->n; i++) {
 		h = sample_stratum(t->f[i].size, t->f[i].size,
-				   bands ? t->f[i].band : 0);
+				   sim_band(&t->f[i], bands));
 		for (k = 0; k < sample_units(t->f[i].size, t->f[i].size); k++) {
 			if (!sample_in(&d, h, 1, i, k))
 				continue;
@@ -314,16 +357,17 @@ static void test_coverage(void)
 	static const char *const shapes[] = { "usr-like", "home-like",
 					      "few-big" };
 	static const double fracs[] = { 0.01, 0.05, 0.20 };
+	static const char *const modes[] = { "size ", "bands", "raw  " };
 	double cover, hw, readf;
 	int shape, fi, bands;
 
 	for (shape = 0; shape < 3; shape++)
-		for (bands = 0; bands < 2; bands++)
+		for (bands = 0; bands < 3; bands++)
 			for (fi = 0; fi < 3; fi++) {
 				sim_coverage(shape, 3000, fracs[fi], bands, 400,
 					     &cover, &hw, &readf);
 				printf("\n      %-9s %s %4.0f%%: coverage %.1f%%, mean half-width %.1f%%",
-				       shapes[shape], bands ? "bands" : "size ",
+				       shapes[shape], modes[bands],
 				       fracs[fi] * 100, cover * 100, hw * 100);
 				CU_ASSERT(cover >= 0.90 && cover <= 0.99);
 			}
@@ -739,13 +783,20 @@ static void test_parts(void)
 					    SAMPLE_CHUNK + 262144,
 					    SAMPLE_CHUNK + 262144,
 					    SAMPLE_CHUNK + 262144), 0);
-	sample_parts_bands(&sp, 4, pb);
+	sample_parts_bands(&sp, 4, -1, pb);
 	CU_ASSERT_EQUAL(pb[0], 1);
 	CU_ASSERT_EQUAL(pb[1], 2);	/* 0.625 */
 	CU_ASSERT_EQUAL(pb[2], 3);
 	CU_ASSERT_EQUAL(pb[3], 0);
+	/* a text file's, divided: only its raw part moves, to the raw text
+	 * band */
+	sample_parts_bands(&sp, 4, 1, pb);
+	CU_ASSERT_EQUAL(pb[0], 1);
+	CU_ASSERT_EQUAL(pb[1], 2);
+	CU_ASSERT_EQUAL(pb[2], SAMPLE_BAND_KINDS + 1);
+	CU_ASSERT_EQUAL(pb[3], 0);
 	sample_parts_reset(&sp);
-	sample_parts_bands(&sp, 4, pb);
+	sample_parts_bands(&sp, 4, 3, pb);
 	CU_ASSERT_EQUAL(pb[0] | pb[1] | pb[2] | pb[3], 0);
 	/* a corrupt item: refused, not a hang or a huge allocation */
 	CU_ASSERT_EQUAL(sample_parts_extent(&sp, UINT64_MAX - 4096, 4096,

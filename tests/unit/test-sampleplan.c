@@ -72,7 +72,7 @@ static int list_dir(void *arg, struct sampleplan *p, int fd,
 						       sizeof(item)), 0);
 		}
 		CU_ASSERT_EQUAL(sampleplan_add(p, file_key(st->st_dev, i), 1,
-					       size, size, 1 + i % 3, 100,
+					       size, size, 1 + i % 3, 100, -1,
 					       NULL), 0);
 	}
 	return WALK_SKIP;
@@ -193,7 +193,7 @@ static int list_kept(void *arg, struct sampleplan *p, int fd,
 			for (m = 0; m < kept_kinds[kind].n; m++)
 				kept_ref(p, i, &kept_kinds[kind].it[m]);
 			CU_ASSERT_EQUAL(sampleplan_add(p, file_key(g_dev, i),
-						       met, 8192, 8192, 1, 100,
+						       met, 8192, 8192, 1, 100, -1,
 						       NULL), 0);
 		}
 	}
@@ -459,7 +459,7 @@ static int list_half(void *arg, struct sampleplan *p, int fd,
 			}
 			CU_ASSERT_EQUAL(sampleplan_add(p,
 					file_key(g_dev, HALF_FILES * g + f), 1,
-					pos, pos, 1 + f % 3, 100, NULL), 0);
+					pos, pos, 1 + f % 3, 100, -1, NULL), 0);
 		}
 	return WALK_SKIP;
 }
