@@ -220,10 +220,14 @@ struct names {
 	size_t n;
 };
 
+/* Each file's first name (asked for: names) is name_len bytes and a NUL,
+ * whatever its INODE_REF item held. */
 static int on_listed(void *arg, const struct fastscan_file *f)
 {
 	(void)arg;
-	(void)f;
+	if (!f->name || f->name_len > 255 || strlen(f->name) > f->name_len ||
+	    f->name[f->name_len])
+		abort();
 	return 0;
 }
 
@@ -269,6 +273,7 @@ static void check_prune(const struct stat *st, int one_fs)
 	struct fastscan_listener ls = {
 		.file = on_listed,
 		.entry = on_entry,
+		.names = 1,
 	};
 	static struct names nm;
 	struct usage_ctx *ctx = usage_create();
