@@ -181,7 +181,7 @@ struct estrun {
 	int (*rewritten)(void *arg, size_t token);
 	struct sample_acc *acc_rw;
 	double *known_rw;
-	double *dxd;		/* (4 + 2n) * SAMPLE_BANDS: estrun_dx()'s */
+	double *dxd;		/* (4 + 2n) * SAMPLE_ROW_BANDS: estrun_dx()'s */
 	int64_t *dx;
 	struct sample_pop pop;		/* every file's units */
 	/* ... each unit's bytes times its file's known_share(): the same
@@ -321,7 +321,7 @@ int estrun_sampled(const struct estrun *r, const struct stat *st)
 static void estrun_dx(struct estrun *r, const struct stat *st,
 		      size_t token, const struct estrun_slot *sl)
 {
-	const size_t per = 3 + 2 * r->n, B = SAMPLE_BANDS;
+	const size_t per = 3 + 2 * r->n, B = SAMPLE_ROW_BANDS;
 	const size_t nc = (2 + 2 * r->n) * B, m = (4 + 2 * r->n) * B;
 	const uint64_t x = estrun_data_bytes(st);
 	struct sample_pop units;
@@ -351,8 +351,8 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 	/* its units by stratum, as submitted to the population */
 	sample_pop_cur(&units, st->st_size, x, fb.band, fb.pb, 1, &cur, 1);
 	for (h = 0; h < SAMPLE_STRATA; h++) {
-		d[h % B] += (double)units.X[h];
-		d[nc + h % B] += (double)units.C[h];
+		d[sample_row_band(h)] += (double)units.X[h];
+		d[nc + sample_row_band(h)] += (double)units.C[h];
 	}
 	for (j = 0; sl && j < sl->nsu; j++) {
 		const uint64_t *v = sl->su + j * per;
@@ -362,7 +362,7 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 		if (h >= SAMPLE_STRATA || !(r->design.pi[h] > 0))
 			continue;
 		pi = r->design.pi[h];
-		c = h % B;
+		c = sample_row_band(h);
 		d[B + c] += v[1] / pi;
 		d[nc + B + c] += (double)sample_unit_cur(&cur, st->st_size, x,
 							 v[2]) / pi;
@@ -813,8 +813,8 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->w = calloc(o->jobs, sizeof(*r->w));
 	r->acc_rw = calloc(n3 / 3, sizeof(*r->acc_rw));
 	r->known_rw = calloc(n3 / 3, sizeof(*r->known_rw));
-	r->dxd = calloc((4 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dxd));
-	r->dx = calloc((4 + 2 * (n3 / 3)) * SAMPLE_BANDS, sizeof(*r->dx));
+	r->dxd = calloc((4 + 2 * (n3 / 3)) * SAMPLE_ROW_BANDS, sizeof(*r->dxd));
+	r->dx = calloc((4 + 2 * (n3 / 3)) * SAMPLE_ROW_BANDS, sizeof(*r->dx));
 	if (!r->s || !r->acc || !r->raw || !r->f || !r->links || !r->scratch ||
 	    !r->slots || !r->deltas || !r->ncs || !r->pop_known ||
 	    !r->known || !r->queue || !r->done_q ||
@@ -1317,7 +1317,8 @@ void estrun_band_ratios(const struct estrun *r, size_t i,
 	const struct sample_pop *kp;
 	const struct sample_acc *a;
 	struct sample_pop fresh;
-	double num[SAMPLE_BANDS], den[SAMPLE_BANDS], cn[SAMPLE_BANDS];
+	double num[SAMPLE_ROW_BANDS], den[SAMPLE_ROW_BANDS];
+	double cn[SAMPLE_ROW_BANDS];
 	double an, ad, acn, kx, ky, x;
 	unsigned h, c, q;
 
@@ -1327,7 +1328,7 @@ void estrun_band_ratios(const struct estrun *r, size_t i,
 	kp = &r->pop_known[2 * i];
 	estrun_pop_less(&fresh, &r->pop, kp);
 	for (q = 0; q < 2; q++) {
-		for (c = 0; c < SAMPLE_BANDS; c++)
+		for (c = 0; c < SAMPLE_ROW_BANDS; c++)
 			num[c] = den[c] = cn[c] = 0;
 		/* the raw parts known (estrun_add_known()) at their share
 		 * of the known total */
@@ -1336,7 +1337,7 @@ void estrun_band_ratios(const struct estrun *r, size_t i,
 		ky = r->known[4 * i + q];
 		a = &r->acc[4 * i + q];
 		for (h = 0; h < SAMPLE_STRATA; h++) {
-			c = h % SAMPLE_BANDS;
+			c = sample_row_band(h);
 			if (kx > 0 && kp->X[h]) {
 				num[c] += ky * (double)kp->X[h] / kx;
 				den[c] += (double)kp->X[h];
@@ -1349,12 +1350,12 @@ void estrun_band_ratios(const struct estrun *r, size_t i,
 			cn[c] += x * (double)a->sc[h] / (double)a->sx[h];
 			den[c] += x;
 		}
-		for (c = 0, an = ad = acn = 0; c < SAMPLE_BANDS; c++) {
+		for (c = 0, an = ad = acn = 0; c < SAMPLE_ROW_BANDS; c++) {
 			an += num[c];
 			ad += den[c];
 			acn += cn[c];
 		}
-		for (c = 0; c < SAMPLE_BANDS; c++) {
+		for (c = 0; c < SAMPLE_ROW_BANDS; c++) {
 			out->r[q][c] = den[c] > 0 ? num[c] / den[c] :
 				       ad > 0 ? an / ad : 0;
 			out->rc[c] = den[c] > 0 ? cn[c] / den[c] :

@@ -57,8 +57,8 @@ struct estrun_opts {
 	double (*known_share)(void *arg, size_t token, const struct stat *st);
 	/* NULL, or with sampling, for each file read in part or not at all,
 	 * just before done() (not for a second link nor a failure): its
-	 * sums by band (each unit's stratum % SAMPLE_BANDS), B =
-	 * SAMPLE_BANDS values each: its units' data bytes, at dx[0]; its
+	 * sums by band (each unit's sample_row_band()), B =
+	 * SAMPLE_ROW_BANDS values each: its units' data bytes, at dx[0]; its
 	 * drawn units' data bytes over their probability, at dx[B]; their
 	 * predictions over it, at dx[(2 + 2i + q) * B] for setting i, disk
 	 * (q 0) and uncompressed (q 1); its units' current disk bytes (0
@@ -200,9 +200,9 @@ struct estrun_result {
  * range.
  */
 struct estrun_bands {
-	double r[2][SAMPLE_BANDS];
-	double rc[SAMPLE_BANDS];
-	double b[2][SAMPLE_BANDS];
+	double r[2][SAMPLE_ROW_BANDS];
+	double rc[SAMPLE_ROW_BANDS];
+	double b[2][SAMPLE_ROW_BANDS];
 };
 void estrun_band_ratios(const struct estrun *r, size_t i,
 			struct estrun_bands *out);

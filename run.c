@@ -198,7 +198,7 @@ static int plan_settings(struct run *run)
 static size_t run_dx_count(const struct run *run)
 {
 	return run->opt->sample || run->opt->sample_bytes ?
-	       (4 + 2 * run->nall) * SAMPLE_BANDS : 0;
+	       (4 + 2 * run->nall) * SAMPLE_ROW_BANDS : 0;
 }
 
 struct run *run_create(const struct options *opt, const struct run_env *env)
@@ -1844,7 +1844,7 @@ static uint64_t fix_round(double t)
 static void rows_sampled(void *arg, struct report_row *row)
 {
 	const struct rows_fix *fx = arg;
-	const size_t n = fx->run->nall, B = SAMPLE_BANDS;
+	const size_t n = fx->run->nall, B = SAMPLE_ROW_BANDS;
 	const int64_t *X, *Xd, *Y, *C, *Cd;
 	uint64_t *same, *fresh;
 	double e[2], ht[2], p, ps, b;

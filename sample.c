@@ -171,6 +171,13 @@ unsigned sample_band_kind(unsigned band, int kind)
 	       SAMPLE_BAND_KINDS + (unsigned)kind : band;
 }
 
+unsigned sample_row_band(unsigned h)
+{
+	unsigned b = h % SAMPLE_BANDS;
+
+	return b >= SAMPLE_BAND_KINDS ? SAMPLE_BAND_RAW : b;
+}
+
 uint64_t sample_units(uint64_t size, uint64_t x)
 {
 	if (!x)
@@ -1191,7 +1198,7 @@ static void estimate(const struct sample_pop *p, const struct sample_design *d,
 
 /*
  * The slope of y on the current disk bytes c common to the strata (of
- * band only, unless it is SAMPLE_BANDS), after each stratum's ratio to
+ * row band only, unless it is SAMPLE_ROW_BANDS), after each stratum's ratio to
  * the data bytes: the b that makes the sum of the strata's variances
  * least (0 where no stratum knows c).
  */
@@ -1207,7 +1214,7 @@ static double sample_slope(const struct sample_pop *p,
 
 		if (a->n[h] < 2 || !a->sx[h] || !a->sc[h] || d->pi[h] >= 1 ||
 		    !p->C[h] ||
-		    (band < SAMPLE_BANDS && h % SAMPLE_BANDS != band))
+		    (band < SAMPLE_ROW_BANDS && sample_row_band(h) != band))
 			continue;
 		Ry = (double)a->sy[h] / Sx;
 		Rc = (double)a->sc[h] / Sx;
@@ -1237,7 +1244,7 @@ static void estimate_cur(const struct sample_pop *p,
 	double b, vc;
 
 	estimate(p, d, a, r, eff, 0, at, var_at);
-	b = sample_slope(p, d, a, SAMPLE_BANDS);
+	b = sample_slope(p, d, a, SAMPLE_ROW_BANDS);
 	if (!b)
 		return;
 	estimate(p, d, a, &rc, eff, b, at, &vc);

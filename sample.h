@@ -35,6 +35,10 @@
 #define SAMPLE_BAND_RAW		3u
 #define SAMPLE_BAND_KINDS	4u
 #define SAMPLE_BANDS		8
+/* Report rows are estimated by band with the raw band whole (its kinds
+ * folded back into it: the rows' sums stay as small as before), a
+ * stratum's sample_row_band() of SAMPLE_ROW_BANDS. */
+#define SAMPLE_ROW_BANDS	SAMPLE_BAND_KINDS
 #define SAMPLE_CLASSES		6
 /* Files whose parts are strata of their own (sample_own_strata()), at
  * most: each file's parts by band after the classes' strata. */
@@ -145,6 +149,10 @@ unsigned sample_kind(const char *name);
  * it is.
  */
 unsigned sample_band_kind(unsigned band, int kind);
+
+/* The row band of stratum h (SAMPLE_ROW_BANDS): its band, the raw band's
+ * kinds folded back into it. */
+unsigned sample_row_band(unsigned h);
 
 /* Units of a file of size bytes (st_size) holding x data bytes: 0 when x is
  * 0, 1 up to SAMPLE_CHUNK, else one per SAMPLE_CHUNK of size. */
@@ -419,8 +427,8 @@ double sample_predict_se(const struct sample_pop *p,
 			 struct sample_result *now);
 
 /* The current disk bytes' slope the estimate would take in the strata
- * of one band (sample_estimate()'s is common to all): for report rows,
- * estimated band by band. */
+ * of one row band (sample_row_band(); sample_estimate()'s is common to
+ * all): for report rows, estimated band by band. */
 double sample_band_slope(const struct sample_pop *p,
 			 const struct sample_design *d,
 			 const struct sample_acc *a, unsigned band);

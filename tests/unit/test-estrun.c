@@ -107,8 +107,8 @@ struct tcollect {
 /* With g_hooks, run_files() asks these: even tokens rewritten, and the
  * sums by band of every file added up. */
 static int g_hooks;
-static int64_t g_dx[(4 + 2 * 8) * SAMPLE_BANDS];
-static size_t g_dxn;	/* the values given: (4 + 2n) * SAMPLE_BANDS */
+static int64_t g_dx[(4 + 2 * 8) * SAMPLE_ROW_BANDS];
+static size_t g_dxn;	/* the values given: (4 + 2n) * SAMPLE_ROW_BANDS */
 
 static int rewritten_even(void *arg, size_t token)
 {
@@ -179,7 +179,7 @@ static int run_files(struct tfiles *t, unsigned jobs, double sample,
 		o.rewritten = rewritten_even;
 		o.sample_dx = add_dx;
 		memset(g_dx, 0, sizeof(g_dx));
-		g_dxn = *n <= 8 ? (4 + 2 * *n) * SAMPLE_BANDS : 0;
+		g_dxn = *n <= 8 ? (4 + 2 * *n) * SAMPLE_ROW_BANDS : 0;
 	}
 	memset(c, 0, sizeof(*c));
 	c->n = *n;
@@ -408,15 +408,15 @@ static void test_sample_rewrite_dx(void)
 	CU_ASSERT_EQUAL(all[0].rewrite_disk, want);
 	CU_ASSERT_EQUAL(all[0].rewrite_ci95, 0);
 	CU_ASSERT(want > 0 && want < all[0].est.disk);
-	for (k = 0; k < SAMPLE_BANDS; k++) {
+	for (k = 0; k < SAMPLE_ROW_BANDS; k++) {
 		x += g_dx[k];
-		xd += g_dx[SAMPLE_BANDS + k];
-		y += g_dx[2 * SAMPLE_BANDS + k];	/* setting 0, disk */
+		xd += g_dx[SAMPLE_ROW_BANDS + k];
+		y += g_dx[2 * SAMPLE_ROW_BANDS + k];	/* setting 0, disk */
 	}
 	CU_ASSERT_EQUAL((uint64_t)x, data);
 	/* each file's sums rounded alone */
-	CU_ASSERT(llabs(xd - x) <= NFILES * SAMPLE_BANDS);
-	CU_ASSERT(llabs(y - (int64_t)all[0].est.disk) <= NFILES * SAMPLE_BANDS);
+	CU_ASSERT(llabs(xd - x) <= NFILES * SAMPLE_ROW_BANDS);
+	CU_ASSERT(llabs(y - (int64_t)all[0].est.disk) <= NFILES * SAMPLE_ROW_BANDS);
 	tfiles_free(&t);
 }
 

@@ -52,6 +52,15 @@ static void test_units(void)
 	CU_ASSERT_EQUAL(sample_band_kind(1, 3), 1);
 	CU_ASSERT_EQUAL(sample_band_kind(2, 1), 2);
 	CU_ASSERT_EQUAL(sample_band_kind(0, 2), 0);
+	/* rows: a divided raw band's strata in the raw band, others their
+	 * own */
+	CU_ASSERT_EQUAL(sample_row_band(sample_stratum(100, 100,
+						       sample_band_kind(3, 2))),
+			SAMPLE_BAND_RAW);
+	CU_ASSERT_EQUAL(sample_row_band(sample_stratum(1 << 20, 1 << 20, 2)),
+			2);
+	CU_ASSERT_EQUAL(sample_row_band(sample_stratum(100, 100, 1 |
+						       SAMPLE_AWAY)), 1);
 	CU_ASSERT(sample_stratum(100, 100, 0) != sample_stratum(1 << 20, 1 << 20, 0));
 	CU_ASSERT(sample_stratum(1 << 20, 1 << 20, 1) !=
 		  sample_stratum(1 << 20, 1 << 20, 3));
