@@ -493,8 +493,8 @@ static double sample_pi_of(const struct sample_pop *p, unsigned h, double c,
 
 	if (!p->N[h])
 		return 0;
-	m = (double)(sample_stratum_own(h) ? raw ? fl->raw_own : fl->own
-					   : raw ? fl->raw_min : fl->min) /
+	m = (double)(sample_stratum_own(h) ? (raw ? fl->raw_own : fl->own)
+					   : (raw ? fl->raw_min : fl->min)) /
 	    p->N[h];
 	pi = c > m ? c : m;
 	return pi < 1 ? pi : 1;
@@ -1198,9 +1198,9 @@ static void estimate(const struct sample_pop *p, const struct sample_design *d,
 
 /*
  * The slope of y on the current disk bytes c common to the strata (of
- * row band only, unless it is SAMPLE_ROW_BANDS), after each stratum's ratio to
- * the data bytes: the b that makes the sum of the strata's variances
- * least (0 where no stratum knows c).
+ * row band band only, all where band is SAMPLE_ROW_BANDS), after each
+ * stratum's ratio to the data bytes: the b that makes the sum of the
+ * strata's variances least (0 where no stratum knows c).
  */
 static double sample_slope(const struct sample_pop *p,
 			   const struct sample_design *d,
