@@ -160,9 +160,10 @@ struct est_ops {
 	 * length (at most a sector, less than its size) of an inline extent
 	 * the file holds at offset 0: written when the file was that long
 	 * and kept since the file grew (a fallocate or writes past the first
-	 * sector; a truncate that grows a file converts the extent), so as written that part is estimated as a file of its own
-	 * (inline where the setting allows), the rest of its data runs past
-	 * the first sector after it.  Files of 512 KiB or less
+	 * sector; a truncate that grows a file converts the extent), so as
+	 * written that part is estimated as a file of its own (inline where
+	 * the setting allows), the rest of its data runs past the first
+	 * sector after it.  Files of 512 KiB or less
 	 * are estimated together, each setting over all of them in turn,
 	 * which keeps one codec's tables in the caches at a time. Returns
 	 * 0, or -ENOMEM when it stopped (err[f] of the files not done is

@@ -1366,8 +1366,8 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 			      facts.size, x,
 			      facts.size ? sample_band(1, f->ram, f->disk) : 0,
 			      facts.size ? sample_ratio_q(f->ram, f->disk) : 0,
-			      !sc->raw_kinds ? -1 :
-			      facts.nlink == 1 ? (int)sample_kind(f->name) : 0,
+			      sampleplan_name_kind(sc->raw_kinds, facts.nlink,
+						   f->name),
 			      known);
 }
 

@@ -284,6 +284,13 @@ int sampleplan_raw_kinds(const char *path)
 	return mounts_compress_option(path, opt, sizeof(opt)) == 0;
 }
 
+int sampleplan_name_kind(int raw_kinds, uint64_t nlink, const char *name)
+{
+	if (!raw_kinds)
+		return -1;
+	return nlink == 1 ? (int)sample_kind(name) : 0;
+}
+
 /* The band of file st, and its current ratio into *q: its extents
  * searched on its filesystem's fd; *raw_kinds, whether its raw band is
  * divided by kind there. */
@@ -592,12 +599,10 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 		kind = 1;
 		pb = sampleplan_holes(p, fd, dirfd, name, st, band);
 	}
-	/* a raw band divided by the name's kind where it has one name
-	 * (the fast scan's pre-pass knows the first only) */
 	return sampleplan_add_band(p, key, 1, st->st_size,
 				   estrun_data_bytes(st), band, q, kind,
-				   !raw_kinds ? -1 :
-				   st->st_nlink == 1 ? (int)sample_kind(path) : 0,
+				   sampleplan_name_kind(raw_kinds, st->st_nlink,
+							path),
 				   pb, NULL);
 }
 

@@ -68,6 +68,15 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 int sampleplan_raw_kinds(const char *path);
 
 /*
+ * The kind sampleplan_add() takes for a file named name with nlink links
+ * on a filesystem where raw_kinds (sampleplan_raw_kinds()) says whether
+ * the raw band is divided: -1 where it is not, 0 for several links (the
+ * fast scan's pre-pass knows the first name only, the walk's the path it
+ * met: both must draw the same sample), else sample_kind(name).
+ */
+int sampleplan_name_kind(int raw_kinds, uint64_t nlink, const char *name);
+
+/*
  * A file extent item (ei, parsed from item[0..len)) of the next file
  * sampleplan_add() gets, for the sharers of sampleplan_run().  Returns 0
  * (out of memory only makes every file a sharer).

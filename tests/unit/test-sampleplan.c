@@ -464,6 +464,18 @@ static int list_half(void *arg, struct sampleplan *p, int fd,
 	return WALK_SKIP;
 }
 
+/* Both pre-passes' rule: no kind where the raw band stays whole, "other"
+ * for several links, else the name's. */
+static void test_name_kind(void)
+{
+	CU_ASSERT_EQUAL(sampleplan_name_kind(0, 1, "a.txt"), -1);
+	CU_ASSERT_EQUAL(sampleplan_name_kind(1, 2, "a.txt"), 0);
+	CU_ASSERT_EQUAL(sampleplan_name_kind(1, 1, "d/a.txt"),
+			(int)sample_kind("a.txt"));
+	CU_ASSERT_EQUAL(sampleplan_name_kind(1, 1, "a.gz"), 3);
+	CU_ASSERT_EQUAL(sampleplan_name_kind(1, 1, ""), 0);
+}
+
 static void test_half(void)
 {
 	unsigned threads;
@@ -495,6 +507,7 @@ static CU_TestInfo tests[] = {
 	{ "sharers' items kept", test_kept },
 	{ "sharers' items kept, room for some", test_kept_full },
 	{ "away at more than half", test_half },
+	{ "a name's kind, where it divides the raw band", test_name_kind },
 	CU_TEST_INFO_NULL,
 };
 

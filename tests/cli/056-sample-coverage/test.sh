@@ -198,8 +198,8 @@ cover() {
 # (with the data bytes alone: usr 6.7-6.8%, home and shared 2.2-2.5%, nc
 # 3.0%; with them 4.5-4.8%, 1.2-1.3% and 1.9%).  Without root: the usr
 # tree's files by the kind their names tell (by size alone: 13.3-13.7%);
-# and as root the raw tree's alike (7.5-7.8%; by size alone, as before
-# the raw band was divided by kind: 13.2-13.6%).
+# and as root the raw tree's alike (7.1-7.8% over runs; by size alone, as
+# before the raw band was divided by kind: 13.2-13.6%).
 declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 		 [root:shared]=$MAX_HOME_WIDTH [root:nc]=250
 		 [root:raw]=$MAX_USR_WIDTH_NOBODY
