@@ -49,6 +49,7 @@
 #define SAMPLE_CUR_KAPPA	0.3
 /* Class bounds of whole-file units (st_size), and of the file size
  * above which chunks form a class of their own. */
+#define SAMPLE_INLINE		2048u
 #define SAMPLE_TINY		4096u
 #define SAMPLE_SMALL		(32u * 1024)
 #define SAMPLE_MEDIUM		(128u * 1024)
@@ -192,18 +193,20 @@ unsigned sample_stratum(uint64_t size, uint64_t x, unsigned band)
 	unsigned c;
 
 	(void)x;
-	if (size <= SAMPLE_TINY)
+	if (size <= SAMPLE_INLINE)
 		c = 0;
-	else if (size <= SAMPLE_SMALL)
+	else if (size <= SAMPLE_TINY)
 		c = 1;
-	else if (size <= SAMPLE_MEDIUM)
+	else if (size <= SAMPLE_SMALL)
 		c = 2;
-	else if (size <= SAMPLE_CHUNK)
+	else if (size <= SAMPLE_MEDIUM)
 		c = 3;
-	else if (size <= SAMPLE_BIG_FILE)
+	else if (size <= SAMPLE_CHUNK)
 		c = 4;
+	else if (size <= SAMPLE_BIG_FILE)
+		c = SAMPLE_PART_CLASS;
 	else
-		c = 5;
+		c = SAMPLE_PART_CLASS + 1;
 	if (band & SAMPLE_AWAY)
 		c += SAMPLE_CLASSES + SAMPLE_OWN_FILES;
 	band &= ~SAMPLE_AWAY;
@@ -1022,7 +1025,7 @@ static unsigned sample_group(unsigned h)
 
 	if (c >= SAMPLE_CLASSES + SAMPLE_OWN_FILES)
 		c -= SAMPLE_CLASSES + SAMPLE_OWN_FILES;	/* SAMPLE_AWAY */
-	return c >= 4;
+	return c >= SAMPLE_PART_CLASS;
 }
 
 /* Stratum h's sums of d = y - b c (b 0: of y). */

@@ -39,7 +39,9 @@
  * folded back into it: the rows' sums stay as small as before), a
  * stratum's sample_row_band() of SAMPLE_ROW_BANDS. */
 #define SAMPLE_ROW_BANDS	SAMPLE_BAND_KINDS
-#define SAMPLE_CLASSES		6
+#define SAMPLE_CLASSES		7
+/* The first class of big files' parts (sample_stratum()). */
+#define SAMPLE_PART_CLASS	5u
 /* Files whose parts are strata of their own (sample_own_strata()), at
  * most: each file's parts by band after the classes' strata. */
 #define SAMPLE_OWN_FILES	8

@@ -64,6 +64,21 @@ static void test_units(void)
 	CU_ASSERT(sample_stratum(100, 100, 0) != sample_stratum(1 << 20, 1 << 20, 0));
 	CU_ASSERT(sample_stratum(1 << 20, 1 << 20, 1) !=
 		  sample_stratum(1 << 20, 1 << 20, 3));
+	/* files up to max_inline's default (inline whatever they hold)
+	 * apart from those of up to a sector (inline only if they compress
+	 * to 2 KiB, else a whole sector) */
+	CU_ASSERT_EQUAL(sample_stratum(1, 1, 3), sample_stratum(2048, 2048, 3));
+	CU_ASSERT(sample_stratum(2048, 2048, 3) !=
+		  sample_stratum(2049, 2049, 3));
+	CU_ASSERT_EQUAL(sample_stratum(2049, 2049, 3),
+			sample_stratum(4096, 4096, 3));
+	CU_ASSERT(sample_stratum(4096, 4096, 3) !=
+		  sample_stratum(4097, 4097, 3));
+	/* whole files and big files' parts: the pooled spreads' groups */
+	CU_ASSERT(sample_stratum(SAMPLE_CHUNK, SAMPLE_CHUNK, 0) / SAMPLE_BANDS <
+		  SAMPLE_PART_CLASS);
+	CU_ASSERT_EQUAL(sample_stratum(SAMPLE_CHUNK + 1, SAMPLE_CHUNK + 1, 0) /
+			SAMPLE_BANDS, SAMPLE_PART_CLASS);
 }
 
 /* Names' kinds: the last component's extension, case aside; shared
@@ -227,8 +242,12 @@ static uint64_t sim_y(const struct sim_file *f, size_t id, uint64_t k,
 		r = ((k / 3 + id) % 4 == 0) ? 1.0 : 0.2 + 0.2 * sim_unif(&s);
 		break;
 	}
-	if (len <= 2048 && f->kind != 2)
-		return (uint64_t)(len * r) + 60;	/* inline */
+	/* inline: what compresses to 2 KiB (max_inline) or less, and
+	 * what is that small anyway, raw */
+	if (len <= 2048 && f->kind == 2)
+		return len;
+	if (len * r + 60 <= 2048)
+		return (uint64_t)(len * r) + 60;
 	if (len < 4096)
 		return 4096;
 	return ((uint64_t)(len * r) + 4095) / 4096 * 4096;
@@ -245,7 +264,9 @@ static void sim_add(struct sim_tree *t, uint64_t size, unsigned kind)
 }
 
 /* shape 0: a /usr/share-like tree; 1: home-like (three big files hold
- * most bytes beside many small ones); 2: a few files hold nearly all. */
+ * most bytes beside many small ones); 2: a few files hold nearly all; 3:
+ * tiny files, most of them compressed already, on both sides of the
+ * inline bound (manual pages: .gz of 1-4 KiB), beside some text. */
 static void sim_build(struct sim_tree *t, int shape, size_t nsmall)
 {
 	uint64_t s = 42 + shape;
@@ -253,7 +274,10 @@ static void sim_build(struct sim_tree *t, int shape, size_t nsmall)
 
 	t->f = calloc(nsmall + 8, sizeof(*t->f));
 	t->n = 0;
-	for (i = 0; i < nsmall; i++)
+	for (i = 0; i < nsmall && shape == 3; i++)
+		sim_add(t, i % 9 ? sim_size(&s, 8, 11) : sim_size(&s, 11, 12),
+			2);
+	for (i = 0; i < nsmall && shape != 3; i++)
 		sim_add(t, sim_size(&s, 4, shape == 0 ? 24 : 17),
 			(unsigned)(sim_rng(&s) % 3));
 	if (shape == 1) {
@@ -364,16 +388,17 @@ static void sim_coverage(int shape, size_t nsmall, double frac, int bands,
 static void test_coverage(void)
 {
 	static const char *const shapes[] = { "usr-like", "home-like",
-					      "few-big" };
+					      "few-big", "tiny" };
 	static const double fracs[] = { 0.01, 0.05, 0.20 };
 	static const char *const modes[] = { "size ", "bands", "raw  " };
 	double cover, hw, readf;
 	int shape, fi, bands;
 
-	for (shape = 0; shape < 3; shape++)
+	for (shape = 0; shape < 4; shape++)
 		for (bands = 0; bands < 3; bands++)
 			for (fi = 0; fi < 3; fi++) {
-				sim_coverage(shape, 3000, fracs[fi], bands, 400,
+				sim_coverage(shape, shape == 3 ? 20000 : 3000,
+					     fracs[fi], bands, 400,
 					     &cover, &hw, &readf);
 				printf("\n      %-9s %s %4.0f%%: coverage %.1f%%, mean half-width %.1f%%",
 				       shapes[shape], modes[bands],
