@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The --sample benchmark (issue #16): on four trees of a loop-mounted btrfs
+# The --sample benchmark (issue #16): on five trees of a loop-mounted btrfs
 # image (mounted compress=zstd:1, so files carry a current ratio), one full
 # pass computes every file's estimate and every unit's (bench/sample-sim.c);
 # the design of sample.c is then drawn over SEEDS seeds at each of PCTS,
@@ -20,12 +20,12 @@ BENCH_DIR=${BENCH_DIR:-/var/tmp/compsize-sample-bench}
 SEEDS=${SEEDS:-200}
 PCTS=${PCTS:-1,5,20}
 SETTINGS=${SETTINGS:-zstd:1,zstd:3,compress-force=zstd:3,lzo,compress-force=zlib:3}
-TREES=${TREES:-usr-share lib-bin home few-big}
+TREES=${TREES:-usr-share lib-bin home few-big tiny}
 COST=${COST:-1}
 SIMULATE=${SIMULATE:-1}
 IMG=$BENCH_DIR/btrfs.img
 MNT=$BENCH_DIR/mnt
-LAYOUT=1
+LAYOUT=2
 
 mkdir -p "$BENCH_DIR" "$MNT"
 cleanup() { mountpoint -q "$MNT" && umount "$MNT"; true; }
@@ -86,6 +86,12 @@ build() {
 	mkdir -p "$MNT/few-big/etc"
 	find /etc -maxdepth 1 -type f -size -64k 2>/dev/null | head -50 |
 		xargs -I{} cp {} "$MNT/few-big/etc/" 2>/dev/null || true
+	# tiny: 25k small files, most of them manual pages (.gz of 1-4 KiB,
+	# on both sides of the inline bound)
+	mkdir -p "$MNT/tiny/inc" "$MNT/tiny/man"
+	cp -a /usr/share/doc "$MNT/tiny/"
+	cp -a /usr/include/linux "$MNT/tiny/inc/"
+	cp -a /usr/share/man/man1 "$MNT/tiny/man/"
 	sync
 	echo "$LAYOUT" >"$BENCH_DIR/layout"
 	umount "$MNT"
