@@ -1318,7 +1318,6 @@ struct sample_scan {
 	dev_t dev;
 	uint64_t id;
 	struct prune *prune;	/* NULL, or the names' */
-	int raw_kinds;		/* sampleplan_raw_kinds() */
 };
 
 static int sample_listed(void *arg, const struct fastscan_file *f)
@@ -1366,8 +1365,7 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 			      facts.size, x,
 			      facts.size ? sample_band(1, f->ram, f->disk) : 0,
 			      facts.size ? sample_ratio_q(f->ram, f->disk) : 0,
-			      sampleplan_name_kind(sc->raw_kinds, facts.nlink,
-						   f->name),
+			      sampleplan_name_kind(facts.nlink, f->name),
 			      known);
 }
 
@@ -1413,6 +1411,7 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	struct fastscan_listener ls = {
 		.file = sample_listed,
 		.ref = sample_ref,
+		.names = 1,	/* their kinds: sampleplan_name_kind() */
 	};
 	struct sample_scan sc = { .p = p, .fd = fd, .dev = st->st_dev };
 	struct fastscan_listener qls;
@@ -1432,8 +1431,6 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	if (ret != 1 || mounts_beneath(run->mounts, st) ||
 	    fastscan_probe(fd, &sc.id))
 		return WALK_ENTER;
-	sc.raw_kinds = sampleplan_raw_kinds(path);
-	ls.names = sc.raw_kinds;
 	if (!run->prescanned) {
 		run->prescanned = seen_create();
 		if (!run->prescanned)

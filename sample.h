@@ -144,13 +144,30 @@ unsigned sample_kind(const char *name);
 
 /*
  * A current ratio band divided by kind (sample_kind(), or -1: not
- * divided).  On a filesystem mounted without compression (the most common
- * case of all) the raw band holds nearly everything and tells nothing of
- * what the data would compress to; the kind of the file's name does
+ * divided).  Where most data is stored raw (a filesystem mounted without
+ * compression, the most common case of all, or one that compresses only
+ * since most of its data was written) the raw band tells nothing of what
+ * the data would compress to; the kind of the file's name does
  * (SAMPLE_BAND_KINDS + kind).  Any other band, or kind -1, is returned as
  * it is.
  */
 unsigned sample_band_kind(unsigned band, int kind);
+
+/* Band bits b (a file's band, or a part's entry: the band in its low
+ * bits, flags above) with a divided raw band's kind folded back into the
+ * raw band; any other band as it is. */
+unsigned sample_band_fold(unsigned b);
+
+/*
+ * Whether the raw band of population p stays divided by kind: where more
+ * than half of the data of known current ratio is stored raw now (in the
+ * raw band or its kinds).  Elsewhere the raw band is what the kernel did
+ * not compress, incompressible data as a rule, where strata by kind cost
+ * draws and gain nothing: its kinds are folded back into it
+ * (sample_band_fold()) in p, and the caller folds the bands it keeps
+ * (sample_bands_fold()).  Returns 1 (divided) or 0 (folded).
+ */
+int sample_pop_raw_kinds(struct sample_pop *p);
 
 /* The row band of stratum h (SAMPLE_ROW_BANDS): its band, the raw band's
  * kinds folded back into it. */
@@ -371,6 +388,10 @@ int sample_bands_put_parts_q(struct sample_bands *b, uint64_t key,
 uint16_t sample_bands_q(const struct sample_bands *b, uint64_t key);
 const uint16_t *sample_bands_parts_q(const struct sample_bands *b,
 				     uint64_t key, uint64_t n);
+
+/* Every file's and part's band folded (sample_band_fold(): the raw band
+ * whole again, sample_pop_raw_kinds()). */
+void sample_bands_fold(struct sample_bands *b);
 
 /* Remember the bands of the n parts of key's file (copied).  Returns 0 or
  * -ENOMEM. */

@@ -10,7 +10,6 @@
 #include "estrun.h"
 #include "extent.h"
 #include "layout.h"
-#include "mounts.h"
 #include "sampleplan.h"
 #include "search.h"
 #include "seen.h"
@@ -25,7 +24,6 @@
 struct sampleplan_dev {
 	dev_t dev;
 	int fd;			/* -1 once a search failed there */
-	int raw_kinds;		/* sampleplan_raw_kinds() */
 };
 
 /* A reference to an extent (its bytenr) or to an inline item (its
@@ -277,32 +275,21 @@ static struct sampleplan_dev *sampleplan_dev(struct sampleplan *p, dev_t dev)
 	return NULL;
 }
 
-int sampleplan_raw_kinds(const char *path)
+int sampleplan_name_kind(uint64_t nlink, const char *name)
 {
-	char opt[64];
-
-	return mounts_compress_option(path, opt, sizeof(opt)) == 0;
-}
-
-int sampleplan_name_kind(int raw_kinds, uint64_t nlink, const char *name)
-{
-	if (!raw_kinds)
-		return -1;
 	return nlink == 1 ? (int)sample_kind(name) : 0;
 }
 
 /* The band of file st, and its current ratio into *q: its extents
- * searched on its filesystem's fd; *raw_kinds, whether its raw band is
- * divided by kind there. */
+ * searched on its filesystem's fd. */
 static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
-				uint16_t *q, int *known, int *raw_kinds)
+				uint16_t *q, int *known)
 {
 	struct sampleplan_dev *d = sampleplan_dev(p, st->st_dev);
 	struct sampleplan_usage u = { .p = p };
 
 	*q = 0;
 	*known = 0;
-	*raw_kinds = 0;
 	if (!d || d->fd < 0)
 		return 0;
 	if (search_file_extents(p->search, d->fd, st->st_ino, 0,
@@ -315,7 +302,6 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
 	}
 	*q = sample_ratio_q(u.ram, u.disk);
 	*known = 1;
-	*raw_kinds = d->raw_kinds;
 	return sample_band(1, u.ram, u.disk);
 }
 
@@ -379,6 +365,22 @@ static void sampleplan_big(struct sampleplan *p, uint64_t key, uint64_t size,
 		i = min;
 	}
 	p->big[i] = (struct sampleplan_big){ key, size, x, n, band };
+}
+
+/*
+ * The raw band stays divided by the kinds of the names where most data is
+ * stored raw (sample_pop_raw_kinds()); elsewhere it is whole again, in
+ * the population, the bands kept and the big files' bands.
+ */
+static void sampleplan_raw_kinds(struct sampleplan *p)
+{
+	size_t i;
+
+	if (sample_pop_raw_kinds(&p->pop))
+		return;
+	sample_bands_fold(p->bands);
+	for (i = 0; i < p->nbig; i++)
+		p->big[i].band = sample_band_fold(p->big[i].band);
 }
 
 /*
@@ -579,7 +581,7 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 	const uint8_t *pb = NULL;
 	unsigned band = 0;
 	uint16_t q = 0;
-	int ret, kind = 0, known = 0, raw_kinds = 0;
+	int ret, kind = 0, known = 0;
 
 	if (st->st_nlink > 1) {
 		/* counted once: before its band is searched */
@@ -588,7 +590,7 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 			return ret;
 	}
 	if (p->o->bands && st->st_size)
-		band = sampleplan_band(p, st, &q, &known, &raw_kinds);
+		band = sampleplan_band(p, st, &q, &known);
 	if (!band && !known && st->st_size) {
 		/* its current ratio not known: what its name suggests, for
 		 * the whole file (no extents for its parts).  Extents read
@@ -601,8 +603,7 @@ static int sampleplan_stat(struct sampleplan *p, int fd, int dirfd,
 	}
 	return sampleplan_add_band(p, key, 1, st->st_size,
 				   estrun_data_bytes(st), band, q, kind,
-				   sampleplan_name_kind(raw_kinds, st->st_nlink,
-							path),
+				   sampleplan_name_kind(st->st_nlink, path),
 				   pb, NULL);
 }
 
@@ -647,7 +648,6 @@ static int sampleplan_enter_fs(void *arg, int fd, const char *path,
 	d = &p->devs[p->ndevs++];
 	d->dev = st->st_dev;
 	d->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	d->raw_kinds = sampleplan_raw_kinds(path);
 	return WALK_ENTER;
 }
 
@@ -950,6 +950,8 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		ret = walk_path(paths[i], &so, &ops, &p);
 	if (ret)
 		goto out;
+	if (p.ratios)
+		sampleplan_raw_kinds(&p);
 	ret = sampleplan_own(&p);
 	if (ret)
 		goto out;

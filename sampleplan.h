@@ -47,9 +47,8 @@ struct sampleplan_opts {
  * are counted once by key), size its st_size, x its data bytes
  * (estrun_data_bytes()), band its current ratio band and q its current
  * ratio (sample_ratio_q()) (0: not known; kept when the plan keeps bands),
- * kind the kind of its name that divides a raw band (sample_band_kind():
- * -1 where its filesystem compresses, sampleplan_raw_kinds(); 0 where it
- * has several links, whose names may differ), f NULL or what its inode
+ * kind the kind of its name that divides a raw band (sample_band_kind(),
+ * sampleplan_name_kind(); -1: not divided), f NULL or what its inode
  * item says (kept with the bands:
  * sample_bands_facts()).  The references given with sampleplan_ref()
  * since the last file are its own.  Returns 0 or -ENOMEM.
@@ -59,22 +58,13 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 		   int kind, const struct sample_facts *f);
 
 /*
- * Whether the raw band is divided by the kinds of the names on the
- * filesystem of path: mounted without compress= or compress-force=
- * (mounts_compress_option()), where data stored raw now is raw because
- * nothing compressed it.  Under a compress option the raw band is data
- * the kernel did not compress, and stays whole.
- */
-int sampleplan_raw_kinds(const char *path);
-
-/*
  * The kind sampleplan_add() takes for a file named name with nlink links
- * on a filesystem where raw_kinds (sampleplan_raw_kinds()) says whether
- * the raw band is divided: -1 where it is not, 0 for several links (the
- * fast scan's pre-pass knows the first name only, the walk's the path it
- * met: both must draw the same sample), else sample_kind(name).
+ * (its raw band divided by it where most data is stored raw,
+ * sample_pop_raw_kinds()): 0 for several links (the fast scan's pre-pass
+ * knows the first name only, the walk's the path it met: both must draw
+ * the same sample), else sample_kind(name).
  */
-int sampleplan_name_kind(int raw_kinds, uint64_t nlink, const char *name);
+int sampleplan_name_kind(uint64_t nlink, const char *name);
 
 /*
  * A file extent item (ei, parsed from item[0..len)) of the next file

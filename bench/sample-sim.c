@@ -28,7 +28,8 @@
  *       of N draws (as root) instead of SAMPLE_MIN_DRAWS; with SIM_RAW=1,
  *       the tree as a btrfs mounted without compress stores it (every
  *       unit raw now, its current bytes its data bytes); with
- *       SIM_NOKIND=1, the raw band not divided by the names' kinds.
+ *       SIM_NOKIND=1, the raw band never divided by the names' kinds
+ *       (compsize divides it where more than half of the data is in it).
  *
  * The sample drawn is the one compsize would draw from these files (the
  * same hash of dev, inode, unit, with the file's index as inode), and
@@ -332,30 +333,42 @@ static int read_units(void)
 
 /*
  * SIM_RAW=1: the tree as a btrfs mounted without compress shows it, every
- * unit with data stored raw, its current bytes its data bytes, and then,
- * as compsize does there (SIM_NOKIND=1 for the design before), the raw
+ * unit with data stored raw, its current bytes its data bytes.  Then, as
+ * compsize does where more than half of the data is stored raw
+ * (sample_pop_raw_kinds(); SIM_NOKIND=1 for the design before), the raw
  * band divided by the kind of the file's name (sample_band_kind()).
  */
 static void raw_bands(void)
 {
 	const int nokind = getenv("SIM_NOKIND") != NULL;
+	double raw = 0, known = 0;
 	size_t f;
 	uint64_t k;
 
-	if (!getenv("SIM_RAW"))
-		return;
-	for (f = 0; f < nfiles; f++) {
+	for (f = 0; f < nfiles && getenv("SIM_RAW"); f++) {
 		struct sim_file *sf = &files[f];
-		const unsigned band = sample_band_kind(SAMPLE_BAND_RAW,
-					nokind ? -1 : (int)sf->kind);
 
-		sf->band = sf->x ? band : 0;
+		sf->band = sf->x ? SAMPLE_BAND_RAW : 0;
 		for (k = 0; k < sf->nu; k++) {
 			struct sim_unit *u = &units[sf->first + k];
 
-			u->band = u->x ? band : 0;
+			u->band = u->x ? SAMPLE_BAND_RAW : 0;
 			u->cur = u->x;
 		}
+	}
+	for (k = 0; k < nunits; k++) {
+		known += units[k].band ? (double)units[k].x : 0;
+		raw += units[k].band == SAMPLE_BAND_RAW ? (double)units[k].x : 0;
+	}
+	if (nokind || !(raw > known / 2))
+		return;
+	for (f = 0; f < nfiles; f++) {
+		struct sim_file *sf = &files[f];
+
+		sf->band = sample_band_kind(sf->band, (int)sf->kind);
+		for (k = 0; k < sf->nu; k++)
+			units[sf->first + k].band = sample_band_kind(
+				units[sf->first + k].band, (int)sf->kind);
 	}
 }
 

@@ -464,16 +464,69 @@ static int list_half(void *arg, struct sampleplan *p, int fd,
 	return WALK_SKIP;
 }
 
-/* Both pre-passes' rule: no kind where the raw band stays whole, "other"
- * for several links, else the name's. */
+/* Both pre-passes' rule: "other" for several links, else the name's. */
 static void test_name_kind(void)
 {
-	CU_ASSERT_EQUAL(sampleplan_name_kind(0, 1, "a.txt"), -1);
-	CU_ASSERT_EQUAL(sampleplan_name_kind(1, 2, "a.txt"), 0);
-	CU_ASSERT_EQUAL(sampleplan_name_kind(1, 1, "d/a.txt"),
+	CU_ASSERT_EQUAL(sampleplan_name_kind(2, "a.txt"), 0);
+	CU_ASSERT_EQUAL(sampleplan_name_kind(1, "d/a.txt"),
 			(int)sample_kind("a.txt"));
-	CU_ASSERT_EQUAL(sampleplan_name_kind(1, 1, "a.gz"), 3);
-	CU_ASSERT_EQUAL(sampleplan_name_kind(1, 1, ""), 0);
+	CU_ASSERT_EQUAL(sampleplan_name_kind(1, "a.gz"), 3);
+	CU_ASSERT_EQUAL(sampleplan_name_kind(1, ""), 0);
+}
+
+/* Files of 8 KiB: the first g_raw of every 10 stored raw, the others
+ * compressed; names of text. */
+#define RAW_FILES 2000
+static unsigned g_raw;
+
+static int list_raw(void *arg, struct sampleplan *p, int fd,
+		    const char *path, const struct stat *st, int depth)
+{
+	size_t i;
+
+	(void)arg;
+	(void)fd;
+	(void)path;
+	(void)depth;
+	g_dev = st->st_dev;
+	for (i = 0; i < RAW_FILES; i++) {
+		int raw = i % 10 < g_raw;
+
+		CU_ASSERT_EQUAL(sampleplan_add(p, file_key(g_dev, i), 1, 8192,
+					       8192, raw ? SAMPLE_BAND_RAW : 1,
+					       raw ? SAMPLE_Q_ONE : SAMPLE_Q_ONE / 3,
+					       sampleplan_name_kind(1, "a.c"),
+					       NULL), 0);
+	}
+	return WALK_SKIP;
+}
+
+/* The raw band divided by the names' kinds where more than half of the
+ * data is stored raw (a filesystem that compresses only since most of it
+ * was written, or not at all), whole elsewhere: in the bands the walk
+ * takes the strata from. */
+static void test_raw_kinds(void)
+{
+	static const unsigned raws[] = { 4, 5, 6, 10 };
+	size_t r, i, bad;
+
+	for (r = 0; r < sizeof(raws) / sizeof(*raws); r++) {
+		struct sample_design d;
+		struct sample_bands *b = NULL;
+		struct seen_set *s = NULL;
+		const unsigned want = raws[r] > 5 ?
+			sample_band_kind(SAMPLE_BAND_RAW, (int)sample_kind("a.c")) :
+			SAMPLE_BAND_RAW;
+
+		g_raw = raws[r];
+		plan_with(1, list_raw, &d, &b, &s);
+		for (i = 0, bad = 0; i < RAW_FILES; i++)
+			bad += sample_bands_get(b, file_key(g_dev, i)) !=
+			       (i % 10 < g_raw ? want : 1);
+		CU_ASSERT_EQUAL(bad, 0);
+		sample_bands_free(b);
+		seen_free(s);
+	}
 }
 
 static void test_half(void)
@@ -507,7 +560,8 @@ static CU_TestInfo tests[] = {
 	{ "sharers' items kept", test_kept },
 	{ "sharers' items kept, room for some", test_kept_full },
 	{ "away at more than half", test_half },
-	{ "a name's kind, where it divides the raw band", test_name_kind },
+	{ "a name's kind", test_name_kind },
+	{ "the raw band divided where it holds most data", test_raw_kinds },
 	CU_TEST_INFO_NULL,
 };
 

@@ -10,8 +10,8 @@
 # units it read; as root the interval is narrow (each big file's parts by
 # their own current ratio, and each unit's current disk bytes a second
 # auxiliary: docs/sampling.md), also on files stored raw now (written
-# with compression off), where the kind of each name divides the raw
-# band.  Then the
+# with compression off, sampled on a mount that compresses now), where
+# the kind of each name divides the raw band.  Then the
 # same without root (as nobody), where the kind of file each name tells
 # stands for the current ratio: the usr tree's interval narrower than by
 # size alone, and a sparse file's parts without data no units.  On the
@@ -91,11 +91,12 @@ for at in 30 70; do
 		conv=notrunc status=none
 done
 sync
-# raw: the usr tree again, written with compression off and sampled with
-# the filesystem mounted so (a btrfs mounted without compress, the most
-# common case): every file's current ratio is raw now and tells nothing of
-# what it would compress to; the kind of each name divides that band
-# (sample_band_kind())
+# raw: the usr tree again, written with compression off (a btrfs mounted
+# without compress, the most common case, or one that compresses only
+# since): every file's current ratio is raw now and tells nothing of what
+# it would compress to; where most of the data sampled is raw, the kind
+# of each name divides that band (sample_band_kind(),
+# sample_pop_raw_kinds()), whatever the mount's options now
 remount_fs compress=no
 mkdir raw
 cp -r --reflink=never usr raw/
@@ -198,8 +199,10 @@ cover() {
 # (with the data bytes alone: usr 6.7-6.8%, home and shared 2.2-2.5%, nc
 # 3.0%; with them 4.5-4.8%, 1.2-1.3% and 1.9%).  Without root: the usr
 # tree's files by the kind their names tell (by size alone: 13.3-13.7%);
-# and as root the raw tree's alike (7.1-7.8% over runs; by size alone, as
-# before the raw band was divided by kind: 13.2-13.6%).
+# and as root the raw tree's alike, sampled on the mount compressing now
+# (7.1-7.8% over runs; by size alone, as before the raw band was divided
+# by kind, and where only a mount without compression divided it:
+# 13.2-13.6%).
 declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 		 [root:shared]=$MAX_HOME_WIDTH [root:nc]=250
 		 [root:raw]=$MAX_USR_WIDTH_NOBODY
@@ -215,10 +218,7 @@ declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 # two-valued mix whose interval is wide (15-17%) and held 100 of 100.
 declare -A WIDE=([root:nc]=1 [root:usr]=1 [root:home]=1 [root:shared]=1
 		 [nobody:home]=1)
-cover root usr:10 home:10 shared:10
-remount_fs compress=no
-cover root raw:10
-remount_fs compress=zstd:1
+cover root usr:10 home:10 shared:10 raw:10
 # nc: the parts after the one that sets NOCOMPRESS are known raw, drawn
 # or not, and leave the file's own strata (docs/sampling.md): 18.6% wide
 # and 7.6% off on average when they were sampled with the text before
