@@ -1364,7 +1364,8 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 	return sampleplan_add(sc->p, sample_key(dev, f->ino), facts.nlink,
 			      facts.size, x,
 			      facts.size ? sample_band(1, f->ram, f->disk) : 0,
-			      facts.size ? sample_ratio_q(f->ram, f->disk) : 0,
+			      facts.size ? sample_file_q(facts.size, x, f->ram,
+							 f->disk) : 0,
 			      sampleplan_name_kind(facts.nlink, f->name),
 			      known);
 }

@@ -321,6 +321,17 @@ uint16_t sample_ratio_q(uint64_t ram, uint64_t disk)
 			  ram);
 }
 
+uint16_t sample_file_q(uint64_t size, uint64_t x, uint64_t ram,
+		       uint64_t disk)
+{
+	unsigned __int128 q;
+
+	if (size > SAMPLE_CHUNK || !x || !ram)
+		return sample_ratio_q(ram, disk);
+	q = ((unsigned __int128)disk * SAMPLE_Q_ONE + x / 2) / x;
+	return q < 1 ? 1 : q > UINT16_MAX ? UINT16_MAX : (uint16_t)q;
+}
+
 uint64_t sample_cur_bytes(uint64_t x, uint16_t q)
 {
 	return (uint64_t)(((unsigned __int128)x * q + SAMPLE_Q_ONE / 2) /

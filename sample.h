@@ -79,9 +79,11 @@ struct sample_pop {
 	uint64_t C[SAMPLE_STRATA];
 };
 
-/* A current ratio, disk over uncompressed bytes, in SAMPLE_Q_ONEths (at
- * most 1; 0: not known). */
-#define SAMPLE_Q_ONE		65535u
+/* A current ratio in SAMPLE_Q_ONEths (0: not known): disk over
+ * uncompressed bytes, at most 1 (sample_ratio_q()), or a small file's disk
+ * bytes over its data bytes, up to 4 (sample_file_q(): 3 KiB in a sector
+ * of 4). */
+#define SAMPLE_Q_ONE		16384u
 
 /* A file's current ratios: the file's, and each part's of a big file
  * (pq, or NULL: q for all).  A unit's current disk bytes c are its data
@@ -262,6 +264,17 @@ uint64_t sample_share_x(double a, uint64_t x);
 
 /* ram bytes stored in disk bytes as a ratio (0 when ram is 0). */
 uint16_t sample_ratio_q(uint64_t ram, uint64_t disk);
+/*
+ * The current ratio of a file of size bytes holding x data bytes whose
+ * extents store ram bytes in disk bytes (0 when ram is 0): a big file's
+ * sample_ratio_q(), the ratio of its parts without their own; a file of
+ * one unit (up to SAMPLE_CHUNK) its disk bytes over x, so that its
+ * current disk bytes (sample_unit_cur()) are what it takes now, whole
+ * sectors and inline items as they are (a 3 KiB file that did not
+ * compress takes 4 KiB, and would again).
+ */
+uint16_t sample_file_q(uint64_t size, uint64_t x, uint64_t ram,
+		       uint64_t disk);
 /* x bytes at ratio q: their current disk bytes. */
 uint64_t sample_cur_bytes(uint64_t x, uint16_t q);
 /* Unit k's current disk bytes (0 where c is NULL or knows none). */

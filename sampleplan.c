@@ -300,7 +300,8 @@ static unsigned sampleplan_band(struct sampleplan *p, const struct stat *st,
 		d->fd = -1;
 		return 0;
 	}
-	*q = sample_ratio_q(u.ram, u.disk);
+	*q = sample_file_q((uint64_t)st->st_size, estrun_data_bytes(st), u.ram,
+			   u.disk);
 	*known = 1;
 	return sample_band(1, u.ram, u.disk);
 }

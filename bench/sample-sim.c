@@ -333,7 +333,8 @@ static int read_units(void)
 
 /*
  * SIM_RAW=1: the tree as a btrfs mounted without compress shows it, every
- * unit with data stored raw, its current bytes its data bytes.  Then, as
+ * unit with data stored raw, its current bytes its data bytes (a small
+ * file's in whole sectors above 2 KiB).  Then, as
  * compsize does where more than half of the data is stored raw
  * (sample_pop_raw_kinds(); SIM_NOKIND=1 for the design before), the raw
  * band divided by the kind of the file's name (sample_band_kind()).
@@ -353,7 +354,10 @@ static void raw_bands(void)
 			struct sim_unit *u = &units[sf->first + k];
 
 			u->band = u->x ? SAMPLE_BAND_RAW : 0;
-			u->cur = u->x;
+			/* a small file inline up to max_inline's default,
+			 * else in whole sectors (sample_file_q()) */
+			u->cur = sf->nu > 1 || u->x <= 2048 ? u->x :
+				 (u->x + 4095) / 4096 * 4096;
 		}
 	}
 	for (k = 0; k < nunits; k++) {

@@ -648,6 +648,33 @@ static void test_bands_q(void)
 	CU_ASSERT_EQUAL(sample_cur_bytes(131072, SAMPLE_Q_ONE), 131072);
 	CU_ASSERT(sample_cur_bytes(131072, sample_ratio_q(131072, 40960)) -
 		  40960 + 2 <= 4);
+	/* a small file's: what it takes now, whole sectors and inline items
+	 * as they are, up to 4 times its data bytes; a big file's, its
+	 * extents' ratio */
+	CU_ASSERT_EQUAL(sample_cur_bytes(3000, sample_file_q(3000, 3000, 4096,
+							     4096)), 4096);
+	CU_ASSERT_EQUAL(sample_cur_bytes(10240, sample_file_q(10240, 10240,
+							      12288, 4096)),
+			4096);
+	CU_ASSERT_EQUAL(sample_cur_bytes(1000, sample_file_q(1000, 1000, 1000,
+							     377)), 377);
+	/* to x / SAMPLE_Q_ONE */
+	CU_ASSERT(sample_cur_bytes(SAMPLE_CHUNK,
+				   sample_file_q(SAMPLE_CHUNK, SAMPLE_CHUNK,
+						 SAMPLE_CHUNK,
+						 SAMPLE_CHUNK / 3)) + 32 >=
+		  SAMPLE_CHUNK / 3);
+	CU_ASSERT(sample_cur_bytes(SAMPLE_CHUNK,
+				   sample_file_q(SAMPLE_CHUNK, SAMPLE_CHUNK,
+						 SAMPLE_CHUNK,
+						 SAMPLE_CHUNK / 3)) <=
+		  SAMPLE_CHUNK / 3 + 32);
+	CU_ASSERT_EQUAL(sample_cur_bytes(100, sample_file_q(100, 100, 4096,
+							    4096)), 400);
+	CU_ASSERT_EQUAL(sample_file_q(1 << 20, 1 << 20, 1 << 20, 1 << 21),
+			SAMPLE_Q_ONE);
+	CU_ASSERT_EQUAL(sample_file_q(3000, 3000, 0, 0), 0);
+	CU_ASSERT_EQUAL(sample_file_q(3000, 3000, 4096, 0), 1);
 	sample_bands_free(b);
 }
 
