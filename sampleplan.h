@@ -46,7 +46,7 @@ struct sampleplan_opts {
  * A file listed by opts.dir: key its sample_key() (files with nlink > 1
  * are counted once by key), size its st_size, x its data bytes
  * (estrun_data_bytes()), band its current ratio band and q its current
- * ratio (sample_ratio_q()) (0: not known; kept when the plan keeps bands),
+ * ratio (sample_file_q()) (0: not known; kept when the plan keeps bands),
  * kind the kind of its name that divides a raw band (sample_band_kind(),
  * sampleplan_name_kind(); -1: not divided), f NULL or what its inode
  * item says (kept with the bands:

@@ -27,7 +27,8 @@
  *       the mean signed error in the last column; with SIM_FLOOR=N, floors
  *       of N draws (as root) instead of SAMPLE_MIN_DRAWS; with SIM_RAW=1,
  *       the tree as a btrfs mounted without compress stores it (every
- *       unit raw now, its current bytes its data bytes); with
+ *       unit raw now, its current bytes its data bytes, a small file's
+ *       in whole sectors above 2 KiB); with
  *       SIM_NOKIND=1, the raw band never divided by the names' kinds
  *       (compsize divides it where more than half of the data is in it).
  *
@@ -334,10 +335,10 @@ static int read_units(void)
 /*
  * SIM_RAW=1: the tree as a btrfs mounted without compress shows it, every
  * unit with data stored raw, its current bytes its data bytes (a small
- * file's in whole sectors above 2 KiB).  Then, as
- * compsize does where more than half of the data is stored raw
- * (sample_pop_raw_kinds(); SIM_NOKIND=1 for the design before), the raw
- * band divided by the kind of the file's name (sample_band_kind()).
+ * file's in whole sectors above 2 KiB).  Then, as compsize does where
+ * more than half of the data is stored raw (sample_pop_raw_kinds();
+ * SIM_NOKIND=1 for the design before), the raw band divided by the kind
+ * of the file's name (sample_band_kind()).
  */
 static void raw_bands(void)
 {

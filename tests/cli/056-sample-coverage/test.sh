@@ -197,11 +197,13 @@ cover() {
 # from what counts in the same layout (34% with the copies' units in the
 # same strata); and each unit's current disk bytes the second auxiliary
 # (with the data bytes alone: usr 6.7-6.8%, home and shared 2.2-2.5%, nc
-# 3.0%; with them 4.5-4.8%, 1.2-1.3% and 1.9%).  Without root: the usr
+# 3.0%; with them 4.5-4.8%, 1.2-1.3% and 1.9%; with each small file's
+# sectors in its current bytes, usr 3.7-3.9%).  Without root: the usr
 # tree's files by the kind their names tell (by size alone: 13.3-13.7%);
 # and as root the raw tree's alike, sampled on the mount compressing now
-# (7.1-7.8% over runs; by size alone, as before the raw band was divided
-# by kind, and where only a mount without compression divided it:
+# (5.8-6.1%; 7.1-7.8% over runs before each small file's sectors were in
+# its current bytes; by size alone, as before the raw band was divided by
+# kind, and where only a mount without compression divided it:
 # 13.2-13.6%).
 declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 		 [root:shared]=$MAX_HOME_WIDTH [root:nc]=250
