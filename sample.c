@@ -326,7 +326,7 @@ uint16_t sample_file_q(uint64_t size, uint64_t x, uint64_t ram,
 {
 	unsigned __int128 q;
 
-	if (size > SAMPLE_CHUNK || !x || !ram)
+	if (sample_units(size, x) != 1 || !ram)
 		return sample_ratio_q(ram, disk);
 	q = ((unsigned __int128)disk * SAMPLE_Q_ONE + x / 2) / x;
 	return q < 1 ? 1 : q > UINT16_MAX ? UINT16_MAX : (uint16_t)q;

@@ -343,7 +343,7 @@ static int read_units(void)
 static void raw_bands(void)
 {
 	const int nokind = getenv("SIM_NOKIND") != NULL;
-	double raw = 0, known = 0;
+	struct sample_pop pop = { 0 };
 	size_t f;
 	uint64_t k;
 
@@ -361,19 +361,28 @@ static void raw_bands(void)
 				 (u->x + 4095) / 4096 * 4096;
 		}
 	}
-	for (k = 0; k < nunits; k++) {
-		known += units[k].band ? (double)units[k].x : 0;
-		raw += units[k].band == SAMPLE_BAND_RAW ? (double)units[k].x : 0;
-	}
-	if (nokind || !(raw > known / 2))
+	if (nokind)
 		return;
+	/* divided, then folded back where sampleplan.c folds them: its
+	 * rule on the units' data by band */
 	for (f = 0; f < nfiles; f++) {
 		struct sim_file *sf = &files[f];
 
 		sf->band = sample_band_kind(sf->band, (int)sf->kind);
-		for (k = 0; k < sf->nu; k++)
-			units[sf->first + k].band = sample_band_kind(
-				units[sf->first + k].band, (int)sf->kind);
+		for (k = 0; k < sf->nu; k++) {
+			struct sim_unit *u = &units[sf->first + k];
+
+			u->band = sample_band_kind(u->band, (int)sf->kind);
+			pop.X[sample_stratum(sf->size, sf->x, u->band)] += u->x;
+		}
+	}
+	if (sample_pop_raw_kinds(&pop))
+		return;
+	for (f = 0; f < nfiles; f++) {
+		files[f].band = sample_band_fold(files[f].band);
+		for (k = 0; k < files[f].nu; k++)
+			units[files[f].first + k].band =
+				sample_band_fold(units[files[f].first + k].band);
 	}
 }
 
