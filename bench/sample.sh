@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The --sample benchmark (issue #16): on five trees of a loop-mounted btrfs
+# The --sample benchmark (issue #16): on six trees of a loop-mounted btrfs
 # image (mounted compress=zstd:1, so files carry a current ratio), one full
 # pass computes every file's estimate and every unit's (bench/sample-sim.c);
 # the design of sample.c is then drawn over SEEDS seeds at each of PCTS,
@@ -20,12 +20,12 @@ BENCH_DIR=${BENCH_DIR:-/var/tmp/compsize-sample-bench}
 SEEDS=${SEEDS:-200}
 PCTS=${PCTS:-1,5,20}
 SETTINGS=${SETTINGS:-zstd:1,zstd:3,compress-force=zstd:3,lzo,compress-force=zlib:3}
-TREES=${TREES:-usr-share lib-bin home few-big tiny}
+TREES=${TREES:-usr-share lib-bin home few-big tiny force}
 COST=${COST:-1}
 SIMULATE=${SIMULATE:-1}
 IMG=$BENCH_DIR/btrfs.img
 MNT=$BENCH_DIR/mnt
-LAYOUT=2
+LAYOUT=3
 
 mkdir -p "$BENCH_DIR" "$MNT"
 cleanup() { mountpoint -q "$MNT" && umount "$MNT"; true; }
@@ -92,7 +92,23 @@ build() {
 	cp -a /usr/share/doc "$MNT/tiny/"
 	cp -a /usr/include/linux "$MNT/tiny/inc/"
 	cp -a /usr/share/man/man1 "$MNT/tiny/man/"
+	# force: written under compress-force=zstd:3 (a remount), sampled
+	# under compress=zstd:1 like the rest: parts stored compressed that
+	# compress= would leave raw after NOCOMPRESS (the libraries' and the
+	# mixed file's tails), the case SAMPLE_CUR_KAPPA (sample.c) is for
 	sync
+	mount -o remount,compress-force=zstd:3 "$MNT"
+	mkdir -p "$MNT/force/lib"
+	cp -a /usr/include "$MNT/force/include"
+	cp -a /usr/share/doc "$MNT/force/doc"
+	find /usr/lib/x86_64-linux-gnu -type f -size +200k -name '*.so*' |
+		sort | head -150 | xargs cp --backup=numbered -t "$MNT/force/lib/"
+	for i in $(seq 1 8); do
+		text_mib 3
+		head -c 1M /dev/urandom
+	done >"$MNT/force/mixed.bin"
+	sync
+	mount -o remount,compress=zstd:1 "$MNT"
 	echo "$LAYOUT" >"$BENCH_DIR/layout"
 	umount "$MNT"
 }
