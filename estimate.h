@@ -110,7 +110,7 @@ struct est_write {
 #define EST_WRITTEN(n)		(3 * (n))
 
 /* Bump when struct est_ops or the meaning of a function changes. */
-#define EST_OPS_ABI		8
+#define EST_OPS_ABI		9
 
 struct est_ops {
 	uint32_t abi;			/* EST_OPS_ABI */
@@ -172,10 +172,17 @@ struct est_ops {
 	 * Some compressed pieces are kept to be decompressed later,
 	 * together (the decompress figure); merge() and get_result()
 	 * decompress what is left, on the calling thread.
+	 *
+	 * weight: NULL (1 each), or per file what its codec bytes and time
+	 * count for in the speed figures (a sampled unit's 1 / its
+	 * probability, so that a sample's figures are the files' it
+	 * stands for; 0: none; less than 0 or NaN: err[f] -EINVAL).  The
+	 * sizes never depend on it.
 	 */
 	int (*files)(struct est_ctx *ctx, size_t nf, const int *fd,
 		     const struct stat *st, const signed char *cached,
-		     const uint32_t *inl, int *err, uint64_t *const *delta);
+		     const uint32_t *inl, const double *weight, int *err,
+		     uint64_t *const *delta);
 
 	/*
 	 * Before the file open on fd is handed to files(), on any thread
@@ -202,12 +209,14 @@ struct est_ops {
 	 * range of its own.  delta: 3n values as the first half of files()'
 	 * but as the file is written now (its inode flags kept), input being
 	 * the part's length; added to the totals (the speeds), not counted as a file.
+	 * weight: as files()' for the part (at least 0).
 	 * nocomp: NULL or n flags, set for the settings under which this
 	 * part sets NOCOMPRESS.  Returns 0, -EINVAL (not a regular file, a
-	 * bad part), or a file's error as for files().
+	 * bad part or weight), or a file's error as for files().
 	 */
 	int (*part)(struct est_ctx *ctx, int fd, const struct stat *st,
-		    uint64_t off, uint64_t len, uint64_t *delta, bool *nocomp);
+		    uint64_t off, uint64_t len, double weight, uint64_t *delta,
+		    bool *nocomp);
 
 	/*
 	 * Where the file's NOCOMPRESS flag gets set: for each compress=
@@ -219,8 +228,9 @@ struct est_ops {
 	 * settings, files flagged nodatacow or nocompress, and sparse files
 	 * (not followed).  Reads and compresses only under the settings
 	 * searched and not yet decided, and stops when all are.  Nothing is
-	 * added to the totals but codec time.  Returns 0, -EINVAL (not a
-	 * regular file) or a file's error as for files().
+	 * added to the totals, the speed figures included (weight 0: no
+	 * unit's data).  Returns 0, -EINVAL (not a regular file) or a file's
+	 * error as for files().
 	 */
 	int (*nocompress_at)(struct est_ctx *ctx, int fd,
 			     const struct stat *st, const uint64_t *limit,

@@ -116,6 +116,7 @@ struct estrun_worker {
 	/* the batch being estimated */
 	struct estrun_slot *batch[ESTRUN_BATCH_FILES];
 	int fd[ESTRUN_BATCH_FILES], err[ESTRUN_BATCH_FILES];
+	double weight[ESTRUN_BATCH_FILES];	/* sampling: estrun_weight() */
 	signed char cached[ESTRUN_BATCH_FILES];
 	uint32_t inl[ESTRUN_BATCH_FILES];
 	struct stat st[ESTRUN_BATCH_FILES];
@@ -284,6 +285,14 @@ static uint64_t estrun_sample_bytes_of(const struct estrun *r,
 	return bytes;
 }
 
+/* What a unit of stratum h stands for in the speed figures (est_ops'
+ * weight): 1 / its probability. */
+static double estrun_weight(const struct estrun *r, unsigned h)
+{
+	return h < SAMPLE_STRATA && r->design.pi[h] > 0 ?
+	       1 / r->design.pi[h] : 0;
+}
+
 /*
  * What a file costs (the progress line, the queue's bytes): the bytes it
  * will read, its data (not st_size: a sparse file's holes are skipped,
@@ -404,10 +413,8 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 	for (i = 0; i < n; i++)
 		w->at[i] = UINT64_MAX;
 	for (k = 0; k < nu; k++) {
-		if (!sample_in(&r->design,
-			       sample_unit_stratum(sl->st.st_size, x, sl->band,
-						   sl->pb, k),
-			       sl->st.st_dev, sl->st.st_ino, k))
+		h = sample_unit_stratum(sl->st.st_size, x, sl->band, sl->pb, k);
+		if (!sample_in(&r->design, h, sl->st.st_dev, sl->st.st_ino, k))
 			continue;
 		u = array_grow(w->units, &w->cap_units, (m + 1) * per,
 			       sizeof(*u));
@@ -419,7 +426,7 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 		u[0] = off;
 		u[2] = len;
 		ret = w->r->ops->part(w->ctx, sl->fd, &sl->st, off, len,
-				      w->part, w->nocomp);
+				      estrun_weight(r, h), w->part, w->nocomp);
 		if (ret)
 			return ret;
 		for (i = 0; i < n; i++) {
@@ -594,9 +601,10 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 		w->cached[i] = sl->cached;
 		w->inl[i] = sl->inl;
 		w->delta[i] = sl->delta;
+		w->weight[i] = w->r->sampling ? estrun_weight(w->r, sl->h) : 1;
 	}
 	w->r->ops->files(w->ctx, k, w->fd, w->st, w->cached, w->inl,
-			 w->err, w->delta);
+			 w->weight, w->err, w->delta);
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];

@@ -156,7 +156,7 @@ static int one_file(const char *path, const struct stat *sb, int type,
 	x = data_bytes(&st);
 	known = current_usage(fd, &st, &disk, &uncomp);
 	band = sample_band(known, uncomp, disk);
-	if (g_ops->files(g_ctx, 1, &fd, &st, NULL, NULL, &err1, &fullp) ||
+	if (g_ops->files(g_ctx, 1, &fd, &st, NULL, NULL, NULL, &err1, &fullp) ||
 	    err1) {
 		fprintf(stderr, "sample-sim: %s: estimate failed\n", path);
 		close(fd);
@@ -188,7 +188,7 @@ static int one_file(const char *path, const struct stat *sb, int type,
 		memset(nocomp, 0, sizeof(nocomp));
 		if (nu == 1) {
 			memcpy(part, full, sizeof(part));
-		} else if (g_ops->part(g_ctx, fd, &st, off, len, part, nocomp)) {
+		} else if (g_ops->part(g_ctx, fd, &st, off, len, 1, part, nocomp)) {
 			fprintf(stderr, "sample-sim: %s: part failed\n", path);
 			memset(part, 0, sizeof(part));
 		}

@@ -33,6 +33,7 @@ struct est_pending {
 	int ret;
 	int *err;			/* est_files()' */
 	uint64_t *delta;
+	double weight;			/* est_files()' */
 	struct est_memo memo;
 };
 
@@ -293,6 +294,7 @@ static void est_batch_run(struct est_ctx *ctx)
 {
 	struct est_worker *w = ctx->w;
 	const size_t n = ctx->n;
+	const double weight = w->weight;	/* the file est_one() is at */
 	struct est_pending *p;
 	size_t i, k;
 
@@ -301,6 +303,7 @@ static void est_batch_run(struct est_ctx *ctx)
 			p = &ctx->pend[k];
 			if (p->ret)
 				continue;
+			w->weight = p->weight;
 			p->ret = est_small(w, i, ctx->arena + p->off, &p->memo,
 					   p->isize, &ctx->bfst[k * n + i],
 					   &ctx->bacct[k * n + i]);
@@ -318,6 +321,7 @@ static void est_batch_run(struct est_ctx *ctx)
 				    p->delta);
 	}
 	w->memo = &w->memo_own;
+	w->weight = weight;
 	ctx->npend = 0;
 	ctx->arena_used = 0;
 }
@@ -340,7 +344,7 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 	int ret = 0;
 
 	*err = 0;
-	if (!S_ISREG(st->st_mode)) {
+	if (!S_ISREG(st->st_mode) || !(ctx->w->weight >= 0)) {
 		*err = -EINVAL;
 		return 0;
 	}
@@ -397,6 +401,7 @@ static int est_one(struct est_ctx *ctx, int fd, const struct stat *st,
 	p->ret = 0;
 	p->err = err;
 	p->delta = delta;
+	p->weight = ctx->w->weight;
 	p->memo.n = 0;
 	memset(&ctx->bfst[ctx->npend * n], 0, n * sizeof(*ctx->bfst));
 	memset(&ctx->bacct[ctx->npend * n], 0, n * sizeof(*ctx->bacct));
@@ -423,7 +428,8 @@ static int est_ahead_op(struct est_ctx *ctx, int fd, uint64_t len,
 
 static int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
 		     const struct stat *st, const signed char *cached,
-		     const uint32_t *inl, int *err, uint64_t *const *delta)
+		     const uint32_t *inl, const double *weight, int *err,
+		     uint64_t *const *delta)
 {
 	uint64_t ahead = 0;
 	size_t f, a = 0, k;
@@ -451,6 +457,7 @@ static int est_files(struct est_ctx *ctx, size_t nf, const int *fd,
 		}
 		k = f % EST_AHEAD_FILES;
 		ahead -= ctx->asked[k];
+		ctx->w->weight = weight ? weight[f] : 1;
 		ret = est_one(ctx, fd[f], &st[f], ctx->cached[k],
 			      inl ? inl[f] : 0, &err[f],
 			      delta ? delta[f] : NULL);
@@ -501,7 +508,8 @@ static int est_part_range(struct est_ctx *ctx, int fd, const struct stat *st,
 }
 
 static int est_part(struct est_ctx *ctx, int fd, const struct stat *st,
-		    uint64_t off, uint64_t len, uint64_t *delta, bool *nocomp)
+		    uint64_t off, uint64_t len, double weight, uint64_t *delta,
+		    bool *nocomp)
 {
 	struct est_worker *w = ctx->w;
 	struct est_acct *acct = ctx->facct;
@@ -512,8 +520,9 @@ static int est_part(struct est_ctx *ctx, int fd, const struct stat *st,
 	int ret = 0;
 
 	if (!S_ISREG(st->st_mode) || off % EST_CHUNK_SIZE || off >= isize ||
-	    !len || len > EST_CHUNK_SIZE)
+	    !len || len > EST_CHUNK_SIZE || !(weight >= 0))
 		return -EINVAL;
+	w->weight = weight;
 	end = off + len < isize ? off + len : isize;
 	aend = est_round_up(end, ss);
 	memset(ctx->fst, 0, ctx->n * sizeof(*ctx->fst));
@@ -580,6 +589,9 @@ static int est_nocompress_at(struct est_ctx *ctx, int fd,
 
 	if (!S_ISREG(st->st_mode))
 		return -EINVAL;
+	/* data read to follow the file's state, no unit of a sample: no
+	 * share of the speed figures either */
+	w->weight = 0;
 	est_raw_flags(ctx->w, fd, ctx->raw);
 	memset(ctx->fst, 0, ctx->n * sizeof(*ctx->fst));
 	for (i = 0; i < ctx->n; i++) {
@@ -623,13 +635,8 @@ static int est_nocompress_at(struct est_ctx *ctx, int fd,
 				left--;
 			}
 		}
+		/* the span ends here; what the chunks use is no unit's */
 		est_measure_end(w, acct);
-		/* the codec's bytes and time count toward its speed; what
-		 * the chunks use is no unit's */
-		for (i = 0; i < ctx->n; i++) {
-			acct[i].disk = acct[i].ram = 0;
-			est_acct_add(&ctx->acct[i], &acct[i]);
-		}
 	}
 	est_read_done_range(fd, w->keep_cache, 0, cs);
 	return ret;
@@ -655,6 +662,7 @@ static int est_writes(struct est_ctx *ctx, int fd, const struct stat *st,
 		if (wr[k].group >= ng)
 			return -EINVAL;
 	memset(gdelta, 0, ng * 3 * n * sizeof(*gdelta));
+	w->weight = 1;
 	/* part_raw is borrowed: est_part()'s memory of it is gone */
 	ctx->part_valid = false;
 	est_raw_flags(w, fd, ctx->raw);
@@ -764,9 +772,9 @@ static void est_get_result(struct est_ctx *ctx, size_t i,
 	out->disk = a->disk;
 	out->uncompressed = a->ram;
 	out->files = ctx->files;
-	if (a->comp_ns)
+	if (a->comp_ns > 0)
 		out->compress_mbps = a->comp_in / (a->comp_ns / 1e9) / 1e6;
-	if (a->dec_ns)
+	if (a->dec_ns > 0)
 		out->decompress_mbps = a->dec_out / (a->dec_ns / 1e9) / 1e6;
 }
 

@@ -69,14 +69,16 @@ const struct est_codec_ops *est_codec(enum est_alg alg);
 bool est_heuristic(const uint8_t *buf, uint64_t buf_off, uint64_t start,
 		   uint64_t end);
 
-/* What one setting predicts for a run of data. */
+/* What one setting predicts for a run of data.  The codec's bytes and
+ * times are weighed (est_worker.weight): a sample's units count as the
+ * share of the files they stand for. */
 struct est_acct {
 	uint64_t disk;
 	uint64_t ram;
-	uint64_t comp_in;	/* bytes given to the codec */
-	uint64_t comp_ns;
-	uint64_t dec_out;	/* bytes decompressed back */
-	uint64_t dec_ns;
+	double comp_in;		/* bytes given to the codec */
+	double comp_ns;
+	double dec_out;		/* bytes decompressed back */
+	double dec_ns;
 };
 
 #define EST_MEMO 8
@@ -104,6 +106,7 @@ struct est_dbatch {
 	size_t in_used, out_used;
 	unsigned n;
 	uint32_t len[EST_DBATCH_MAX], clen[EST_DBATCH_MAX];
+	double wt[EST_DBATCH_MAX];	/* each one's weight in the figure */
 };
 
 /* Per-thread state: one codec workspace per setting plus buffers. */
@@ -134,8 +137,14 @@ struct est_worker {
 	 * pieces kept to check */
 	uint8_t *back;			/* one piece decompressed back */
 	uint32_t *verify;		/* per setting: pieces until the next check */
+	uint64_t *vfirst;		/* per setting: bytes kept, every piece */
 	struct est_dbatch *dbatch;	/* per setting: pieces kept to check */
-	uint64_t *cwall, *dwall;	/* per setting: compress, decompress ns */
+	double *cwall, *dwall;		/* per setting: compress, decompress ns,
+					 * weighed */
+	/* what the codec work of the data being estimated counts for in
+	 * the speed figures: 1, a sampled unit's 1 / its probability, 0
+	 * for data read only to follow a file's state (nocompress_at()) */
+	double weight;
 	bool timing;			/* a codec ran: the clocks below are set */
 	uint64_t t_cpu0, t_wall0;
 	/* read.c: the page-cache policy of the file being read */

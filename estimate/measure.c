@@ -25,8 +25,17 @@
  * tables evicted by the other settings' encoders: the figure then
  * depended on how many settings ran and fell the rarer the pieces were.
  * Back to back it depends on neither.
+ *
+ * Every piece of a sampled unit (weight above 1: it stands for many) is
+ * kept, and of the rest the first EST_VERIFY_FIRST bytes (per setting and
+ * thread), then one in EST_VERIFY_EVERY, which then counts that many
+ * times.  A sample kept two or three pieces before, and its decompress
+ * figure moved 2- to 23-fold from one run to the next (bench/RESULTS.md,
+ * 2026-11-27); decompressing all it reads costs it a few percent of its
+ * CPU time.
  */
 #define EST_VERIFY_EVERY 64
+#define EST_VERIFY_FIRST (2u * 1024 * 1024)
 #define EST_DBATCH_BYTES (256u * 1024)
 
 static uint64_t est_clock_ns(clockid_t clk)
@@ -65,17 +74,17 @@ static uint64_t est_codec_t0(struct est_worker *w)
 
 /*
  * v scaled by cpu / wall.  A CPU clock that did not move (too coarse) says
- * nothing, and a time that was not 0 stays at least 1 ns: a thread all
- * but starved still gives a speed, never 0 MB/s.
+ * nothing, and a time that was not 0 stays above 0: a thread all but
+ * starved still gives a speed, never 0 MB/s.
  */
-static uint64_t est_scale(uint64_t v, uint64_t cpu, uint64_t wall)
+static double est_scale(double v, uint64_t cpu, uint64_t wall)
 {
-	uint64_t r;
+	double r;
 
-	if (!v || !cpu || cpu >= wall)
+	if (!(v > 0) || !cpu || cpu >= wall)
 		return v;
-	r = (uint64_t)((double)v * cpu / wall + 0.5);
-	return r ? r : 1;
+	r = v * (double)cpu / (double)wall;
+	return r > 0 ? r : v;
 }
 
 void est_measure_end(struct est_worker *w, struct est_acct *acct)
@@ -115,8 +124,9 @@ static int est_dbatch_flush(struct est_worker *w, size_t i,
 		t0 = est_codec_t0(w);
 		ret = ops->decompress(w->ws[i], w->sectorsize, b->out + out_off,
 				      b->clen[k], w->back, b->len[k]);
-		w->dwall[i] += est_clock_ns(CLOCK_MONOTONIC) - t0;
-		acct->dec_out += b->len[k];
+		w->dwall[i] += (double)(est_clock_ns(CLOCK_MONOTONIC) - t0) *
+			       b->wt[k];
+		acct->dec_out += b->len[k] * b->wt[k];
 		if (!ret && memcmp(w->back, b->in + in_off, b->len[k]))
 			ret = -EIO;
 		in_off += b->len[k];
@@ -129,12 +139,14 @@ static int est_dbatch_flush(struct est_worker *w, size_t i,
 }
 
 /*
- * Keep setting i's piece in (len bytes, compressed to w->out, clen bytes)
- * to decompress later, decompressing the batch first if it is full.
- * Returns 0, -ENOMEM, or as est_dbatch_flush().
+ * Keep setting i's piece in (len bytes, compressed to w->out, clen bytes,
+ * weight wt in the decompress figure) to decompress later, decompressing
+ * the batch first if it is full.  Returns 0, -ENOMEM, or as
+ * est_dbatch_flush().
  */
 static int est_dbatch_add(struct est_worker *w, size_t i, const uint8_t *in,
-			  size_t len, size_t clen, struct est_acct *acct)
+			  size_t len, size_t clen, double wt,
+			  struct est_acct *acct)
 {
 	struct est_dbatch *b = &w->dbatch[i];
 	int ret;
@@ -157,6 +169,7 @@ static int est_dbatch_add(struct est_worker *w, size_t i, const uint8_t *in,
 	b->in_used += len;
 	b->out_used += clen;
 	b->len[b->n] = len;
+	b->wt[b->n] = wt;
 	b->clen[b->n++] = clen;
 	return 0;
 }
@@ -181,6 +194,7 @@ long est_compress(struct est_worker *w, size_t i, const uint8_t *in,
 	const struct est_codec_ops *ops = est_codec(w->s[i].alg);
 	bool zero = len == EST_PIECE_MAX && !in[len - 1] && est_all_zero(in, len);
 	uint64_t t0;
+	double wt;
 	long clen;
 	int ret;
 
@@ -190,15 +204,23 @@ long est_compress(struct est_worker *w, size_t i, const uint8_t *in,
 		return w->zclen[i];
 	t0 = est_codec_t0(w);
 	clen = ops->compress(w->ws[i], w->sectorsize, in, len, w->out, cap);
-	w->cwall[i] += est_clock_ns(CLOCK_MONOTONIC) - t0;
-	acct->comp_in += len;
+	w->cwall[i] += (double)(est_clock_ns(CLOCK_MONOTONIC) - t0) *
+		       w->weight;
+	acct->comp_in += len * w->weight;
 	if (zero && clen > 0)
 		w->zclen[i] = clen;
-	if (clen > 0 && !w->verify[i]--) {
+	if (clen <= 0)
+		return clen;
+	if (w->weight > 1 ||
+	    (w->weight > 0 && w->vfirst[i] < EST_VERIFY_FIRST)) {
+		w->vfirst[i] += len;
+		wt = w->weight;
+	} else if (!w->verify[i]--) {
 		w->verify[i] = EST_VERIFY_EVERY - 1;
-		ret = est_dbatch_add(w, i, in, len, clen, acct);
-		if (ret)
-			return ret;
+		wt = w->weight * EST_VERIFY_EVERY;
+	} else {
+		return clen;
 	}
-	return clen;
+	ret = est_dbatch_add(w, i, in, len, clen, wt, acct);
+	return ret ? ret : clen;
 }

@@ -36,6 +36,7 @@ void est_worker_free(struct est_worker *w)
 	free(w->out);
 	free(w->back);
 	free(w->verify);
+	free(w->vfirst);
 	if (w->dbatch)
 		for (i = 0; i < w->n; i++) {
 			free(w->dbatch[i].in);
@@ -63,13 +64,16 @@ struct est_worker *est_worker_create(const struct est_setting *s, size_t n,
 	w->out = malloc(EST_OUT_MAX);
 	w->back = malloc(EST_PIECE_MAX);
 	w->verify = calloc(n ? n : 1, sizeof(*w->verify));
+	w->vfirst = calloc(n ? n : 1, sizeof(*w->vfirst));
 	w->dbatch = calloc(n ? n : 1, sizeof(*w->dbatch));
 	w->cwall = calloc(n ? n : 1, sizeof(*w->cwall));
 	w->dwall = calloc(n ? n : 1, sizeof(*w->dwall));
 	w->zclen = calloc(n ? n : 1, sizeof(*w->zclen));
 	w->memo = &w->memo_own;
 	w->data = w->chunk;
+	w->weight = 1;
 	if (!w->ws || !w->chunk || !w->out || !w->back || !w->verify ||
+	    !w->vfirst ||
 	    !w->dbatch || !w->cwall || !w->dwall || !w->zclen)
 		goto fail;
 	for (i = 0; i < n; i++) {

@@ -292,6 +292,7 @@ int est_buffer(struct est_worker *w, size_t i, const uint8_t *data,
 	one.s = &w->s[i];
 	one.ws = &w->ws[i];
 	one.verify = &w->verify[i];
+	one.vfirst = &w->vfirst[i];
 	one.dbatch = &w->dbatch[i];
 	one.cwall = &w->cwall[i];
 	one.dwall = &w->dwall[i];

@@ -22,7 +22,7 @@ static inline int one_file(struct est_ctx *ctx, int fd, const struct stat *st,
 {
 	int err, ret;
 
-	ret = est()->files(ctx, 1, &fd, st, NULL, NULL, &err, &delta);
+	ret = est()->files(ctx, 1, &fd, st, NULL, NULL, NULL, &err, &delta);
 	return ret ? ret : err;
 }
 

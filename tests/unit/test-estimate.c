@@ -746,7 +746,7 @@ static void test_copy_or_written(void)
 	}
 	/* told it is cached, so that no readahead (ahead()) puts pages in
 	 * the preallocated range, which ext4's SEEK_HOLE takes as data */
-	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, &cached, NULL, &err, &dp), 0);
+	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, &cached, NULL, NULL, &err, &dp), 0);
 	CU_ASSERT_EQUAL(err, 0);
 	CU_ASSERT_EQUAL(d[0], c0 + 15 * z0);		/* a copy */
 	CU_ASSERT_EQUAL(d[2], 2048 * K);
@@ -799,7 +799,7 @@ static void test_inline_grown(void)
 	CU_ASSERT(page <= 2048);	/* inline */
 	CU_ASSERT_EQUAL(pwrite(fd, text, 12 * K, 0), 12 * K);
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
-	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, NULL, &inl, &err, &dp),
+	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, NULL, &inl, NULL, &err, &dp),
 			0);
 	CU_ASSERT_EQUAL(err, 0);
 	CU_ASSERT_EQUAL(d[0], whole);			/* a copy */
@@ -808,7 +808,7 @@ static void test_inline_grown(void)
 	/* defragment writes it in one go */
 	CU_ASSERT_EQUAL(d[EST_WRITTEN(1) + 2], whole);
 	/* no inline extent, or one the file did not outgrow: one go */
-	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, NULL, NULL, &err, &dp),
+	CU_ASSERT_EQUAL(est()->files(ctx, 1, &fd, &st, NULL, NULL, NULL, &err, &dp),
 			0);
 	CU_ASSERT_EQUAL(d[EST_WRITTEN(1)], whole);
 	close(fd);
@@ -902,9 +902,9 @@ static void test_small_file_holes(void)
 }
 
 /*
- * One compressed piece in 64 is kept and decompressed later, in batches
- * of up to 32: when a batch is full, and what is left when the results
- * are read.
+ * The first 2 MiB of compressed pieces, then one in 64 (counting 64
+ * times), are kept and decompressed later, in batches of up to 32: when a
+ * batch is full, and what is left when the results are read.
  */
 static void test_kept_pieces(void)
 {
@@ -921,15 +921,16 @@ static void test_kept_pieces(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	fill_text(text, 8 * K);
-	/* 200 one-piece files: pieces 0, 64, 128 and 192 come back */
-	for (i = 0; i < 200; i++)
+	/* 500 one-piece files: the first 256 (2 MiB) come back, then
+	 * pieces 256, 320, 384 and 448, each for 64 */
+	for (i = 0; i < 500; i++)
 		CU_ASSERT_EQUAL(est_buffer(w, 0, text, 8 * K, &a), 0);
-	CU_ASSERT_EQUAL(a.dec_out, 4 * 8 * K);
+	CU_ASSERT_EQUAL(a.dec_out, (256 + 4 * 64) * 8 * K);
 	CU_ASSERT(a.dec_ns > 0);
-	CU_ASSERT_EQUAL(a.comp_in, 200 * 8 * K);
+	CU_ASSERT_EQUAL(a.comp_in, 500 * 8 * K);
 
-	/* 2,100 pieces through one_file(): 33 kept, a full batch of 32
-	 * decompressed on the way, the last one when the results are read */
+	/* 2,100 pieces through one_file(): 285 kept, full batches of 32
+	 * decompressed on the way, the last ones when the results are read */
 	fd = temp_file();
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL(pwrite(fd, text, 8 * K, 0), 8 * K);
@@ -1020,7 +1021,7 @@ static void test_files_batch(void)
 	for (f = 0; f < NBATCH; f++)
 		CU_ASSERT_EQUAL(one_file(one, fd[f], &st[f], d1[f]),
 				f == 5 ? -EINVAL : 0);
-	CU_ASSERT_EQUAL(est()->files(all, NBATCH, fd, st, NULL, NULL, err, dp), 0);
+	CU_ASSERT_EQUAL(est()->files(all, NBATCH, fd, st, NULL, NULL, NULL, err, dp), 0);
 	for (f = 0; f < NBATCH; f++) {
 		CU_ASSERT_EQUAL(err[f], f == 5 ? -EINVAL : 0);
 		if (f != 5 && memcmp(d1[f], d2[f], sizeof(d1[f])))
@@ -1209,7 +1210,7 @@ static void test_files_cache_ahead(void)
 			skip = 1;
 			break;
 		}
-		CU_ASSERT_EQUAL(est()->files(ctx, NF, fd, st, NULL, NULL, err, NULL),
+		CU_ASSERT_EQUAL(est()->files(ctx, NF, fd, st, NULL, NULL, NULL, err, NULL),
 				0);
 		ok = 1;
 		for (f = 0; f < NF; f++) {

@@ -6,6 +6,7 @@
  * and a sparse file's parts add up to its data.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,7 @@ static void part_sum(struct est_ctx *ctx, int fd, const struct stat *st,
 
 	memset(sum, 0, 3 * ns * sizeof(*sum));
 	for (off = 0; off < (uint64_t)st->st_size; off += 512 * PK) {
-		CU_ASSERT_EQUAL(est()->part(ctx, fd, st, off, 512 * PK, part, NULL), 0);
+		CU_ASSERT_EQUAL(est()->part(ctx, fd, st, off, 512 * PK, 1, part, NULL), 0);
 		for (i = 0; i < 3 * ns; i++)
 			sum[i] += part[i];
 	}
@@ -116,9 +117,9 @@ static void test_parts_add_up(void)
 		CU_ASSERT_EQUAL(sum[3 * i + 2], (uint64_t)st.st_size);
 	}
 	/* bad parts */
-	CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, 4096, 512 * PK, part, NULL), -EINVAL);
-	CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, 0, 0, part, NULL), -EINVAL);
-	CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, 6 * 1024 * PK, 512 * PK, part, NULL),
+	CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, 4096, 512 * PK, 1, part, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, 0, 0, 1, part, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, 6 * 1024 * PK, 512 * PK, 1, part, NULL),
 			-EINVAL);
 	close(fd);
 
@@ -186,7 +187,7 @@ static void test_nocompress_at(void)
 	CU_ASSERT_EQUAL(est()->nocompress_at(ctx, fd, &st, lim, at), 0);
 	CU_ASSERT_EQUAL(at[0], UINT64_MAX);
 	for (off = 0; off < n; off += 512 * PK) {
-		CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, off, 512 * PK, part,
+		CU_ASSERT_EQUAL(est()->part(ctx, fd, &st, off, 512 * PK, 1, part,
 					 nocomp), 0);
 		CU_ASSERT_EQUAL(nocomp[0], off == 5 * 512 * PK);
 		CU_ASSERT_FALSE(nocomp[2]);
@@ -197,10 +198,10 @@ static void test_nocompress_at(void)
 	CU_ASSERT_EQUAL(sum[0], whole[0]);
 	CU_ASSERT_EQUAL(sum[2], whole[6]);
 	est()->free(ctx);
-	/* following the file compresses it: the codec's bytes count toward
-	 * its speed with its time (a sample under lzo follows most files:
-	 * counting the time alone made lzo look 6 times slower), and what
-	 * the chunks use toward no estimate */
+	/* following the file compresses it: its chunks are no unit, and
+	 * count toward no estimate, the speed figures included (neither
+	 * their bytes nor their time: counting the time alone once made
+	 * lzo look 6 times slower under a sample) */
 	ctx = est()->create(s, 3, 4096);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	lim[0] = n;
@@ -209,12 +210,104 @@ static void test_nocompress_at(void)
 		struct est_result r;
 
 		est()->get_result(ctx, 0, &r);
-		CU_ASSERT(r.compress_mbps > 0);
+		CU_ASSERT_EQUAL(r.compress_mbps, 0);
+		CU_ASSERT_EQUAL(r.decompress_mbps, 0);
 		CU_ASSERT_EQUAL(r.disk, 0);
 		CU_ASSERT_EQUAL(r.uncompressed, 0);
 	}
 	close(fd);
 	est()->free(ctx);
+	free(data);
+}
+
+/* Setting 0's speed figures of ctx. */
+static void part_speeds(struct est_ctx *ctx, double *c, double *d)
+{
+	struct est_result r;
+
+	est()->get_result(ctx, 0, &r);
+	*c = r.compress_mbps;
+	*d = r.decompress_mbps;
+}
+
+/*
+ * The weights (a sampled unit's 1 / its probability) reach the speed
+ * figures only: a file and a part of weight 0 give the sizes of weight 1
+ * and no speed; in a batch of small files, each file's own weight counts;
+ * part() and files() refuse a negative weight or NaN.
+ */
+static void test_weights(void)
+{
+	static const struct est_setting s[] = {
+		{ EST_ZSTD, 3, false }, { EST_LZO, 0, true },
+	};
+	const size_t n = 5 * 1024 * PK + 777;
+	uint8_t *data = malloc(n);
+	uint64_t a[12], b[12], pa[6], pb[6], *dp[2];
+	const double w0 = 0, wneg = -1, w02[2] = { 0, 2 }, w00[2] = { 0, 0 };
+	struct est_ctx *c1, *c0, *cs;
+	double c, d;
+	struct stat st, sst[2];
+	int fd, sfd[2], err[2];
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+	part_fill(data, n);
+	fd = part_file(data, n, -1);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	c1 = est()->create(s, 2, 4096);
+	c0 = est()->create(s, 2, 4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c0);
+	dp[0] = a;
+	CU_ASSERT_EQUAL(est()->files(c1, 1, &fd, &st, NULL, NULL, NULL, err,
+				     dp), 0);
+	CU_ASSERT_EQUAL(err[0], 0);
+	dp[0] = b;
+	CU_ASSERT_EQUAL(est()->files(c0, 1, &fd, &st, NULL, NULL, &w0, err,
+				     dp), 0);
+	CU_ASSERT_EQUAL(err[0], 0);
+	CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+	part_speeds(c1, &c, &d);
+	CU_ASSERT(c > 0 && d > 0);
+	part_speeds(c0, &c, &d);
+	CU_ASSERT(c == 0 && d == 0);
+	CU_ASSERT_EQUAL(est()->part(c1, fd, &st, 512 * PK, 512 * PK, 1, pa,
+				    NULL), 0);
+	CU_ASSERT_EQUAL(est()->part(c0, fd, &st, 512 * PK, 512 * PK, 0, pb,
+				    NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(pa, pb, sizeof(pa)), 0);
+	part_speeds(c0, &c, &d);
+	CU_ASSERT(c == 0 && d == 0);
+	CU_ASSERT_EQUAL(est()->part(c0, fd, &st, 0, 512 * PK, -1, pb, NULL),
+			-EINVAL);
+	CU_ASSERT_EQUAL(est()->part(c0, fd, &st, 0, 512 * PK, NAN, pb,
+				    NULL), -EINVAL);
+	CU_ASSERT_EQUAL(est()->files(c0, 1, &fd, &st, NULL, NULL, &wneg, err,
+				     NULL), 0);
+	CU_ASSERT_EQUAL(err[0], -EINVAL);
+	close(fd);
+	est()->free(c0);
+	est()->free(c1);
+
+	/* two small files read into one batch: 0 and 2, then 0 and 0 */
+	for (i = 0; i < 2; i++) {
+		sfd[i] = part_file(data, 8 * PK, -1);
+		CU_ASSERT_EQUAL(fstat(sfd[i], &sst[i]), 0);
+	}
+	cs = est()->create(s, 2, 4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cs);
+	CU_ASSERT_EQUAL(est()->files(cs, 2, sfd, sst, NULL, NULL, w00, err,
+				     NULL), 0);
+	part_speeds(cs, &c, &d);
+	CU_ASSERT(c == 0 && d == 0);
+	CU_ASSERT_EQUAL(est()->files(cs, 2, sfd, sst, NULL, NULL, w02, err,
+				     NULL), 0);
+	part_speeds(cs, &c, &d);
+	CU_ASSERT(c > 0 && d > 0);
+	for (i = 0; i < 2; i++)
+		close(sfd[i]);
+	est()->free(cs);
 	free(data);
 }
 
@@ -284,6 +377,7 @@ static CU_TestInfo part_tests[] = {
 	{ "writes in order, NOCOMPRESS carried", test_writes },
 	{ "parts add up to the file", test_parts_add_up },
 	{ "NOCOMPRESS found from the start", test_nocompress_at },
+	{ "weights reach the speed figures only", test_weights },
 	CU_TEST_INFO_NULL,
 };
 

@@ -40,7 +40,7 @@ static int drv_visit(const char *path, const struct stat *sb, int type,
 		return 0;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		drv_ops->files(drv_ctx, 1, &fd, &st, NULL, NULL, &ret, NULL);
+		drv_ops->files(drv_ctx, 1, &fd, &st, NULL, NULL, NULL, &ret, NULL);
 		if (ret) {
 			fprintf(stderr, "est-driver: %s: %s\n", path, strerror(-ret));
 			drv_errors++;
