@@ -151,10 +151,13 @@ static int est_dbatch_add(struct est_worker *w, size_t i, const uint8_t *in,
 	struct est_dbatch *b = &w->dbatch[i];
 	int ret;
 
-	if (!b->in) {
-		/* only estimates that compress something need them */
-		b->in = malloc(EST_DBATCH_BYTES);
-		b->out = malloc(EST_DBATCH_BYTES);
+	if (!b->in || !b->out) {
+		/* only estimates that compress something need them; after one
+		 * failed, the one that did not is asked for again */
+		if (!b->in)
+			b->in = malloc(EST_DBATCH_BYTES);
+		if (!b->out)
+			b->out = malloc(EST_DBATCH_BYTES);
 		if (!b->in || !b->out)
 			return -ENOMEM;
 	}
