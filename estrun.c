@@ -601,10 +601,12 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 		w->cached[i] = sl->cached;
 		w->inl[i] = sl->inl;
 		w->delta[i] = sl->delta;
-		w->weight[i] = w->r->sampling ? estrun_weight(w->r, sl->h) : 1;
+		if (w->r->sampling)
+			w->weight[i] = estrun_weight(w->r, sl->h);
 	}
+	/* a full estimate's files count once each (NULL) */
 	w->r->ops->files(w->ctx, k, w->fd, w->st, w->cached, w->inl,
-			 w->weight, w->err, w->delta);
+			 w->r->sampling ? w->weight : NULL, w->err, w->delta);
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];

@@ -79,12 +79,9 @@ static uint64_t est_codec_t0(struct est_worker *w)
  */
 static double est_scale(double v, uint64_t cpu, uint64_t wall)
 {
-	double r;
-
 	if (!(v > 0) || !cpu || cpu >= wall)
 		return v;
-	r = v * (double)cpu / (double)wall;
-	return r > 0 ? r : v;
+	return v * (double)cpu / (double)wall;
 }
 
 void est_measure_end(struct est_worker *w, struct est_acct *acct)
