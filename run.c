@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/vfs.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,6 +101,7 @@ struct run {
 	size_t *twin;
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
 	struct sample_design design;	/* --sample */
+	struct sample_devs devs;	/* ... design.devs (name_dev()) */
 	int sampling;		/* ... drawn from (0: read everything) */
 	struct sample_bands *bands;	/* ... and the files' ratio bands */
 	/* directories the pre-pass counted with the fast scan, by
@@ -292,6 +294,7 @@ void run_free(struct run *run)
 	free(run->deferred.path);
 	free(run->est_report);
 	estrun_free(run->est);
+	sample_devs_free(&run->devs);
 	sample_bands_free(run->bands);
 	seen_free(run->prescanned);
 	seen_free(run->sharers);
@@ -541,6 +544,19 @@ static int map_subvol(struct run *run, int fd, const struct stat *st)
 	return 0;
 }
 
+/* --sample: name st's device in the draws (struct sample_devs) by its
+ * filesystem's id, from fd on it, before any of its files is drawn. */
+static void name_dev(struct run *run, int fd, const struct stat *st)
+{
+	struct statfs sf;
+	uint64_t id = 0;
+
+	if (!fstatfs(fd, &sf))
+		id = (uint64_t)(uint32_t)sf.f_fsid.__val[0] << 32 |
+		     (uint32_t)sf.f_fsid.__val[1];
+	sample_devs_add(&run->devs, st->st_dev, id);
+}
+
 static int on_enter_fs(void *arg, int fd, const char *path,
 		       const struct stat *st, int top)
 {
@@ -549,6 +565,8 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 
 	if (top)
 		run->top_dev = st->st_dev;
+	if (run->sampling)
+		name_dev(run, fd, st);
 	if (!top && run->sampling && run->bands &&
 	    run->deferred.depth >= 0) {
 		ret = map_subvol(run, fd, st);
@@ -1420,6 +1438,8 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	int ret, lret;
 
 	(void)depth;
+	/* the walk's draws start before it: prune_need() */
+	name_dev(run, fd, st);
 	if (!run->mounts) {
 		run->mounts = mounts_create();
 		if (!run->mounts)
@@ -1503,6 +1523,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 
 	ret = sampleplan_run(paths, n, &wo, &so, &run->design, &run->sampling,
 			     &run->bands, &run->sharers, &run->kept);
+	run->design.devs = &run->devs;
 	/* What the walk need not meet: with one path, which the pre-pass
 	 * listed, where no file is read for its usage, none rewritten and
 	 * no rows kept. */

@@ -564,6 +564,7 @@ static double sample_plan_fl(struct sample_design *d,
 	int k;
 
 	d->seed = seed;
+	d->devs = NULL;
 	d->min = fl->min;
 	d->min_own = fl->own;
 	d->raw_min = fl->raw_min;
@@ -609,10 +610,70 @@ double sample_replan(struct sample_design *at, const struct sample_pop *p,
 {
 	const struct sample_floors fl = { d->min, d->min_own, d->raw_min,
 					  d->raw_own };
+	/* not planned: sample_plan()'s */
+	double bytes = d->min ? sample_plan_fl(at, p, budget, d->seed, &fl)
+			      : sample_plan(at, p, budget, d->seed);
 
-	if (!d->min)	/* not planned: sample_plan()'s */
-		return sample_plan(at, p, budget, d->seed);
-	return sample_plan_fl(at, p, budget, d->seed, &fl);
+	at->devs = d->devs;
+	return bytes;
+}
+
+/* Where dev's probe starts. */
+static size_t sample_devs_home(uint64_t dev)
+{
+	return sample_mix(dev) & (SAMPLE_DEVS - 1);
+}
+
+void sample_devs_add(struct sample_devs *t, uint64_t dev, uint64_t id)
+{
+	struct sample_dev *d;
+	size_t i, j;
+
+	if (!t || dev + 1 == 0 || t->n >= SAMPLE_DEVS / 4 * 3)
+		return;
+	d = t->d;
+	if (!d) {
+		d = calloc(SAMPLE_DEVS, sizeof(*d));
+		if (!d) {
+			t->n = SAMPLE_DEVS;	/* none named: all alike */
+			return;
+		}
+		__atomic_store_n(&t->d, d, __ATOMIC_RELEASE);
+	}
+	for (i = sample_devs_home(dev); d[i].key;
+	     i = (i + 1) & (SAMPLE_DEVS - 1))
+		if (d[i].key == dev + 1)
+			return;
+	for (j = 0; j < SAMPLE_DEVS && id; j++)
+		if (d[j].key && d[j].id == id)
+			id = 0;
+	d[i].id = id ? id : dev;
+	__atomic_store_n(&d[i].key, dev + 1, __ATOMIC_RELEASE);
+	t->n++;
+}
+
+uint64_t sample_devs_id(const struct sample_devs *t, uint64_t dev)
+{
+	const struct sample_dev *d;
+	uint64_t key;
+	size_t i;
+
+	if (!t || !(d = __atomic_load_n(&t->d, __ATOMIC_ACQUIRE)))
+		return dev;
+	for (i = sample_devs_home(dev);; i = (i + 1) & (SAMPLE_DEVS - 1)) {
+		key = __atomic_load_n(&d[i].key, __ATOMIC_ACQUIRE);
+		if (!key)
+			return dev;
+		if (key == dev + 1)
+			return d[i].id;
+	}
+}
+
+void sample_devs_free(struct sample_devs *t)
+{
+	free(t->d);
+	t->d = NULL;
+	t->n = 0;
 }
 
 int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
@@ -622,7 +683,8 @@ int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
 		return 0;
 	if (d->pi[h] >= 1)
 		return 1;
-	return sample_u(d->seed, dev, ino, k) < d->pi[h];
+	return sample_u(d->seed, sample_devs_id(d->devs, dev), ino, k) <
+	       d->pi[h];
 }
 
 int sample_file_in(const struct sample_design *d, uint64_t dev, uint64_t ino,

@@ -94,14 +94,45 @@ struct sample_cur {
 	const uint16_t *pq;
 };
 
+/*
+ * What names each device in the draws (sample_in()) in place of its st_dev,
+ * which a mount numbers anew: the id of the filesystem it holds (statfs's
+ * f_fsid: from its UUID, and on btrfs a subvolume's from its id too), so
+ * that the same tree and seed draw the same units after a remount or a
+ * reboot.  A table of SAMPLE_DEVS slots, made at the first name and named
+ * three quarters full at most (a subvolume is a device: a tree of
+ * thousands of snapshots).  One thread adds (sample_devs_add()), any
+ * reads: a slot's id is written before its key, and never moves.
+ */
+#define SAMPLE_DEVS	4096u
+struct sample_devs {
+	unsigned n;		/* devices named */
+	struct sample_dev {
+		uint64_t key;	/* st_dev + 1; 0: a free slot */
+		uint64_t id;
+	} *d;
+};
+
+/* Name device dev by id in the draws, unless it has a name already.  An id
+ * of 0 (none known), or one another device has, leaves it named by dev;
+ * a full table, or none for want of memory, leaves it unnamed for good
+ * (sample_devs_id(): dev).  No effect when t is NULL. */
+void sample_devs_add(struct sample_devs *t, uint64_t dev, uint64_t id);
+/* What names device dev in the draws: its id, or dev. */
+uint64_t sample_devs_id(const struct sample_devs *t, uint64_t dev);
+/* Free the table (t itself is the caller's). */
+void sample_devs_free(struct sample_devs *t);
+
 /* The design: each stratum's probability, the seed, and the floors it
  * was planned with (sample_plan(), sample_plan_floors()): the classes'
  * strata's and a file's own, in bands that are ratios and in the raw band
- * divided by kind. */
+ * divided by kind; and devs, NULL (as planned) or the devices' names in
+ * the draws. */
 struct sample_design {
 	double pi[SAMPLE_STRATA];
 	uint64_t seed;
 	unsigned min, min_own, raw_min, raw_own;
+	const struct sample_devs *devs;
 };
 
 /* The sampled units of one quantity (e.g. one setting's disk bytes). */
@@ -306,11 +337,12 @@ double sample_plan(struct sample_design *d, const struct sample_pop *p,
 double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
 			  uint64_t budget, uint64_t seed, unsigned min,
 			  unsigned min_own);
-/* The design of another budget with d's seed and floors. */
+/* The design of another budget with d's seed, floors and devs. */
 double sample_replan(struct sample_design *at, const struct sample_pop *p,
 		     uint64_t budget, const struct sample_design *d);
 
-/* Whether unit k of file (dev, ino) in stratum h is in the sample. */
+/* Whether unit k of file (dev, ino) in stratum h is in the sample: dev is
+ * its st_dev, named as d->devs says. */
 int sample_in(const struct sample_design *d, unsigned h, uint64_t dev,
 	      uint64_t ino, uint64_t k);
 

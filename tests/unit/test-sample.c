@@ -1036,6 +1036,67 @@ static void test_subvol_dev(void)
 	CU_ASSERT_NOT_EQUAL(sample_key(a, 300), sample_key(b, 300));
 }
 
+/* The devices' names in the draws: a device named by its filesystem's id
+ * draws what that id draws, and keeps its first name; an id of 0, or one
+ * another device has, leaves it named by its st_dev; a full table names
+ * no more (thousands of subvolumes); a plan names none, a plan of another
+ * budget d's. */
+static void test_devs(void)
+{
+	struct sample_devs t = { 0 };
+	struct sample_design d = { .seed = 5 }, at;
+	struct sample_pop pop = { 0 };
+	unsigned h = sample_stratum(4096, 4096, 1);
+	uint64_t i, same = 0, differ = 0;
+
+	CU_ASSERT_EQUAL(sample_devs_id(NULL, 41), 41);
+	CU_ASSERT_EQUAL(sample_devs_id(&t, 41), 41);
+	sample_devs_add(NULL, 41, 7);
+	sample_devs_add(&t, 41, 0xabcdef);
+	sample_devs_add(&t, 41, 0x123456);
+	sample_devs_add(&t, 42, 0xabcdef);
+	sample_devs_add(&t, 43, 0);
+	CU_ASSERT_EQUAL(sample_devs_id(&t, 41), 0xabcdef);
+	CU_ASSERT_EQUAL(sample_devs_id(&t, 42), 42);
+	CU_ASSERT_EQUAL(sample_devs_id(&t, 43), 43);
+	CU_ASSERT_EQUAL(sample_devs_id(&t, 44), 44);
+	CU_ASSERT_EQUAL(t.n, 3);
+
+	d.pi[h] = 0.5;
+	d.devs = &t;
+	for (i = 0; i < 2000; i++) {
+		at = d;
+		at.devs = NULL;
+		CU_ASSERT_EQUAL(sample_in(&d, h, 41, i, 0),
+				sample_in(&at, h, 0xabcdef, i, 0));
+		if (sample_in(&d, h, 41, i, 0) == sample_in(&at, h, 41, i, 0))
+			same++;
+		else
+			differ++;
+	}
+	/* named otherwise, drawn independently */
+	CU_ASSERT(same > 800 && differ > 800);
+
+	sample_pop_add(&pop, 4096, 4096, 1);
+	sample_plan(&at, &pop, 100, 5);
+	CU_ASSERT_PTR_NULL(at.devs);
+	sample_replan(&at, &pop, 100, &d);
+	CU_ASSERT_PTR_EQUAL(at.devs, &t);
+
+	/* snapshots by the thousand: each keeps its name */
+	for (i = 0; t.n < SAMPLE_DEVS / 4 * 3; i++)
+		sample_devs_add(&t, 1000 + i, 0x10000 + i);
+	for (i = 0; 1000 + i < 1000 + SAMPLE_DEVS / 4 * 3 - 3; i++)
+		if (sample_devs_id(&t, 1000 + i) != 0x10000 + i)
+			break;
+	CU_ASSERT_EQUAL(i, SAMPLE_DEVS / 4 * 3 - 3);
+	CU_ASSERT_EQUAL(sample_devs_id(&t, 41), 0xabcdef);
+	sample_devs_add(&t, 45, 0x777);
+	CU_ASSERT_EQUAL(sample_devs_id(&t, 45), 45);
+	sample_devs_free(&t);
+	CU_ASSERT_EQUAL(sample_devs_id(&t, 41), 41);
+}
+
 /* sample_bands_file(): in one look-up what the four getters tell, for
  * files with and without parts' bands and ratios, a file of another
  * number of parts now, one not in the table, and no table. */
@@ -1085,6 +1146,7 @@ static void test_bands_file(void)
 
 static CU_TestInfo sample_tests[] = {
 	{ "nested subvolume keys", test_subvol_dev },
+	{ "devices named in the draws", test_devs },
 	{ "band table", test_bands },
 	{ "band table facts", test_bands_facts },
 	{ "band table ratios", test_bands_q },

@@ -8,7 +8,8 @@
 # wants an empty stderr).  The sample's pre-pass lists candidates and their
 # current ratios from the fast scan's items where it can: the same sample
 # as listing them with fstatat and a search per file (--walk), and the
-# walk that reads then lists them without a system call a file.
+# walk that reads then lists them without a system call a file.  The same
+# sample after the filesystem is mounted again.
 . "$(dirname "$0")/../common.sh"
 
 setup_fs compress-force=zstd:3
@@ -146,5 +147,35 @@ for arg in data/sub data/sub/many . data; do
 			fail "$arg seed $seed: the fast scan's listing differs from the walk's: $(diff "$OUT/fast" "$OUT/walked")"
 	done
 done
+
+# The same seed draws the same units after the filesystem is mounted
+# again, which numbers its subvolumes' st_dev anew (another filesystem
+# mounted meanwhile takes the old numbers): the draws name a device by its
+# filesystem's id (statfs's f_fsid, from the UUID and the subvolume).
+samples()
+{
+	local arg walk
+	for arg in data data/sub/many; do
+		for walk in '' --walk; do
+			# shellcheck disable=SC2086
+			expect_ours 0 '' -b -e zstd:1,lzo --sample=10% --seed=4 \
+				$walk --format=json "$arg"
+			jq -c "$sel" "$OUT/ours.out"
+		done
+	done >"$OUT/$1"
+}
+samples first
+devs=$(stat -c %d data data/sub)
+first=$MNT
+cd /
+umount "$first"
+setup_fs
+mount -o loop,compress-force=zstd:3 "$TESTDIR/img0" "$first"
+cd "$first"
+[ "$(stat -c %d data data/sub)" != "$devs" ] ||
+	fail "mounted again, the same st_dev ($devs): the check below can't fail"
+samples again
+cmp -s "$OUT/first" "$OUT/again" ||
+	fail "mounted again, another sample: $(diff "$OUT/first" "$OUT/again")"
 
 true
