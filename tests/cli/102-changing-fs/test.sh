@@ -3,7 +3,8 @@
 # The filesystem changes while compsize reads it: a writer creates, grows,
 # truncates, punches, reflinks, renames and deletes files and directories
 # (some 40 levels down, where the walk has closed and must reopen parent
-# directories) while compsize scans the tree over and over.  No crash, no
+# directories) while compsize scans the tree over and over, and estimates
+# it, whole and sampled, in JSON.  No crash, no
 # hang, exit code 0 or 1 only, and any report must be a well-formed table of
 # non-negative numbers; stderr only "compsize: PATH: cause" lines.
 . "$(dirname "$0")/../common.sh"
@@ -24,6 +25,12 @@ argsets=("tree" "-b tree" "-x tree/flat tree/deep")
 if "$COMPSIZE" --walk tree/flat/f1 >/dev/null 2>&1; then
 	argsets+=("--walk tree" "--walk -b tree/deep tree/flat")
 fi
+# Estimates, samples (a pre-pass, then a walk that reads what it drew)
+# and exclusive space, in JSON: it parses, and every number in it is >= 0
+# (no --rewrite: its change has a sign).
+argsets+=("-e zstd:1,compress-force=lzo --format=json tree"
+	  "-e zstd:1 --sample=30% --depth=1 --format=json tree"
+	  "-e zstd:3 --sample=20% --exclusive --format=json tree")
 
 # The writer: a bounded loop, killed by the EXIT trap if the test aborts.
 writer()
@@ -63,6 +70,11 @@ trap 'rc=$?; kill $WRITER 2>/dev/null || :; wait $WRITER 2>/dev/null || :; (exit
 check_report()
 {
 	local out=$1 raw=$2 line num='[0-9]+' size
+	if [ "$raw" = json ]; then
+		[ ! -s "$out" ] || jq -e '[.. | numbers] | all(. >= 0)' "$out" \
+			>/dev/null 2>&1 || fail "malformed JSON report: $(head -c 300 "$out")"
+		return
+	fi
 	if [ "$raw" = 1 ]; then
 		size='[0-9]+ *'
 	else
@@ -98,6 +110,7 @@ while kill -0 $WRITER 2>/dev/null; do
 		esac
 		raw=0
 		[[ " $args " == *" -b "* ]] && raw=1
+		[[ " $args " == *" --format=json "* ]] && raw=json
 		check_report "$OUT/run.out" $raw
 		if [ "$rc" = 0 ] && ! [ -s "$OUT/run.out" ]; then
 			fail "compsize $args: exit 0 without a report"
