@@ -217,8 +217,9 @@ declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 # data bytes' variance for the units a few draws would not show apart
 # (SAMPLE_CUR_KAPPA, docs/sampling.md), held 98-100 of 100; the raw
 # tree as root too, whose units' current bytes are their data bytes in
-# sectors: it held 97.3% of 2,000 seeds (so 100 of 100 one time in 15),
-# 99 of 100 with the draws of st_dev's numbers, 100 with this UUID's;
+# sectors: it held 97.3-97.9% of 1,000-2,000 seeds (so 100 of 100 one
+# time in 8 to 15), 99 of 100 with the draws of st_dev's numbers, 100
+# with this UUID's;
 # home without root, where mixed.bin's 48 parts, text and compressed runs
 # that its name can't tell apart, are a stratum of half read (24 draws
 # at least), a two-valued mix whose interval is wide (15-17%) and held
