@@ -531,6 +531,7 @@ static int scan_subtree(struct fastscan *ts, uint64_t dir)
 
 struct ref_check {
 	uint64_t dir;
+	uint64_t seq;		/* the entry's DIR_INDEX, once found */
 	int found;
 };
 
@@ -539,9 +540,98 @@ static int check_ref(const struct search_item *it, void *arg)
 	struct ref_check *rc = arg;
 
 	if (it->type == BTRFS_ROOT_REF_KEY && it->len >= ROOT_REF_SIZE &&
-	    get_le64(it->data + ROOT_REF_DIRID) == rc->dir)
+	    get_le64(it->data + ROOT_REF_DIRID) == rc->dir) {
 		rc->found = 1;
+		rc->seq = get_le64(it->data + ROOT_REF_SEQUENCE);
+	}
 	return 0;
+}
+
+/* A directory's place in its parent: the first INODE_REF's. */
+struct up_ref {
+	uint64_t parent, index;
+	int found;
+};
+
+static int up_item(const struct search_item *it, void *arg)
+{
+	struct up_ref *u = arg;
+
+	if (u->found || it->type != BTRFS_INODE_REF_KEY ||
+	    it->len < INODE_REF_SIZE)
+		return 0;
+	u->parent = it->offset;
+	u->index = get_le64(it->data + INODE_REF_INDEX);
+	u->found = 1;
+	return 0;
+}
+
+/* Directories climbed at most from a nested subvolume's to the tree's
+ * root (a corrupt tree may loop). */
+#define NESTED_DEPTH_MAX	256
+
+/* A nested subvolume and where the walk meets it: the DIR_INDEX of each
+ * directory from the tree's root down to it, then its own entry's
+ * (key[0..n), in a vector of them all). */
+struct nested_at {
+	uint64_t id;
+	size_t off, n;
+	const uint64_t *key;	/* set once they are all in */
+};
+
+/*
+ * Where the walk (readdir: DIR_INDEX order, depth first) meets nested
+ * subvolume at->id, whose entry is index seq of directory dir of tree
+ * parent: appended to keys.  A directory that can't be climbed ends the
+ * climb: only the order is at stake.  Returns 0 or -ENOMEM.
+ */
+static int nested_place(struct fastscan *ts, uint64_t parent, uint64_t dir,
+			uint64_t seq, struct u64_vec *keys,
+			struct nested_at *at)
+{
+	struct btrfs_ioctl_search_key key;
+	struct up_ref u;
+	size_t i, j;
+	int ret;
+
+	at->off = keys->n;
+	while (dir != BTRFS_FIRST_FREE_OBJECTID &&
+	       keys->n - at->off < NESTED_DEPTH_MAX) {
+		u.found = 0;
+		search_key_range(&key, parent, dir, BTRFS_INODE_REF_KEY, dir,
+				 BTRFS_INODE_REF_KEY);
+		ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
+				 up_item, &u);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret || !u.found || u.parent == dir)
+			break;
+		if (u64_vec_push(keys, u.index))
+			return -ENOMEM;
+		dir = u.parent;
+	}
+	/* climbed upwards: the root's first */
+	for (i = at->off, j = keys->n; i + 1 < j; i++, j--) {
+		uint64_t t = keys->v[i];
+
+		keys->v[i] = keys->v[j - 1];
+		keys->v[j - 1] = t;
+	}
+	if (u64_vec_push(keys, seq))
+		return -ENOMEM;
+	at->n = keys->n - at->off;
+	return 0;
+}
+
+static int nested_cmp(const void *a, const void *b)
+{
+	const struct nested_at *x = a, *y = b;
+	size_t i, n = x->n < y->n ? x->n : y->n;
+
+	for (i = 0; i < n; i++)
+		if (x->key[i] != y->key[i])
+			return x->key[i] < y->key[i] ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
 }
 
 /*
@@ -553,9 +643,11 @@ static int check_ref(const struct search_item *it, void *arg)
 static int queue_nested(struct fastscan *ts, uint64_t parent)
 {
 	struct btrfs_ioctl_search_key key;
+	struct nested_at *at = NULL, *a;
+	struct u64_vec keys = { 0 };
+	size_t i, n = 0, cap = 0;
 	struct ref_check rc;
-	size_t i;
-	int ret;
+	int ret = 0;
 
 	for (i = 0; i + 1 < ts->nested.n; i += 2) {
 		rc.dir = ts->nested.v[i];
@@ -567,17 +659,47 @@ static int queue_nested(struct fastscan *ts, uint64_t parent)
 		ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
 				 check_ref, &rc);
 		if (ret)
-			return ret;
+			goto out;
 		if (!rc.found)
 			continue;
 		ret = seen_insert(ts->queued, ts->nested.v[i + 1]);
 		if (ret < 0)
-			return ret;
-		if (ret && u64_vec_push(&ts->subvols, ts->nested.v[i + 1]))
-			return -ENOMEM;
+			goto out;
+		if (!ret)
+			continue;
+		a = array_grow(at, &cap, n, sizeof(*at));
+		if (!a) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		at = a;
+		at[n] = (struct nested_at){ .id = ts->nested.v[i + 1] };
+		/* a listener is told of files in the walk's order of the
+		 * subvolumes (fastscan_list()) */
+		ret = ts->ls ? nested_place(ts, parent, rc.dir, rc.seq, &keys,
+					    &at[n]) : 0;
+		if (ret)
+			goto out;
+		n++;
 	}
+	if (ts->ls && n > 1) {
+		for (i = 0; i < n; i++)
+			at[i].key = keys.v + at[i].off;
+		qsort(at, n, sizeof(*at), nested_cmp);
+	}
+	/* popped last first: the walk's first on top (without a listener,
+	 * the last found) */
+	for (i = 0; i < n; i++)
+		if (u64_vec_push(&ts->subvols,
+				 at[ts->ls ? n - 1 - i : i].id)) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	ts->nested.n = 0;
-	return 0;
+out:
+	free(keys.v);
+	free(at);
+	return ret;
 }
 
 int fastscan_probe(int fd, uint64_t *id)

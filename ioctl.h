@@ -58,6 +58,7 @@
 
 /* struct btrfs_inode_ref and btrfs_inode_extref, each followed by its name;
  * an item holds one or more */
+#define INODE_REF_INDEX			0	/* its DIR_INDEX */
 #define INODE_REF_NAME_LEN		8
 #define INODE_REF_SIZE			10
 #define INODE_EXTREF_NAME_LEN		16
@@ -68,6 +69,7 @@
 
 /* struct btrfs_root_ref, followed by the name */
 #define ROOT_REF_DIRID			0
+#define ROOT_REF_SEQUENCE		8	/* its DIR_INDEX in dirid */
 #define ROOT_ITEM_BYTES_USED		192	/* in struct btrfs_root_item */
 #define ROOT_REF_NAME_LEN		16
 #define ROOT_REF_SIZE			18
