@@ -1318,7 +1318,9 @@ static void estrun_pop_less(struct sample_pop *out, const struct sample_pop *p,
 		out->N[h] = p->N[h] - known->N[h];
 		out->X[h] = p->X[h] - known->X[h];
 		out->C[h] = p->C[h] - known->C[h];
+		out->W[h] = p->W[h];	/* the plan's alone (sample_plan()) */
 	}
+	out->weigh_away = p->weigh_away;
 }
 
 void estrun_band_ratios(const struct estrun *r, size_t i,

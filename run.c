@@ -1512,6 +1512,9 @@ int run_sample(struct run *run, char *const *paths, int n)
 		/* the files' current ratio, where it can be read */
 		.bands = run->env->usage,
 		.sharers = 1,
+		/* the interval printed is the same layout's, unless a
+		 * rewrite's change is asked (report_est.disk_ci95) */
+		.weigh_away = !run->rewrite,
 		.threads = threads,
 		/* as on_dir() decides for the walk: without rows, the fast
 		 * scan counts whole directories */

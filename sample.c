@@ -287,6 +287,12 @@ unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
 				       (band & SAMPLE_AWAY));
 }
 
+/* Whether stratum h is an away stratum (SAMPLE_AWAY). */
+static int sample_stratum_away(unsigned h)
+{
+	return h / SAMPLE_BANDS >= SAMPLE_CLASSES + SAMPLE_OWN_FILES;
+}
+
 int sample_stratum_own(unsigned h)
 {
 	unsigned c = h / SAMPLE_BANDS;
@@ -352,7 +358,7 @@ uint64_t sample_unit_cur(const struct sample_cur *c, uint64_t size,
 
 /* A file's units into p (sign 1) or out of it (-1), each unit's bytes
  * scaled by a (sample_share_x()), with their current disk bytes (c NULL:
- * none) in C. */
+ * none) in C; sign 0: their bytes scaled by a into W alone. */
 static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 			    unsigned band, const uint8_t *pb, int sign,
 			    double a, const struct sample_cur *c)
@@ -365,6 +371,10 @@ static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 	n = sample_units(size, x);
 	if (!pb || size <= SAMPLE_CHUNK) {
 		h = sample_stratum(size, x, band);
+		if (!sign) {
+			p->W[h] += sample_share_x(a, x);
+			return;
+		}
 		p->N[h] += sign * n;
 		p->X[h] += sign * sample_share_x(a, x);
 		for (k = 0; c && (c->q || c->pq) && k < n; k++)
@@ -377,6 +387,10 @@ static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 		h = sample_unit_stratum(size, x, band, pb, k);
 		if (h >= SAMPLE_STRATA)
 			continue;	/* no data: no unit */
+		if (!sign) {
+			p->W[h] += sample_share_x(a, xk);
+			continue;
+		}
 		p->N[h] += sign;
 		p->X[h] += sign * sample_share_x(a, xk);
 		if (c)
@@ -419,6 +433,12 @@ void sample_pop_remove_share(struct sample_pop *p, uint64_t size, uint64_t x,
 			     unsigned band, const uint8_t *pb, double a)
 {
 	sample_pop_file(p, size, x, band, pb, -1, a, NULL);
+}
+
+void sample_pop_add_counted(struct sample_pop *p, uint64_t size, uint64_t x,
+			    unsigned band, const uint8_t *pb, double a)
+{
+	sample_pop_file(p, size, x, band, pb, 0, a, NULL);
 }
 
 void sample_pop_cur(struct sample_pop *p, uint64_t size, uint64_t x,
@@ -530,7 +550,7 @@ struct sample_floors {
 };
 
 static double sample_pi_of(const struct sample_pop *p, unsigned h, double c,
-			   const struct sample_floors *fl)
+			   const struct sample_floors *fl, const double *w)
 {
 	const int raw = h % SAMPLE_BANDS >= SAMPLE_BAND_KINDS;
 	double m, pi;
@@ -540,24 +560,42 @@ static double sample_pi_of(const struct sample_pop *p, unsigned h, double c,
 	m = (double)(sample_stratum_own(h) ? (raw ? fl->raw_own : fl->own)
 					   : (raw ? fl->raw_min : fl->min)) /
 	    p->N[h];
-	pi = c > m ? c : m;
+	pi = c * w[h] > m ? c * w[h] : m;
 	return pi < 1 ? pi : 1;
 }
 
 static double sample_expected(const struct sample_pop *p, double c,
-			      const struct sample_floors *fl)
+			      const struct sample_floors *fl, const double *w)
 {
 	double sum = 0;
 	unsigned h;
 
 	for (h = 0; h < SAMPLE_STRATA; h++)
-		sum += sample_pi_of(p, h, c, fl) * p->X[h];
+		sum += sample_pi_of(p, h, c, fl, w) * p->X[h];
 	return sum;
+}
+
+/* d's weights (sample_design.w): w's, or p's when w is NULL. */
+static void sample_weights(struct sample_design *d,
+			   const struct sample_pop *p, const double *w)
+{
+	unsigned h;
+
+	for (h = 0; h < SAMPLE_STRATA; h++) {
+		if (w)
+			d->w[h] = w[h];
+		else if (!p->weigh_away || !sample_stratum_away(h) ||
+			 p->W[h] >= p->X[h])
+			d->w[h] = 1;
+		else
+			d->w[h] = (double)p->W[h] / p->X[h];
+	}
 }
 
 static double sample_plan_fl(struct sample_design *d,
 			     const struct sample_pop *p, uint64_t budget,
-			     uint64_t seed, const struct sample_floors *fl)
+			     uint64_t seed, const struct sample_floors *fl,
+			     const double *w)
 {
 	double lo = 0, hi = 1, c;
 	unsigned h;
@@ -569,10 +607,11 @@ static double sample_plan_fl(struct sample_design *d,
 	d->min_own = fl->own;
 	d->raw_min = fl->raw_min;
 	d->raw_own = fl->raw_own;
-	if (sample_expected(p, 0, fl) < budget) {
+	sample_weights(d, p, w);
+	if (sample_expected(p, 0, fl, d->w) < budget) {
 		for (k = 0; k < 100; k++) {
 			c = (lo + hi) / 2;
-			if (sample_expected(p, c, fl) < budget)
+			if (sample_expected(p, c, fl, d->w) < budget)
 				lo = c;
 			else
 				hi = c;
@@ -581,8 +620,8 @@ static double sample_plan_fl(struct sample_design *d,
 		hi = 0;
 	}
 	for (h = 0; h < SAMPLE_STRATA; h++)
-		d->pi[h] = sample_pi_of(p, h, hi, fl);
-	return sample_expected(p, hi, fl);
+		d->pi[h] = sample_pi_of(p, h, hi, fl, d->w);
+	return sample_expected(p, hi, fl, d->w);
 }
 
 double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
@@ -591,7 +630,7 @@ double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
 {
 	const struct sample_floors fl = { min, min_own, min, min_own };
 
-	return sample_plan_fl(d, p, budget, seed, &fl);
+	return sample_plan_fl(d, p, budget, seed, &fl, NULL);
 }
 
 double sample_plan(struct sample_design *d, const struct sample_pop *p,
@@ -602,7 +641,7 @@ double sample_plan(struct sample_design *d, const struct sample_pop *p,
 		SAMPLE_MIN_DRAWS_KIND, SAMPLE_MIN_DRAWS_KIND_OWN
 	};
 
-	return sample_plan_fl(d, p, budget, seed, &fl);
+	return sample_plan_fl(d, p, budget, seed, &fl, NULL);
 }
 
 double sample_replan(struct sample_design *at, const struct sample_pop *p,
@@ -611,7 +650,8 @@ double sample_replan(struct sample_design *at, const struct sample_pop *p,
 	const struct sample_floors fl = { d->min, d->min_own, d->raw_min,
 					  d->raw_own };
 	/* not planned: sample_plan()'s */
-	double bytes = d->min ? sample_plan_fl(at, p, budget, d->seed, &fl)
+	double bytes = d->min ? sample_plan_fl(at, p, budget, d->seed, &fl,
+					       d->w)
 			      : sample_plan(at, p, budget, d->seed);
 
 	at->devs = d->devs;
@@ -1140,8 +1180,8 @@ static unsigned sample_group(unsigned h)
 {
 	unsigned c = h / SAMPLE_BANDS;
 
-	if (c >= SAMPLE_CLASSES + SAMPLE_OWN_FILES)
-		c -= SAMPLE_CLASSES + SAMPLE_OWN_FILES;	/* SAMPLE_AWAY */
+	if (sample_stratum_away(h))
+		c -= SAMPLE_CLASSES + SAMPLE_OWN_FILES;
 	return c >= SAMPLE_PART_CLASS;
 }
 

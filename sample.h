@@ -77,6 +77,11 @@ struct sample_pop {
 	uint64_t N[SAMPLE_STRATA];
 	uint64_t X[SAMPLE_STRATA];
 	uint64_t C[SAMPLE_STRATA];
+	/* of X in an away stratum (SAMPLE_AWAY), the bytes the same layout
+	 * is known to count (sample_pop_add_counted()): with weigh_away,
+	 * the plan draws the stratum at that share of the others' rate */
+	uint64_t W[SAMPLE_STRATA];
+	int weigh_away;
 };
 
 /* A current ratio in SAMPLE_Q_ONEths (0: not known): disk over
@@ -130,6 +135,9 @@ void sample_devs_free(struct sample_devs *t);
  * the draws. */
 struct sample_design {
 	double pi[SAMPLE_STRATA];
+	/* each stratum's share of the common rate: 1, or an away
+	 * stratum's W / X where the population weighs them */
+	double w[SAMPLE_STRATA];
 	uint64_t seed;
 	unsigned min, min_own, raw_min, raw_own;
 	const struct sample_devs *devs;
@@ -318,12 +326,18 @@ void sample_pop_cur(struct sample_pop *p, uint64_t size, uint64_t x,
 		    unsigned band, const uint8_t *pb, double a,
 		    const struct sample_cur *c, int sign);
 
+/* Of a file's units in their away strata (band has SAMPLE_AWAY), the
+ * share a the same layout is known to count, into W. */
+void sample_pop_add_counted(struct sample_pop *p, uint64_t size, uint64_t x,
+			    unsigned band, const uint8_t *pb, double a);
+
 /* Units and data bytes of the whole population. */
 uint64_t sample_pop_units(const struct sample_pop *p);
 uint64_t sample_pop_bytes(const struct sample_pop *p);
 
 /*
- * Plan the design: pi_h = min(1, max(c, SAMPLE_MIN_DRAWS / N_h)), with c
+ * Plan the design: pi_h = min(1, max(c w_h, SAMPLE_MIN_DRAWS / N_h)), with
+ * w_h 1 (an away stratum's W_h / X_h where p weighs them) and c
  * such that the expected data bytes read, sum(pi_h X_h), is budget (when
  * the minimum draws alone need more, they get it).  The raw band's strata
  * divided by the names' kinds (sample_band_kind()) have the floors of
@@ -337,7 +351,7 @@ double sample_plan(struct sample_design *d, const struct sample_pop *p,
 double sample_plan_floors(struct sample_design *d, const struct sample_pop *p,
 			  uint64_t budget, uint64_t seed, unsigned min,
 			  unsigned min_own);
-/* The design of another budget with d's seed, floors and devs. */
+/* The design of another budget with d's seed, floors, weights and devs. */
 double sample_replan(struct sample_design *at, const struct sample_pop *p,
 		     uint64_t budget, const struct sample_design *d);
 

@@ -857,9 +857,12 @@ static int sampleplan_move_away(struct sampleplan *p,
 	struct sampleplan_fx *fx = &p->fx[r->ord];
 	const uint8_t *pb;
 	unsigned band;
+	double a;
 
 	if (fx->away <= fx->total / 2)
 		return 0;	/* counts (or done) */
+	/* what of it the same layout counts */
+	a = fx->away < fx->total ? 1 - (double)fx->away / fx->total : 0;
 	fx->away = 0;
 	band = sample_bands_get(p->bands, r->file);
 	pb = sample_bands_parts(p->bands, r->file,
@@ -868,6 +871,8 @@ static int sampleplan_move_away(struct sampleplan *p,
 		return 0;	/* not known, or its own strata */
 	sample_pop_remove_parts(&p->pop, fx->size, fx->x, band, pb);
 	sample_pop_add_parts(&p->pop, fx->size, fx->x, band | SAMPLE_AWAY, pb);
+	sample_pop_add_counted(&p->pop, fx->size, fx->x, band | SAMPLE_AWAY,
+			       pb, a);
 	return sample_bands_put(p->bands, r->file, band | SAMPLE_AWAY) ?
 	       -ENOMEM : 0;
 }
@@ -957,6 +962,7 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 	if (ret)
 		goto out;
 	total = sample_pop_bytes(&p.pop);
+	p.pop.weigh_away = o->weigh_away;
 	if (!bytes)
 		bytes = (uint64_t)(o->frac * total);
 	if (bytes < total) {

@@ -1144,6 +1144,52 @@ static void test_bands_file(void)
 	sample_bands_free(b);
 }
 
+/* Away strata drawn at the share of their bytes the same layout counts,
+ * down to their floors; the others at the common rate; a replan keeps
+ * the weights; without weigh_away, every stratum at the common rate. */
+static void test_weigh_away(void)
+{
+	struct sample_pop pop;
+	struct sample_design d, d2;
+	unsigned own = sample_stratum(100, 100, 1);
+	unsigned snap = sample_stratum(100, 100, 1 | SAMPLE_AWAY);
+	unsigned half = sample_stratum(3000, 3000, 2 | SAMPLE_AWAY);
+	uint64_t k;
+
+	memset(&pop, 0, sizeof(pop));
+	for (k = 0; k < 10000; k++) {
+		sample_pop_add(&pop, 100, 100, 1);
+		sample_pop_add(&pop, 100, 100, 1 | SAMPLE_AWAY);
+		sample_pop_add(&pop, 3000, 3000, 2 | SAMPLE_AWAY);
+		/* a snapshot's file shares all, a copy's a third of it */
+		sample_pop_add_counted(&pop, 100, 100, 1 | SAMPLE_AWAY, NULL,
+				       0);
+		sample_pop_add_counted(&pop, 3000, 3000, 2 | SAMPLE_AWAY,
+				       NULL, 1.0 / 3);
+	}
+	CU_ASSERT_NOT_EQUAL(snap, own);
+	CU_ASSERT_EQUAL(pop.W[snap], 0);
+	CU_ASSERT_EQUAL(pop.W[half], 10000 * 1000);
+	CU_ASSERT_EQUAL(pop.N[half], 10000);	/* W alone */
+	pop.weigh_away = 1;
+	sample_plan(&d, &pop, 500000, 1);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[snap] * 10000, SAMPLE_MIN_DRAWS, 1e-9);
+	CU_ASSERT(d.pi[own] > 10.0 * SAMPLE_MIN_DRAWS / 10000);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[half], d.pi[own] / 3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[own] * 10000 * 100 + d.pi[half] *
+			       10000 * 3000 + SAMPLE_MIN_DRAWS * 100,
+			       500000, 1);
+	/* twice the budget, the same weights: not from the pop's W */
+	memset(pop.W, 0, sizeof(pop.W));
+	sample_replan(&d2, &pop, 1000000, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d2.pi[half], d2.pi[own] / 3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d2.pi[snap] * 10000, SAMPLE_MIN_DRAWS, 1e-9);
+	pop.weigh_away = 0;
+	sample_plan(&d, &pop, 5000000, 1);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[snap], d.pi[own], 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[half], d.pi[own], 1e-12);
+}
+
 static CU_TestInfo sample_tests[] = {
 	{ "nested subvolume keys", test_subvol_dev },
 	{ "devices named in the draws", test_devs },
@@ -1159,6 +1205,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "t975", test_t975 },
 	{ "kinds of names", test_kind },
 	{ "floors of draws", test_floors },
+	{ "away strata weighed", test_weigh_away },
 	{ "certain and nested", test_certain_and_nested },
 	{ "one big file", test_one_big_file },
 	{ "the same layout's estimate", test_share },

@@ -72,4 +72,35 @@ for args in "--sample=5% --seed=1 -e zstd:3" "--sample=10% --seed=2 -e zstd:1,lz
 		fail "$args: the fast scan's sample differs from the walk's: $(diff "$OUT/fast" "$OUT/walked")"
 done
 
+# The away strata (files whose data the walk met before, in other
+# files) count nothing in the same layout, and are drawn at their floors
+# only (sample_pop.W): the budget goes to the files that count.  With 12
+# snapshots left as they were and files new in each, a 20% sample has
+# room for every unit that counts: its estimate is the full one, to the
+# byte, and its interval 0.  Drawn like the others (as before), the
+# snapshots took 12/13 of the budget and the interval was not 0.  A
+# rewrite's change counts the snapshots' files again: no such weighing.
+mkdir flat
+btrfs -q subvolume create flat/q
+for i in $(seq 1 40); do
+	text_data $((i * 1300 + 8000)) >"flat/q/t$i"
+	[ $((i % 5)) = 0 ] && { text_data 1M; random_data 512K; } >"flat/q/m$i"
+done
+sync
+for i in $(seq 1 12); do
+	btrfs -q subvolume snapshot flat/q "flat/s$i" >/dev/null
+	text_data $((i * 900 + 2000)) >"flat/s$i/own"
+done
+sync
+sel='[.estimates[] | {setting, disk, uncompressed, disk_ci95}]'
+expect_ours 0 '' -b -e zstd:3,lzo --format=json flat
+jq -c "$sel | map(.disk_ci95 = 0)" "$OUT/ours.out" >"$OUT/full"
+expect_ours 0 '' -b -e zstd:3,lzo --sample=20% --format=json flat
+jq -c "$sel" "$OUT/ours.out" >"$OUT/sampled"
+CHECKS=$((CHECKS + 1))
+cmp -s "$OUT/full" "$OUT/sampled" ||
+	fail "a 20% sample of a subvolume beside 12 snapshots is not the full estimate: $(diff "$OUT/full" "$OUT/sampled")"
+jq -e '.estimates[0].sample_data_read * 4 < .estimates[0].sample_data' \
+	"$OUT/ours.out" >/dev/null || fail "the 20% sample read more than a quarter of the data"
+
 true
