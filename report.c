@@ -748,11 +748,14 @@ static void json_est(FILE *out, const struct report *r,
 				PRIu64, e->disk_extrapolated, e->disk_min,
 				e->disk_max);
 		if (e->sampled)
-			fprintf(out, ",\"disk_ci95\":%.0f,\"sample_units_read\":%"
-				PRIu64 ",\"sample_units\":%" PRIu64
+			fprintf(out, ",\"disk_ci95\":%.0f"
+				",\"disk_fresh_ci95\":%.0f"
+				",\"sample_units_read\":%" PRIu64
+				",\"sample_units\":%" PRIu64
 				",\"sample_data_read\":%" PRIu64
 				",\"sample_data\":%" PRIu64, e->disk_ci95,
-				e->units_read, e->units, e->data_read, e->data);
+				e->fresh_ci95, e->units_read, e->units,
+				e->data_read, e->data);
 		fputc('}', out);
 	}
 	fputc(']', out);

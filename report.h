@@ -95,6 +95,7 @@ struct report_est {
 	struct decide_out dec;	/* all-core speeds, CPU cost, on a device */
 	int sampled;		/* disk is extrapolated from a sample */
 	double disk_ci95;	/* half-width of the 95% interval, bytes */
+	double fresh_ci95;	/* the same of disk_fresh */
 	uint64_t units_read;	/* sampled: units read (sample.h), */
 	uint64_t units;		/* ... of so many, */
 	uint64_t data_read;	/* their data bytes, */

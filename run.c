@@ -1706,6 +1706,7 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 		re->disk_min = t.disk - t.extrap_lo;
 		re->disk_max = t.disk + t.extrap_hi;
 		re->disk_ci95 = 0;
+		re->fresh_ci95 = 0;
 	} else {
 		/* extrapolated: each model's share of the sampled files'
 		 * estimates */
@@ -1720,18 +1721,20 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 		re->disk_same = res.disk_same + t.prealloc_disk;
 		re->uncompressed_same = res.uncompressed_same +
 					t.prealloc_uncomp;
-		re->disk_ci95 = res.disk_ci95;
+		/* scaled as the estimate is (layout_scale()) */
+		re->fresh_ci95 = t.fresh_disk == t.est_disk ? res.disk_ci95 :
+				 t.est_disk ? res.disk_ci95 *
+					      (double)t.fresh_disk /
+					      t.est_disk : 0;
 	}
 	if (re->same_layout) {
 		re->disk = re->disk_same;
 		re->uncompressed = re->uncompressed_same;
-		if (res.sampled)
-			re->disk_ci95 = res.same_ci95;
+		re->disk_ci95 = res.sampled ? res.same_ci95 : 0;
 	} else {
 		re->disk = re->disk_fresh;
 		re->uncompressed = re->uncompressed_fresh;
-		if (res.sampled && t.est_disk)
-			re->disk_ci95 *= (double)t.fresh_disk / t.est_disk;
+		re->disk_ci95 = re->fresh_ci95;
 	}
 }
 

@@ -93,6 +93,7 @@ static char *render(enum report_format format, int raw)
 		{ .setting = "compress=zstd:1", .input = 131072, .disk = 8192,
 		  .uncompressed = 131072, .compress_mbps = 512.25,
 		  .decompress_mbps = 1024, .sampled = 1, .disk_ci95 = 99.6,
+		  .fresh_ci95 = 250.4,
 		  .units_read = 3, .units = 40, .data_read = 12288,
 		  .data = 131072 },
 	};
@@ -138,7 +139,7 @@ static void test_json(void)
 		"\"current\":false,\"cpus\":0,\"compress_mbps_all\":0.0,"
 		"\"decompress_mbps_all\":0.0,\"cpu_s_per_gb_write\":0.0000,"
 		"\"cpu_s_per_gb_read\":0.0000,\"disk_ci95\":100,"
-		"\"sample_units_read\":3,\"sample_units\":40,"
+		"\"disk_fresh_ci95\":250,\"sample_units_read\":3,\"sample_units\":40,"
 		"\"sample_data_read\":12288,\"sample_data\":131072}],"
 		"\"paths\":[{\"path\":\"d/f\\\"1\",\"files\":1,\"extents\":1,\"refs\":1,"
 		"\"inline\":0,\"fragments\":1,\"total\":{\"disk\":4096,"
