@@ -1320,7 +1320,6 @@ static void estrun_pop_less(struct sample_pop *out, const struct sample_pop *p,
 		out->C[h] = p->C[h] - known->C[h];
 		out->W[h] = p->W[h];	/* the plan's alone (sample_plan()) */
 	}
-	out->weigh_away = p->weigh_away;
 }
 
 void estrun_band_ratios(const struct estrun *r, size_t i,

@@ -1721,11 +1721,10 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 		re->disk_same = res.disk_same + t.prealloc_disk;
 		re->uncompressed_same = res.uncompressed_same +
 					t.prealloc_uncomp;
-		/* scaled as the estimate is (layout_scale()) */
-		re->fresh_ci95 = t.fresh_disk == t.est_disk ? res.disk_ci95 :
-				 t.est_disk ? res.disk_ci95 *
-					      (double)t.fresh_disk /
-					      t.est_disk : 0;
+		/* scaled as the estimate is */
+		re->fresh_ci95 = res.disk_ci95;
+		if (t.est_disk)
+			re->fresh_ci95 *= (double)t.fresh_disk / t.est_disk;
 	}
 	if (re->same_layout) {
 		re->disk = re->disk_same;

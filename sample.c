@@ -584,8 +584,7 @@ static void sample_weights(struct sample_design *d,
 	for (h = 0; h < SAMPLE_STRATA; h++) {
 		if (w)
 			d->w[h] = w[h];
-		else if (!p->weigh_away || !sample_stratum_away(h) ||
-			 p->W[h] >= p->X[h])
+		else if (!sample_stratum_away(h) || p->W[h] >= p->X[h])
 			d->w[h] = 1;
 		else
 			d->w[h] = (double)p->W[h] / p->X[h];

@@ -77,11 +77,10 @@ struct sample_pop {
 	uint64_t N[SAMPLE_STRATA];
 	uint64_t X[SAMPLE_STRATA];
 	uint64_t C[SAMPLE_STRATA];
-	/* of X in an away stratum (SAMPLE_AWAY), the bytes the same layout
-	 * is known to count (sample_pop_add_counted()): with weigh_away,
-	 * the plan draws the stratum at that share of the others' rate */
+	/* of X in an away stratum (SAMPLE_AWAY), the bytes known to count
+	 * in the estimate asked (sample_pop_add_counted()): the plan draws
+	 * the stratum at that share of the others' rate */
 	uint64_t W[SAMPLE_STRATA];
-	int weigh_away;
 };
 
 /* A current ratio in SAMPLE_Q_ONEths (0: not known): disk over
@@ -136,7 +135,7 @@ void sample_devs_free(struct sample_devs *t);
 struct sample_design {
 	double pi[SAMPLE_STRATA];
 	/* each stratum's share of the common rate: 1, or an away
-	 * stratum's W / X where the population weighs them */
+	 * stratum's W / X */
 	double w[SAMPLE_STRATA];
 	uint64_t seed;
 	unsigned min, min_own, raw_min, raw_own;
@@ -337,7 +336,7 @@ uint64_t sample_pop_bytes(const struct sample_pop *p);
 
 /*
  * Plan the design: pi_h = min(1, max(c w_h, SAMPLE_MIN_DRAWS / N_h)), with
- * w_h 1 (an away stratum's W_h / X_h where p weighs them) and c
+ * w_h 1 (an away stratum's W_h / X_h) and c
  * such that the expected data bytes read, sum(pi_h X_h), is budget (when
  * the minimum draws alone need more, they get it).  The raw band's strata
  * divided by the names' kinds (sample_band_kind()) have the floors of

@@ -861,8 +861,10 @@ static int sampleplan_move_away(struct sampleplan *p,
 
 	if (fx->away <= fx->total / 2)
 		return 0;	/* counts (or done) */
-	/* what of it the same layout counts */
-	a = fx->away < fx->total ? 1 - (double)fx->away / fx->total : 0;
+	/* what of it counts: in the same layout its own share, otherwise
+	 * all of it (opts.weigh_away) */
+	a = !p->o->weigh_away ? 1 :
+	    fx->away < fx->total ? 1 - (double)fx->away / fx->total : 0;
 	fx->away = 0;
 	band = sample_bands_get(p->bands, r->file);
 	pb = sample_bands_parts(p->bands, r->file,
@@ -962,7 +964,6 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 	if (ret)
 		goto out;
 	total = sample_pop_bytes(&p.pop);
-	p.pop.weigh_away = o->weigh_away;
 	if (!bytes)
 		bytes = (uint64_t)(o->frac * total);
 	if (bytes < total) {

@@ -28,8 +28,8 @@ struct sampleplan_opts {
 	int sharers;		/* and tell the sharers (sampleplan_run()) */
 	/* draw the files that share more than half their data with files
 	 * met before (SAMPLE_AWAY) at the share of it that counts in the
-	 * same layout (sample_pop.W): for the same layout's estimate, not
-	 * for a rewrite's or a fresh copy's */
+	 * same layout (sample_pop.W); else all of it counts: for the same
+	 * layout's estimate, not for a rewrite's or a fresh copy's */
 	int weigh_away;
 	unsigned threads;	/* how many it may use at once (0, 1: this
 				 * one only) */
