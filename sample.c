@@ -560,6 +560,10 @@ static double sample_pi_of(const struct sample_pop *p, unsigned h, double c,
 	m = (double)(sample_stratum_own(h) ? (raw ? fl->raw_own : fl->own)
 					   : (raw ? fl->raw_min : fl->min)) /
 	    p->N[h];
+	/* files of a sector or less met before, whose inline items count
+	 * with every file and whose extents once (SAMPLE_JUMP_DRAWS) */
+	if (h / SAMPLE_BANDS == SAMPLE_CLASSES + SAMPLE_OWN_FILES + 1)
+		m *= SAMPLE_JUMP_DRAWS;
 	pi = c * w[h] > m ? c * w[h] : m;
 	return pi < 1 ? pi : 1;
 }

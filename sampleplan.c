@@ -58,11 +58,12 @@ struct sampleplan_kept {
 #define SAMPLEPLAN_KEPT_BITS	24
 
 /* A file with references, in walk order: what its units are added by,
- * the bytes its extents' references cover, and of them those in extents
- * a file before it in the walk references (sampleplan_away()). */
+ * the bytes its references cover, and of them those in extents (away)
+ * and in inline items (inl) a file before it in the walk references
+ * (sampleplan_away()). */
 struct sampleplan_fx {
 	uint64_t size, x;
-	uint64_t total, away;
+	uint64_t total, away, inl;
 	uint64_t kept;		/* its items' value, or 0 (none kept) */
 };
 
@@ -153,7 +154,7 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 		   const uint8_t *item, size_t len)
 {
 	struct sampleplan_ref *r;
-	uint64_t ref, ikey = 0;
+	uint64_t ref, ikey = 0, bytes;
 
 	if (p->bands && ei->type == BTRFS_FILE_EXTENT_REG &&
 	    ei->disk_bytenr &&
@@ -180,8 +181,11 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 	}
 	p->refs = r;
 	p->refs[p->nrefs].ref = ref;
-	p->refs[p->nrefs].bytes = ei->num_bytes < INT32_MAX ?
-				  (uint32_t)ei->num_bytes : INT32_MAX;
+	/* an inline item's data: its ram bytes */
+	bytes = ei->type == BTRFS_FILE_EXTENT_INLINE ? ei->ram_bytes :
+						       ei->num_bytes;
+	p->refs[p->nrefs].bytes = bytes < INT32_MAX ? (uint32_t)bytes :
+						      INT32_MAX;
 	p->refs[p->nrefs++].file = 0;
 	return 0;
 }
@@ -449,8 +453,7 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 	for (i = p->ref_start; i < p->nrefs; i++) {
 		p->refs[i].file = key;
 		p->refs[i].ord = (uint32_t)p->nfx;
-		if (!(p->refs[i].ref >> 63))
-			total += p->refs[i].bytes;
+		total += p->refs[i].bytes;
 	}
 	if (p->nrefs > p->ref_start && !p->refs_failed) {
 		struct sampleplan_fx *fx = array_grow(p->fx, &p->cap_fx,
@@ -459,7 +462,7 @@ static int sampleplan_add_band(struct sampleplan *p, uint64_t key,
 		if (fx) {
 			p->fx = fx;
 			p->fx[p->nfx] = (struct sampleplan_fx){
-				size, x, total, 0, sampleplan_kept_value(p)
+				size, x, total, 0, 0, sampleplan_kept_value(p)
 			};
 		} else {
 			p->refs_failed = 1;	/* no sharers known */
@@ -845,11 +848,13 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 
 /*
  * The file of reference r, which a file before it in the walk shares the
- * extent of: when more than half of its data (by the bytes each reference
- * covers) is in such extents, little or nothing of it counts in the same
- * layout (layout.h), so its units go to strata of their own (SAMPLE_AWAY),
- * apart from those that count, into the table and the population; once.
- * Returns 0 or -ENOMEM.
+ * extent or the inline item of: when more than half of its data (by the
+ * bytes each reference covers) is in such extents, little or nothing of
+ * it counts in the same layout (layout.h); in such inline items, all or
+ * nothing of it does, by where the setting stores them
+ * (SAMPLE_JUMP_DRAWS).  Either way its units go to strata of their own
+ * (SAMPLE_AWAY), apart from those that count in full, into the table and
+ * the population; once.  Returns 0 or -ENOMEM.
  */
 static int sampleplan_move_away(struct sampleplan *p,
 				const struct sampleplan_ref *r)
@@ -859,13 +864,15 @@ static int sampleplan_move_away(struct sampleplan *p,
 	unsigned band;
 	double a;
 
-	if (fx->away <= fx->total / 2)
+	if (fx->away + fx->inl <= fx->total / 2)
 		return 0;	/* counts (or done) */
 	/* what of it counts: in the same layout its own share, otherwise
-	 * all of it (opts.weigh_away) */
+	 * all of it (opts.weigh_away); an inline item counts with every
+	 * file where the setting keeps it inline, and not at all where it
+	 * makes an extent of it: all of it may count */
 	a = !p->o->weigh_away ? 1 :
 	    fx->away < fx->total ? 1 - (double)fx->away / fx->total : 0;
-	fx->away = 0;
+	fx->away = fx->inl = 0;
 	band = sample_bands_get(p->bands, r->file);
 	pb = sample_bands_parts(p->bands, r->file,
 				sample_units(fx->size, fx->x));
@@ -880,14 +887,14 @@ static int sampleplan_move_away(struct sampleplan *p,
 }
 
 /*
- * The files that hold more than half of their data in extents another
- * file met before in the walk references (a snapshot's or a reflinked
- * copy's, the walk that reads meeting them in the same order), moved
- * away (sampleplan_move_away()).  An extent's first file in the walk
- * meets it first, so only the extents several files reference are
- * looked at: their later files' references, the bytes first, then the
- * files.  Inline items count with every file: not an extent here.
- * After sampleplan_sharers() (sorted references).  Returns 0 or -ENOMEM.
+ * The files that hold more than half of their data in extents or inline
+ * items another file met before in the walk references (a snapshot's or
+ * a reflinked copy's, the walk that reads meeting them in the same
+ * order), moved away (sampleplan_move_away()).  An extent's first file in
+ * the walk meets it first, so only the extents and items several files
+ * reference are looked at: their later files' references, the bytes
+ * first, then the files.  After sampleplan_sharers() (sorted
+ * references).  Returns 0 or -ENOMEM.
  */
 static int sampleplan_away(struct sampleplan *p)
 {
@@ -899,7 +906,7 @@ static int sampleplan_away(struct sampleplan *p)
 			const struct sampleplan_ref *r = &p->refs[i];
 
 			j = sampleplan_group(p, i);
-			if (j - i < 2 || r->ref >> 63)
+			if (j - i < 2)
 				continue;
 			for (k = i + 1; k < j; k++) {
 				const struct sampleplan_ref *q = &p->refs[k];
@@ -907,7 +914,8 @@ static int sampleplan_away(struct sampleplan *p)
 				if (q->ord == r->ord)
 					continue;	/* its own again */
 				if (!pass) {
-					p->fx[q->ord].away += q->bytes;
+					*(r->ref >> 63 ? &p->fx[q->ord].inl :
+					  &p->fx[q->ord].away) += q->bytes;
 					continue;
 				}
 				ret = sampleplan_move_away(p, q);

@@ -1148,6 +1148,37 @@ static void test_bands_file(void)
  * down to their floors; the others at the common rate; a replan keeps
  * the weights; counted in full (a rewrite's), every stratum at the
  * common rate. */
+/* Files of 2-4 KiB met before get more draws; others met before, and
+ * files of 2-4 KiB not met before, do not. */
+static void test_jump_floors(void)
+{
+	struct sample_pop pop;
+	struct sample_design d, d2;
+	unsigned jump = sample_stratum(3000, 3000, 1 | SAMPLE_AWAY);
+	unsigned jump_raw = sample_stratum(3000, 3000,
+					   sample_band_kind(3, 1) |
+					   SAMPLE_AWAY);
+	unsigned met = sample_stratum(100, 100, 1 | SAMPLE_AWAY);
+	unsigned first = sample_stratum(3000, 3000, 1);
+
+	memset(&pop, 0, sizeof(pop));
+	pop.N[jump] = pop.N[jump_raw] = pop.N[met] = pop.N[first] = 2000;
+	pop.X[jump] = pop.X[jump_raw] = pop.X[first] = 2000 * 3000;
+	pop.X[met] = 2000 * 100;
+	sample_plan(&d, &pop, 1, 1);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[jump] * 2000,
+			       SAMPLE_JUMP_DRAWS * SAMPLE_MIN_DRAWS, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[jump_raw] * 2000,
+			       SAMPLE_JUMP_DRAWS * SAMPLE_MIN_DRAWS_KIND, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[met] * 2000, SAMPLE_MIN_DRAWS, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[first] * 2000, SAMPLE_MIN_DRAWS, 1e-9);
+	/* another budget keeps them */
+	sample_replan(&d2, &pop, 2, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d2.pi[jump] * 2000,
+			       SAMPLE_JUMP_DRAWS * SAMPLE_MIN_DRAWS, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(d2.pi[first] * 2000, SAMPLE_MIN_DRAWS, 1e-9);
+}
+
 static void test_weigh_away(void)
 {
 	struct sample_pop pop;
@@ -1205,6 +1236,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "t975", test_t975 },
 	{ "kinds of names", test_kind },
 	{ "floors of draws", test_floors },
+	{ "more draws where files jump", test_jump_floors },
 	{ "away strata weighed", test_weigh_away },
 	{ "certain and nested", test_certain_and_nested },
 	{ "one big file", test_one_big_file },

@@ -26,6 +26,13 @@ for i in $(seq 1 40); do
 	[ $((i % 4)) = 0 ] && random_data $((i * 97 + 5000)) >"sv/d$((i % 7))/r$i"
 done
 { text_data 3M; random_data 1M; } >sv/big
+# files of 2-4 KiB, inline now: a snapshot's copies of them count with
+# every file where the setting keeps them inline, and nothing where it
+# makes an extent of them (away strata of their own, SAMPLE_JUMP_DRAWS)
+for i in $(seq 1 30); do
+	{ text_data $((i * 37 + 1200)); random_data $((i * 41 % 900 + 100)); } \
+		>"sv/d$((i % 7))/s$i"
+done
 sync
 # the live subvolume changes between snapshots, as it does: data that
 # only snapshots hold now is shared by those taken while it lived
