@@ -47,6 +47,8 @@
  * alone would claim the estimate exact or near it (docs/sampling.md: 0.1
  * held 89.5-90% on a tree stored under compress-force for compress=). */
 #define SAMPLE_CUR_KAPPA	0.3
+/* The normal distribution's 97.5% quantile. */
+#define SAMPLE_Z975		1.959964
 /* Class bounds of whole-file units (st_size), and of the file size
  * above which chunks form a class of their own. */
 #define SAMPLE_INLINE		2048u
@@ -291,6 +293,13 @@ unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
 static int sample_stratum_away(unsigned h)
 {
 	return h / SAMPLE_BANDS >= SAMPLE_CLASSES + SAMPLE_OWN_FILES;
+}
+
+/* Whether stratum h holds files of 2-4 KiB met before, whose inline
+ * items count with every file and whose extents once (SAMPLE_JUMP_DRAWS). */
+static int sample_stratum_jump(unsigned h)
+{
+	return h / SAMPLE_BANDS == SAMPLE_CLASSES + SAMPLE_OWN_FILES + 1;
 }
 
 int sample_stratum_own(unsigned h)
@@ -560,9 +569,7 @@ static double sample_pi_of(const struct sample_pop *p, unsigned h, double c,
 	m = (double)(sample_stratum_own(h) ? (raw ? fl->raw_own : fl->own)
 					   : (raw ? fl->raw_min : fl->min)) /
 	    p->N[h];
-	/* files of a sector or less met before, whose inline items count
-	 * with every file and whose extents once (SAMPLE_JUMP_DRAWS) */
-	if (h / SAMPLE_BANDS == SAMPLE_CLASSES + SAMPLE_OWN_FILES + 1)
+	if (sample_stratum_jump(h))
 		m *= SAMPLE_JUMP_DRAWS;
 	pi = c * w[h] > m ? c * w[h] : m;
 	return pi < 1 ? pi : 1;
@@ -1340,6 +1347,19 @@ static void estimate(const struct sample_pop *p, const struct sample_design *d,
 				s2 = floor_s2;
 		}
 		vh = (X / xbar) * (X / xbar) * (1 - f) * s2 / n;
+		if (eff && sample_stratum_jump(h)) {
+			/* the units that jump may be too few for n draws to
+			 * see: up to 3 / n of them unseen at 95% (the rule
+			 * of three), each the stratum's mean away, or the
+			 * whole sample's where that is more (the stratum's
+			 * units counting nothing, bar those that jump) */
+			double t = X * R + bh * (double)p->C[h], j;
+
+			if (t < X * Rpool)
+				t = X * Rpool;
+			j = t * 3 / n / SAMPLE_Z975;
+			vh += j * j * (1 - f);
+		}
 		dfh = ne >= 2 ? ne - 1 : 1;
 		var += vh;
 		vdf += vh * vh / dfh;

@@ -1179,6 +1179,78 @@ static void test_jump_floors(void)
 	CU_ASSERT_DOUBLE_EQUAL(d2.pi[first] * 2000, SAMPLE_MIN_DRAWS, 1e-9);
 }
 
+/* In the same layout, files of 2-4 KiB met before may jump between
+ * counting in full and not at all: their draws all alike still leave up
+ * to 3 / n of them unseen (the rule of three); not so in the fresh copy,
+ * nor for larger files met before. */
+static void test_jump_unseen(void)
+{
+	static const uint64_t sizes[2] = { 3000, 5000 };
+	struct sample_pop pop;
+	struct sample_acc a;
+	struct sample_design d;
+	struct sample_result r, rs;
+	unsigned h, k;
+	uint64_t i;
+	double n, f, want;
+
+	for (k = 0; k < 2; k++) {
+		memset(&pop, 0, sizeof(pop));
+		memset(&a, 0, sizeof(a));
+		for (i = 0; i < 2000; i++)
+			sample_pop_add_share(&pop, sizes[k], sizes[k],
+					     1 | SAMPLE_AWAY, NULL, 1);
+		h = sample_stratum(sizes[k], sizes[k], 1 | SAMPLE_AWAY);
+		sample_plan(&d, &pop, 1, 3);
+		for (i = 0; i < 2000; i++)
+			if (sample_in(&d, h, 1, i, 0))
+				sample_acc_add_share(&a, h, sizes[k], sizes[k],
+						     sizes[k] / 2);
+		n = (double)a.n[h];
+		/* at their floors: 128 draws expected, and 16 */
+		CU_ASSERT(n > (k ? 4 : 80));
+		sample_estimate(&pop, &d, &a, &r);
+		sample_estimate_share(&pop, &d, &a, &rs);
+		CU_ASSERT_DOUBLE_EQUAL(r.total, 1000.0 * sizes[k], 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(rs.total, r.total, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(r.half, 0, 1e-9);
+		/* as squares: no libm here */
+		f = n / 2000;
+		want = k ? 0 : sample_t975(n - 1) * rs.total * 3 / n /
+			       1.959964;
+		CU_ASSERT_DOUBLE_EQUAL(rs.half * rs.half, want * want * (1 - f),
+				       1e-6 * rs.total * rs.total);
+	}
+	/* copies that share an extent now and count nothing, none seen
+	 * to jump: the whole sample's ratio stands for their mean */
+	memset(&pop, 0, sizeof(pop));
+	memset(&a, 0, sizeof(a));
+	h = sample_stratum(3000, 3000, 1 | SAMPLE_AWAY);
+	k = sample_stratum(100, 100, 1);
+	for (i = 0; i < 2000; i++) {
+		sample_pop_add_share(&pop, 3000, 3000, 1 | SAMPLE_AWAY, NULL,
+				     1);
+		sample_pop_add_share(&pop, 100, 100, 1, NULL, 1);
+	}
+	sample_plan(&d, &pop, 1, 3);
+	for (i = 0; i < 2000; i++) {
+		if (sample_in(&d, h, 1, i, 0))
+			sample_acc_add_share(&a, h, 3000, 3000, 0);
+		if (sample_in(&d, k, 1, i, 0))
+			sample_acc_add_share(&a, k, 100, 100, 50);
+	}
+	sample_estimate_share(&pop, &d, &a, &rs);
+	CU_ASSERT_DOUBLE_EQUAL(rs.total, 2000 * 50, 1e-6);
+	n = (double)a.n[h];
+	f = n / 2000;
+	want = sample_t975(n - 1) * 2000 * 3000 *
+	       ((double)a.sy[k] / (double)(a.sx[h] + a.sx[k])) * 3 / n /
+	       1.959964;
+	CU_ASSERT(want > 0);
+	CU_ASSERT_DOUBLE_EQUAL(rs.half * rs.half, want * want * (1 - f),
+			       1e-6 * want * want);
+}
+
 static void test_weigh_away(void)
 {
 	struct sample_pop pop;
@@ -1237,6 +1309,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "kinds of names", test_kind },
 	{ "floors of draws", test_floors },
 	{ "more draws where files jump", test_jump_floors },
+	{ "files that jump unseen", test_jump_unseen },
 	{ "away strata weighed", test_weigh_away },
 	{ "certain and nested", test_certain_and_nested },
 	{ "one big file", test_one_big_file },
