@@ -1166,7 +1166,7 @@ double sample_t975(double df)
 		2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
 		2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 	};
-	const double z = 1.959964;
+	const double z = SAMPLE_Z975;
 	double z2 = z * z, v, a;
 	int i;
 
