@@ -73,6 +73,23 @@ fs()
 		mount -o "loop,$3" "$1" "$2"
 }
 
+# target SETTING: test.sh's target for SETTING, in %.
+target()
+{
+	case $1 in
+	compress-force=zstd* | compress-force=lzo) echo 0.5 ;;
+	*) echo 1.0 ;;
+	esac
+}
+
+# within PREDICTED KERNEL SETTING: whether the prediction is within the
+# target of the kernel's figure.
+within()
+{
+	awk -v p="$1" -v k="$2" -v t="$(target "$3")" 'BEGIN {
+		e = k ? (p - k) * 100 / k : 0; exit !(e <= t && e >= -t) }'
+}
+
 # check WHAT SETTING PREDICTED KERNEL [EXTRAPOLATED]: the prediction
 # within the target of test.sh (0.5% for compress-force with zstd or lzo,
 # 1% otherwise), or, when EXTRAPOLATED bytes of it are extrapolated
@@ -84,10 +101,7 @@ CHECK_W=${CHECK_W:-12}
 check()
 {
 	local t x=${5:-0} err
-	case $2 in
-	compress-force=zstd* | compress-force=lzo) t=0.5 ;;
-	*) t=1.0 ;;
-	esac
+	t=$(target "$2")
 	[ "$x" = 0 ] || t=$(awk -v p="$3" -v x="$x" 'BEGIN { printf "%.1f", x * 100 / p }')
 	err=$(awk -v p="$3" -v k="$4" 'BEGIN { printf "%+.3f", k ? (p - k) * 100 / k : 0 }')
 	checks=$((checks + 1))

@@ -126,12 +126,25 @@ for b in "$A" "${BS[@]}"; do
 		check same-layout "$b" "$(pred "$b" disk)" "$(usage "$mnt")"
 		umount "$mnt"
 	fi
-	fs "$tmp/img2" "$tmp/copy" "$b" || die "mount with $b failed"
-	cp -a "$tmp/set/sv" "$tmp/set/snap" "$tmp/copy" ||
-		die "fresh copy failed"
-	sync
-	check fresh-copy "$b" "$(pred "$b" disk_fresh)" "$(usage "$tmp/copy")"
-	umount "$tmp/copy"
+	# The kernel's figure for the same copy varies now and then: one CI
+	# run of 7 gave 15,984,616 bytes under compress=zstd:1 where the
+	# others, and 20 runs of this test alone, gave 15,792,104.  So the
+	# kernel copies again, up to 3 times, while the prediction misses
+	# its figure, and every figure it gave is printed: a prediction the
+	# kernel does not give in 3 copies fails.
+	seen=
+	for n in 1 2 3; do
+		fs "$tmp/img2" "$tmp/copy" "$b" || die "mount with $b failed"
+		cp -a "$tmp/set/sv" "$tmp/set/snap" "$tmp/copy" ||
+			die "fresh copy failed"
+		sync
+		k=$(usage "$tmp/copy")
+		umount "$tmp/copy"
+		seen="$seen${seen:+, }$k"
+		within "$(pred "$b" disk_fresh)" "$k" "$b" && break
+	done
+	[ "$n" = 1 ] || echo "(the kernel's fresh copies under $b: $seen)"
+	check fresh-copy "$b" "$(pred "$b" disk_fresh)" "$k"
 done
 echo "sharing: $checks checks, $failed failed"
 [ $failed = 0 ]
