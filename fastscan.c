@@ -7,6 +7,7 @@
 #include "ioctl.h"
 #include "fastscan.h"
 #include "pending.h"
+#include "walkorder.h"
 
 /* Inodes this close together are fetched in one search, their neighbours'
  * items discarded: cheaper than another ioctl.  Not across a directory of
@@ -285,6 +286,24 @@ static int stream_entry(void *arg, uint64_t dir, const uint8_t *e)
 	return on_subvol_entry(arg, dir, e);
 }
 
+/* Tell the listener, if it asks, where the walk meets the entry of a
+ * DIR_INDEX item (one entry: its index is the key's offset): a regular
+ * file or a directory.  A nested subvolume's is told with its ROOT_REF
+ * (queue_nested()): a snapshot keeps stand-ins for its source's. */
+static int tell_place(struct fastscan *ts, const struct search_item *it)
+{
+	const uint8_t *e = it->data;
+
+	if (!ts->ls || !ts->ls->place || it->len < DIR_ITEM_SIZE ||
+	    e[DIR_LOCATION_TYPE] != BTRFS_INODE_ITEM_KEY ||
+	    (e[DIR_TYPE] != BTRFS_FT_REG_FILE && e[DIR_TYPE] != BTRFS_FT_DIR))
+		return 0;
+	return ts->ls->place(ts->ls->arg, ts->tree_id, it->objectid,
+			     it->offset, get_le64(e + DIR_LOCATION_OBJECTID),
+			     e[DIR_TYPE] == BTRFS_FT_DIR ? WALKORDER_DIR :
+						       WALKORDER_FILE);
+}
+
 /* The current file's first name, from an INODE_REF item, for ls. */
 static void first_name(struct fastscan *ts, const struct search_item *it)
 {
@@ -320,6 +339,8 @@ static int stream_item(const struct search_item *it, void *arg)
 		return 0;
 	case BTRFS_DIR_ITEM_KEY:
 		return ts->whole ? each_dir_entry(it, stream_entry, ts) : 0;
+	case BTRFS_DIR_INDEX_KEY:
+		return ts->whole ? tell_place(ts, it) : 0;
 	default:
 		return 0;
 	}
@@ -674,6 +695,11 @@ static int queue_nested(struct fastscan *ts, uint64_t parent)
 		}
 		at = a;
 		at[n] = (struct nested_at){ .id = ts->nested.v[i + 1] };
+		ret = ts->ls && ts->ls->place ?
+		      ts->ls->place(ts->ls->arg, parent, rc.dir, rc.seq,
+				    at[n].id, WALKORDER_SUBVOL) : 0;
+		if (ret)
+			goto out;
 		/* a listener is told of files in the walk's order of the
 		 * subvolumes (fastscan_list()) */
 		ret = ts->ls ? nested_place(ts, parent, rc.dir, rc.seq, &keys,

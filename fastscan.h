@@ -76,6 +76,16 @@ struct fastscan_listener {
 	 * the scan. */
 	int (*entry)(void *arg, uint64_t tree_id, uint64_t dir, uint64_t child,
 		     uint8_t loc_type, uint8_t ftype);
+	/* NULL, or where the walk meets what the scan lists
+	 * (walkorder.h): entry index of directory dir of subvolume tree_id
+	 * is child, a regular file or a directory of the same tree
+	 * (WALKORDER_FILE, _DIR) or the subvolume child nested there
+	 * (WALKORDER_SUBVOL).  Told for the subvolumes streamed whole
+	 * (their DIR_INDEX items) and for each nested subvolume (its
+	 * ROOT_REF); a tree listed instead tells nothing of its own
+	 * entries.  Non-zero aborts the scan. */
+	int (*place)(void *arg, uint64_t tree_id, uint64_t dir,
+		     uint64_t index, uint64_t child, int kind);
 	void *arg;
 	int names;	/* file() is told each file's first name */
 };

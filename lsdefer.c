@@ -13,7 +13,7 @@
 #define LSDEFER_CHUNK	(256u << 10)
 #define LSDEFER_CHUNKS	16
 
-enum { REC_FILE = 1, REC_REF, REC_ENTRY };
+enum { REC_FILE = 1, REC_REF, REC_ENTRY, REC_PLACE };
 
 struct rec {
 	uint32_t type;
@@ -28,6 +28,11 @@ struct rec_ref {
 struct rec_entry {
 	uint64_t tree_id, dir, child;
 	uint8_t loc_type, ftype;
+};
+
+struct rec_place {
+	uint64_t tree_id, dir, index, child;
+	int32_t kind;
 };
 
 struct chunk {
@@ -55,6 +60,7 @@ static int replay(const struct fastscan_listener *ls, const struct chunk *c)
 	const unsigned char *b = (const unsigned char *)c->buf, *p;
 	struct fastscan_file f;
 	struct rec_entry e;
+	struct rec_place pl;
 	struct rec_ref r;
 	struct rec h;
 	size_t pos = 0;
@@ -78,6 +84,11 @@ static int replay(const struct fastscan_listener *ls, const struct chunk *c)
 			memcpy(&e, p, sizeof(e));
 			ret = ls->entry(ls->arg, e.tree_id, e.dir, e.child,
 					e.loc_type, e.ftype);
+			break;
+		case REC_PLACE:
+			memcpy(&pl, p, sizeof(pl));
+			ret = ls->place(ls->arg, pl.tree_id, pl.dir, pl.index,
+					pl.child, pl.kind);
 			break;
 		}
 	}
@@ -265,6 +276,25 @@ static int q_entry(void *arg, uint64_t tree_id, uint64_t dir, uint64_t child,
 	return status(d);
 }
 
+static int q_place(void *arg, uint64_t tree_id, uint64_t dir,
+		   uint64_t index, uint64_t child, int kind)
+{
+	struct lsdefer *d = arg;
+	struct rec_place pl = {
+		.tree_id = tree_id,
+		.dir = dir,
+		.index = index,
+		.child = child,
+		.kind = kind,
+	};
+	unsigned char *p = reserve(d, REC_PLACE, sizeof(pl));
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, &pl, sizeof(pl));
+	return status(d);
+}
+
 struct lsdefer *lsdefer_start(const struct fastscan_listener *ls,
 			      struct fastscan_listener *out)
 {
@@ -287,6 +317,7 @@ struct lsdefer *lsdefer_start(const struct fastscan_listener *ls,
 		.file = ls->file ? q_file : NULL,
 		.ref = ls->ref ? q_ref : NULL,
 		.entry = ls->entry ? q_entry : NULL,
+		.place = ls->place ? q_place : NULL,
 		.arg = d,
 		.names = ls->names,
 	};

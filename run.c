@@ -38,6 +38,7 @@
 #include "subvols.h"
 #include "usage.h"
 #include "walk.h"
+#include "walkorder.h"
 
 /*
  * The deferred fast scan (--estimate only): the walk reads every file
@@ -1336,7 +1337,44 @@ struct sample_scan {
 	dev_t dev;
 	uint64_t id;
 	struct prune *prune;	/* NULL, or the names' */
+	struct walkorder *order;	/* NULL, or where the walk meets them */
 };
+
+/* A file's key as sample_listed() gives it (walkorder_ranks()). */
+static uint64_t sample_scan_key(void *arg, uint64_t tree_id, uint64_t ino)
+{
+	const struct sample_scan *sc = arg;
+
+	return sample_key(tree_id == sc->id ? sc->dev :
+			  sample_subvol_dev(sc->dev, tree_id), ino);
+}
+
+static int sample_place(void *arg, uint64_t tree_id, uint64_t dir,
+			uint64_t index, uint64_t child, int kind)
+{
+	const struct sample_scan *sc = arg;
+
+	return walkorder_entry(sc->order, tree_id, dir, index, child, kind);
+}
+
+/* The files the scan listed, in the order the walk meets them
+ * (walkorder.h): out of memory, as they were. */
+static void sample_scan_order(struct sample_scan *sc, uint64_t root,
+			      size_t since)
+{
+	struct walkorder_rank *r;
+	size_t n;
+	int listed;
+
+	if (walkorder_ranks(sc->order, sc->id, root, sample_scan_key, sc, &r,
+			    &n, &listed) || listed)
+		return;
+	/* the entries' memory back first */
+	walkorder_free(sc->order);
+	sc->order = NULL;
+	sampleplan_reorder(sc->p, since, r, n);
+	free(r);
+}
 
 static int sample_listed(void *arg, const struct fastscan_file *f)
 {
@@ -1435,6 +1473,7 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	struct sample_scan sc = { .p = p, .fd = fd, .dev = st->st_dev };
 	struct fastscan_listener qls;
 	struct lsdefer *ld = NULL;
+	size_t since = sampleplan_files(p);
 	int ret, lret;
 
 	(void)depth;
@@ -1464,6 +1503,13 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 			return -ENOMEM;
 		ls.entry = sample_entry;
 	}
+	/* the walk's order, for which of the files that share counts */
+	sc.order = walkorder_create();
+	if (!sc.order) {
+		prune_free(sc.prune);
+		return -ENOMEM;
+	}
+	ls.place = sample_place;
 	ls.arg = &sc;
 	/* the bookkeeping on a thread of its own, beside the scan */
 	if (spare_cpu())
@@ -1477,6 +1523,9 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 		if (lret && (ret >= 0 || ret == -EUCLEAN))
 			ret = lret;
 	}
+	if (!ret)
+		sample_scan_order(&sc, st->st_ino, since);
+	walkorder_free(sc.order);
 	if (sc.prune && !ret) {
 		run->prune = sc.prune;
 		run->prune_dev = st->st_dev;

@@ -10,10 +10,12 @@
 #include "estrun.h"
 #include "extent.h"
 #include "layout.h"
+#include "radix.h"
 #include "sampleplan.h"
 #include "search.h"
 #include "seen.h"
 #include "thread.h"
+#include "walkorder.h"
 
 #define SAMPLEPLAN_SEARCH_BUF	(16u << 10)
 /* Data runs of a sparse file looked for at most (sampleplan_holes()): the
@@ -661,6 +663,86 @@ static int sampleplan_tick(void *arg)
 	return 0;
 }
 
+size_t sampleplan_files(const struct sampleplan *p)
+{
+	return p->nfx;
+}
+
+void sampleplan_reorder(struct sampleplan *p, size_t since,
+			const struct walkorder_rank *r, size_t n)
+{
+	struct walkorder_rank *u = NULL, *tmp = NULL, *s, *t;
+	struct sampleplan_fx f;
+	size_t nf, k, j, i, q, r0;
+	uint64_t *to;
+
+	if (p->refs_failed || since >= p->nfx || p->ref_start != p->nrefs)
+		return;
+	nf = p->nfx - since;
+	u = malloc(nf * sizeof(*u));
+	tmp = malloc(nf * sizeof(*tmp));
+	if (!u || !tmp)
+		goto out;
+	/* each file's key: its references' (they come in order of ord, a
+	 * file with references each) */
+	for (r0 = p->nrefs; r0 > 0 && p->refs[r0 - 1].ord >= since; r0--)
+		;
+	for (k = 0, i = r0; k < nf; k++) {
+		if (i >= p->nrefs || p->refs[i].ord != since + k)
+			goto out;
+		u[k] = (struct walkorder_rank){ p->refs[i].file, k };
+		while (i < p->nrefs && p->refs[i].ord == since + k)
+			i++;
+	}
+	/* each file's place in the walk, both by key (a file with several
+	 * names: its first, the first of its key's), into key */
+	s = walkorder_sort(u, tmp, nf);
+	if (!s)
+		goto out;
+	for (j = q = 0; j < nf; j++) {
+		while (q < n && r[q].key < s[j].key)
+			q++;
+		if (q >= n || r[q].key != s[j].key)
+			goto out;
+		s[j].key = r[q].rank;
+	}
+	/* by place: rank then holds k, the file there */
+	t = s == u ? tmp : u;
+	s = walkorder_sort(s, t, nf);
+	if (!s)
+		goto out;
+	t = s == u ? tmp : u;
+	for (j = 0; j < nf && s[j].rank == j; j++)
+		;
+	if (j == nf)
+		goto out;	/* in the walk's order already */
+	/* the references keep their places, their files' ords change
+	 * (sampleplan_away() takes each extent's first by ord) */
+	to = (uint64_t *)t;
+	for (j = 0; j < nf; j++)
+		to[s[j].rank] = j;
+	for (i = r0; i < p->nrefs; i++)
+		p->refs[i].ord = (uint32_t)(since + to[p->refs[i].ord - since]);
+	/* the files' facts moved to their new places, a cycle at a time */
+	for (j = 0; j < nf; j++) {
+		if (s[j].rank == j)
+			continue;
+		f = p->fx[since + j];
+		for (q = j;; q = k) {
+			k = s[q].rank;
+			s[q].rank = q;
+			if (k == j) {
+				p->fx[since + q] = f;
+				break;
+			}
+			p->fx[since + q] = p->fx[since + k];
+		}
+	}
+out:
+	free(u);
+	free(tmp);
+}
+
 static void sampleplan_error(void *arg, const char *path, int err)
 {
 	/* the real walk reports it */
@@ -678,42 +760,8 @@ static int sampleplan_cmp(const void *a, const void *b)
 	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
-/* LSD radix sort of v[0..n) by ref, stable, a byte a pass (the passes
- * where every reference has the same byte skipped), through tmp[0..n):
- * returns the one of the two that holds the result, or NULL when out of
- * memory. */
-static struct sampleplan_ref *radix_refs(struct sampleplan_ref *v,
-					 struct sampleplan_ref *tmp, size_t n)
-{
-	struct sampleplan_ref *src = v, *dst = tmp, *t;
-	size_t (*count)[256], i, k, sum, c;
-	unsigned d;
-
-	if (n < 2)
-		return v;
-	count = calloc(8, sizeof(*count));
-	if (!count)
-		return NULL;
-	for (i = 0; i < n; i++)
-		for (d = 0; d < 8; d++)
-			count[d][(src[i].ref >> (8 * d)) & 255]++;
-	for (d = 0; d < 8; d++) {
-		if (count[d][(src[0].ref >> (8 * d)) & 255] == n)
-			continue;
-		for (k = sum = 0; k < 256; k++) {
-			c = count[d][k];
-			count[d][k] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[d][(src[i].ref >> (8 * d)) & 255]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	free(count);
-	return src;
-}
+/* radix_refs(v, tmp, n): v[0..n) by ref (radix.h). */
+RADIX_SORT_DEFINE(radix_refs, struct sampleplan_ref, ref)
 
 /* Fewer references of a kind than this are sorted with the others: a
  * thread costs more than it saves. */
@@ -781,8 +829,10 @@ static int sampleplan_sort_split(struct sampleplan *p,
 }
 
 /*
- * Sort the references by ref, then ord: they come in order of ord, so a
- * stable sort by ref is enough.  A radix sort (radix_refs()):
+ * Sort the references by ref: they come in the order the files were
+ * listed, and a stable sort by ref keeps it within an extent's (the
+ * files put back in the walk's order have other ords:
+ * sampleplan_away() looks for the least).  A radix sort (radix_refs()):
  * sampleplan_sharers() took 4.9% of a 1% sample of the bench tree's CPU
  * time with qsort(), and takes 1.7%; with threads > 1 the extents' and the
  * inline items' references are sorted on two threads.  qsort() when the
@@ -908,11 +958,17 @@ static int sampleplan_away(struct sampleplan *p)
 			j = sampleplan_group(p, i);
 			if (j - i < 2)
 				continue;
-			for (k = i + 1; k < j; k++) {
+			/* the first in the walk: the files put back in its
+			 * order keep their references where they were
+			 * (sampleplan_reorder()) */
+			for (k = i + 1; k < j; k++)
+				if (p->refs[k].ord < r->ord)
+					r = &p->refs[k];
+			for (k = i; k < j; k++) {
 				const struct sampleplan_ref *q = &p->refs[k];
 
 				if (q->ord == r->ord)
-					continue;	/* its own again */
+					continue;	/* its own */
 				if (!pass) {
 					*(r->ref >> 63 ? &p->fx[q->ord].inl :
 					  &p->fx[q->ord].away) += q->bytes;

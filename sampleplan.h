@@ -72,6 +72,24 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 int sampleplan_name_kind(uint64_t nlink, const char *name);
 
 /*
+ * The files with references sampleplan_add() has had, in the order it
+ * had them: sampleplan_reorder() puts those from since on in the walk's.
+ */
+size_t sampleplan_files(const struct sampleplan *p);
+
+/*
+ * The files sampleplan_add() had from since (sampleplan_files()) on, all
+ * listed by one fast scan, in the order the walk meets them instead
+ * (walkorder.h: r[0..n) by sample_key()): which of the files that share
+ * an extent counts it follows that order.  Left as they are when a file
+ * is not in r (a tree listed, not streamed) or memory is short; a
+ * sample is unbiased either way, only less tight (docs/sampling.md).
+ */
+struct walkorder_rank;
+void sampleplan_reorder(struct sampleplan *p, size_t since,
+			const struct walkorder_rank *r, size_t n);
+
+/*
  * A file extent item (ei, parsed from item[0..len)) of the next file
  * sampleplan_add() gets, for the sharers of sampleplan_run().  Returns 0
  * (out of memory only makes every file a sharer).

@@ -14,7 +14,7 @@ struct calls {
 	pthread_t thread;
 	int other_thread;	/* a call made on another thread than main's */
 	uint64_t hash;
-	size_t files, refs, entries, n, fail_at, after_fail;
+	size_t files, refs, entries, places, n, fail_at, after_fail;
 };
 
 static void mix(struct calls *c, const void *p, size_t len)
@@ -79,6 +79,21 @@ static int on_entry(void *arg, uint64_t tree_id, uint64_t dir, uint64_t child,
 	return count(c);
 }
 
+static int on_place(void *arg, uint64_t tree_id, uint64_t dir,
+		    uint64_t index, uint64_t child, int kind)
+{
+	struct calls *c = arg;
+
+	c->places++;
+	mix(c, "P", 1);
+	mix(c, &tree_id, sizeof(tree_id));
+	mix(c, &dir, sizeof(dir));
+	mix(c, &index, sizeof(index));
+	mix(c, &child, sizeof(child));
+	mix(c, &kind, sizeof(kind));
+	return count(c);
+}
+
 /*
  * n calls of every kind, some refs with items larger than a pooled chunk
  * and many more calls than the pool holds, made on ls; stops at the first
@@ -113,6 +128,9 @@ static int play(const struct fastscan_listener *ls, size_t n)
 		if (!ret)
 			ret = ls->entry(ls->arg, 5, 256 + i / 10, 256 + i,
 					1, (uint8_t)(i % 8));
+		if (!ret)
+			ret = ls->place(ls->arg, 5, 256 + i / 10, 2 + i % 10,
+					256 + i, (int)(i % 3));
 	}
 	return ret;
 }
@@ -123,7 +141,7 @@ static void test_same_calls(void)
 	struct calls queued = { .thread = pthread_self() };
 	struct fastscan_listener ls = {
 		.file = on_file, .ref = on_ref, .entry = on_entry,
-		.arg = &direct, .names = 1,
+		.place = on_place, .arg = &direct, .names = 1,
 	}, q;
 	struct lsdefer *d;
 
@@ -134,16 +152,17 @@ static void test_same_calls(void)
 	CU_ASSERT_EQUAL(q.names, 1);
 	CU_ASSERT_EQUAL(play(&q, 20000), 0);
 	CU_ASSERT_EQUAL(lsdefer_finish(d), 0);
-	CU_ASSERT_EQUAL(queued.n, 60000);
+	CU_ASSERT_EQUAL(queued.n, 80000);
 	CU_ASSERT_EQUAL(queued.files, direct.files);
 	CU_ASSERT_EQUAL(queued.refs, direct.refs);
 	CU_ASSERT_EQUAL(queued.entries, direct.entries);
+	CU_ASSERT_EQUAL(queued.places, direct.places);
 	CU_ASSERT_EQUAL(queued.hash, direct.hash);
 	CU_ASSERT_EQUAL(direct.other_thread, 0);
 	CU_ASSERT_EQUAL(queued.other_thread, 1);
 }
 
-/* A listener without ref or entry gets a queue without them. */
+/* A listener without ref, entry or place gets a queue without them. */
 static void test_null_calls(void)
 {
 	struct calls c = { .thread = pthread_self() };
@@ -154,6 +173,7 @@ static void test_null_calls(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 	CU_ASSERT_PTR_NULL(q.ref);
 	CU_ASSERT_PTR_NULL(q.entry);
+	CU_ASSERT_PTR_NULL(q.place);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(q.file);
 	CU_ASSERT_EQUAL(q.file(q.arg, &f), 0);
 	CU_ASSERT_EQUAL(lsdefer_finish(d), 0);
@@ -166,7 +186,8 @@ static void test_error(void)
 {
 	struct calls c = { .thread = pthread_self(), .fail_at = 5000 };
 	struct fastscan_listener ls = {
-		.file = on_file, .ref = on_ref, .entry = on_entry, .arg = &c,
+		.file = on_file, .ref = on_ref, .entry = on_entry,
+		.place = on_place, .arg = &c,
 	}, q;
 	struct lsdefer *d = lsdefer_start(&ls, &q);
 	int ret;

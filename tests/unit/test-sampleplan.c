@@ -11,6 +11,7 @@
 #include "sample.h"
 #include "sampleplan.h"
 #include "seen.h"
+#include "walkorder.h"
 
 /* More of each kind of reference than a split sort needs. */
 #define NF	40020	/* pairs of both kinds complete: a multiple of 60 */
@@ -433,10 +434,38 @@ static int half_away(size_t f)
 	return f == 2 || f == 4 || f == 5;
 }
 
+/* File f of group g, its references first. */
+static void half_file(struct sampleplan *p, size_t g, size_t f)
+{
+	uint64_t pos = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(half_refs) / sizeof(*half_refs); i++) {
+		const struct half_ref *r = &half_refs[i];
+		struct extent_info ei = {
+			.type = BTRFS_FILE_EXTENT_REG,
+			.file_pos = pos,
+			.disk_bytenr = (1ull << 30) +
+				       (8 * g + r->extent) * 131072,
+			.disk_num_bytes = 4096,
+			.num_bytes = r->bytes,
+			.ram_bytes = 131072,
+		};
+
+		if (r->file != f)
+			continue;
+		pos += r->bytes;
+		CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, NULL, 0), 0);
+	}
+	CU_ASSERT_EQUAL(sampleplan_add(p, file_key(g_dev, HALF_FILES * g + f),
+				       1, pos, pos, 1 + f % 3, 100, -1, NULL),
+			0);
+}
+
 static int list_half(void *arg, struct sampleplan *p, int fd,
 		     const char *path, const struct stat *st, int depth)
 {
-	size_t g, f, i;
+	size_t g, f;
 
 	(void)arg;
 	(void)fd;
@@ -444,34 +473,77 @@ static int list_half(void *arg, struct sampleplan *p, int fd,
 	(void)depth;
 	g_dev = st->st_dev;
 	for (g = 0; g < HALF_GROUPS; g++)
-		for (f = 0; f < HALF_FILES; f++) {
-			uint64_t pos = 0;
-
-			for (i = 0; i < sizeof(half_refs) / sizeof(*half_refs);
-			     i++) {
-				const struct half_ref *r = &half_refs[i];
-				struct extent_info ei = {
-					.type = BTRFS_FILE_EXTENT_REG,
-					.file_pos = pos,
-					.disk_bytenr = (1ull << 30) +
-						       (8 * g + r->extent) *
-						       131072,
-					.disk_num_bytes = 4096,
-					.num_bytes = r->bytes,
-					.ram_bytes = 131072,
-				};
-
-				if (r->file != f)
-					continue;
-				pos += r->bytes;
-				CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, NULL, 0),
-						0);
-			}
-			CU_ASSERT_EQUAL(sampleplan_add(p,
-					file_key(g_dev, HALF_FILES * g + f), 1,
-					pos, pos, 1 + f % 3, 100, -1, NULL), 0);
-		}
+		for (f = 0; f < HALF_FILES; f++)
+			half_file(p, g, f);
 	return WALK_SKIP;
+}
+
+/* list_half()'s files listed last first, then put back in the walk's
+ * order (sampleplan_reorder()): all of them, or (g_drop) all but one,
+ * when the order given can't be used. */
+static int g_drop;
+
+static int rank_key_cmp(const void *a, const void *b)
+{
+	const struct walkorder_rank *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int list_half_reordered(void *arg, struct sampleplan *p, int fd,
+			       const char *path, const struct stat *st,
+			       int depth)
+{
+	const size_t nf = HALF_FILES * HALF_GROUPS;
+	size_t since = sampleplan_files(p), g, f, i, n = 0;
+	struct walkorder_rank *r = malloc(nf * sizeof(*r));
+
+	(void)arg;
+	(void)fd;
+	(void)path;
+	(void)depth;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	g_dev = st->st_dev;
+	for (g = HALF_GROUPS; g-- > 0;)
+		for (f = HALF_FILES; f-- > 0;)
+			half_file(p, g, f);
+	/* the walk's order: by i, as list_half() lists them */
+	for (i = 0; i < nf; i++)
+		if (!g_drop || i != nf / 2)
+			r[n++] = (struct walkorder_rank){
+				file_key(g_dev, i), i * 3 + 11
+			};
+	qsort(r, n, sizeof(*r), rank_key_cmp);
+	sampleplan_reorder(p, since, r, n);
+	free(r);
+	return WALK_SKIP;
+}
+
+/* Files listed in another order than the walk's, put back in it: the
+ * same files go away as when listed in it (test_half()); with one file's
+ * place not known, the order is left as listed, where others go away. */
+static void test_reorder(void)
+{
+	for (g_drop = 0; g_drop <= 1; g_drop++) {
+		struct sample_design d;
+		struct sample_bands *b = NULL;
+		struct seen_set *s = NULL;
+		size_t i, bad = 0;
+
+		plan_with(2, list_half_reordered, &d, &b, &s);
+		for (i = 0; i < HALF_FILES * HALF_GROUPS; i++) {
+			unsigned band = sample_bands_get(b, file_key(g_dev, i));
+
+			bad += (band & ~SAMPLE_AWAY) != 1 + i % HALF_FILES % 3;
+			bad += !!(band & SAMPLE_AWAY) !=
+			       half_away(i % HALF_FILES);
+		}
+		CU_ASSERT(g_drop ? bad > 0 : bad == 0);
+		CU_ASSERT_EQUAL(seen_count(s), HALF_FILES * HALF_GROUPS);
+		sample_bands_free(b);
+		seen_free(s);
+	}
+	g_drop = 0;
 }
 
 /* Both pre-passes' rule: "other" for several links, else the name's. */
@@ -570,6 +642,7 @@ static CU_TestInfo tests[] = {
 	{ "sharers' items kept", test_kept },
 	{ "sharers' items kept, room for some", test_kept_full },
 	{ "away at more than half", test_half },
+	{ "put in the walk's order", test_reorder },
 	{ "a name's kind", test_name_kind },
 	{ "the raw band divided where it holds most data", test_raw_kinds },
 	CU_TEST_INFO_NULL,

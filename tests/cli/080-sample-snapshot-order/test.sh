@@ -79,6 +79,49 @@ for args in "--sample=5% --seed=1 -e zstd:3" "--sample=10% --seed=2 -e zstd:1,lz
 		fail "$args: the fast scan's sample differs from the walk's: $(diff "$OUT/fast" "$OUT/walked")"
 done
 
+# The walk meets a subvolume nested in a tree where its entry is, among
+# the tree's own files, and a tree's files in DIR_INDEX order, not in
+# inode order (walkorder.h).  Snapshots kept inside the subvolume they
+# are of, in a directory made before its files (snapper's .snapshots),
+# are met before the files: listed after them, the source's files, which
+# the walk takes to count, sat in the away strata, and the interval was
+# 40 times too wide.  Within the tree: a directory made first, whose
+# files are reflinked from, or renamed from, later ones.
+btrfs -q subvolume create home
+mkdir home/.snapshots home/early
+for i in $(seq 1 30); do
+	mkdir -p "home/d$((i % 5))"
+	text_data $((i * 317 % 7000 + 3000)) >"home/d$((i % 5))/t$i"
+	[ $((i % 3)) = 0 ] && random_data $((i * 131 + 4000)) >"home/d$((i % 5))/r$i"
+done
+{ text_data 2M; random_data 512K; } >home/d1/big
+sync
+for i in $(seq 1 8); do
+	cp --reflink=always "home/d$((i % 5))/t$i" "home/early/c$i"
+done
+mv home/d2/t2 home/early/moved
+for i in 1 2 3; do
+	btrfs -q subvolume snapshot -r home "home/.snapshots/$i" >/dev/null
+	text_data $((i * 2100 + 5000)) >"home/d0/new$i"
+	text_data 128K | dd of=home/d1/big bs=64K seek=$((i * 3)) \
+		conv=notrunc status=none
+	sync
+done
+sel='[.estimates[] | {setting, disk, uncompressed, input, disk_ci95,
+	disk_fresh, sample_units_read, sample_units}]'
+for args in "--sample=10% --seed=1 -e zstd:3" "--sample=20% --seed=2 -e lzo" \
+	"--sample=5% --seed=3 -e zstd:1"; do
+	# shellcheck disable=SC2086
+	expect_ours 0 '' -b $args --format=json home
+	jq -c "$sel" "$OUT/ours.out" >"$OUT/fast"
+	# shellcheck disable=SC2086
+	expect_ours 0 '' -b $args --walk --format=json home
+	jq -c "$sel" "$OUT/ours.out" >"$OUT/walked"
+	CHECKS=$((CHECKS + 1))
+	cmp -s "$OUT/fast" "$OUT/walked" ||
+		fail "home, $args: the fast scan's sample differs from the walk's: $(diff "$OUT/fast" "$OUT/walked")"
+done
+
 # The away strata (files whose data the walk met before, in other
 # files) count nothing in the same layout, and are drawn at their floors
 # only (sample_pop.W): the budget goes to the files that count.  With 12
