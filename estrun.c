@@ -108,6 +108,20 @@ struct estrun_slot {
 	uint64_t *nc;
 	int has_nc;
 	double aux;		/* known_share()'s */
+	size_t popl;		/* 0, or its place in estrun.popl, plus 1 */
+};
+
+/* A file whose share of the same layout is known once every file is
+ * (estrun_opts.deferred): its units' place in pop_same, for
+ * estrun_settle(). */
+struct estrun_popl {
+	struct stat st;
+	size_t token;
+	unsigned band;
+	const uint8_t *pb;
+	struct sample_cur cur;
+	double aux;		/* known_share()'s, at estrun_settle() */
+	int dead;		/* its estimate failed: left out */
 };
 
 struct estrun_worker {
@@ -172,7 +186,14 @@ struct estrun {
 	 * uncompressed, then the same times the files' factors */
 	struct sample_acc *acc;
 	void (*factors)(void *arg, size_t token, const uint64_t *raw,
-			double *f);
+			const uint64_t *gdelta, double *f);
+	int (*deferred)(void *arg, size_t token);
+	/* files whose units wait for estrun_settle(): copies of their
+	 * slots, owning their su, nc and gdelta */
+	struct estrun_slot *later;
+	size_t nlater, cap_later;
+	struct estrun_popl *popl;
+	size_t npopl, cap_popl;
 	uint64_t *raw;			/* 2n: factors()' */
 	double *f;			/* 2n */
 	double (*known_share)(void *arg, size_t token, const struct stat *st);
@@ -610,12 +631,13 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 	for (i = 0; i < k; i++) {
 		sl = w->batch[i];
 		sl->err = w->err[i];
-		/* written in steps: each write as it was written too */
-		if (!sl->err && sl->ng && !w->r->sampling)
+		/* written in steps: each write as it was written too (a
+		 * sample's file read whole: the same layout's share) */
+		if (!sl->err && sl->ng)
 			sl->err = w->r->ops->writes(w->ctx, sl->fd, &sl->st,
 						    sl->wr, sl->nw, sl->ng,
 						    sl->gdelta);
-		sl->gdone = !sl->err && sl->ng && !w->r->sampling;
+		sl->gdone = !sl->err && sl->ng;
 		if (w->r->sampling && !sl->err)
 			sl->err = estrun_whole(sl, w->r->n);
 		close(sl->fd);
@@ -704,6 +726,24 @@ static void estrun_stop(struct estrun *r)
 	r->prog = NULL;
 }
 
+/* The copies estrun_defer() made, freed. */
+static void estrun_later_free(struct estrun *r)
+{
+	size_t k;
+
+	for (k = 0; k < r->nlater; k++) {
+		free(r->later[k].su);
+		free(r->later[k].nc);
+		free(r->later[k].gdelta);
+	}
+	free(r->later);
+	r->later = NULL;
+	r->nlater = r->cap_later = 0;
+	free(r->popl);
+	r->popl = NULL;
+	r->npopl = r->cap_popl = 0;
+}
+
 void estrun_free(struct estrun *r)
 {
 	size_t i;
@@ -734,6 +774,7 @@ void estrun_free(struct estrun *r)
 		free(r->slots[i].gdelta);
 		free(r->slots[i].su);
 	}
+	estrun_later_free(r);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->work);
 	pthread_cond_destroy(&r->finished);
@@ -885,6 +926,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->done = done;
 	r->idle = o->idle;
 	r->factors = o->factors;
+	r->deferred = o->deferred;
 	r->known_share = o->known_share;
 	r->sample_dx = o->sample_dx;
 	r->rewritten = o->rewritten;
@@ -1018,7 +1060,8 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 		for (i = 0; i < 2 * n; i++)
 			r->raw[i] += sl->su[j * per + 3 + i];
 	if (r->factors)
-		r->factors(r->arg, sl->token, r->raw, r->f);
+		r->factors(r->arg, sl->token, r->raw,
+			   sl->gdone ? sl->gdelta : NULL, r->f);
 	rw = r->rewritten && r->rewritten(r->arg, sl->token);
 	for (j = 0; j < sl->nsu; j++) {
 		v = sl->su + j * per;
@@ -1050,6 +1093,64 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 	estrun_add_known(r, sl, rw);
 }
 
+/* Keep a copy of sl, whose factors wait (estrun_opts.deferred), for
+ * estrun_settle(): its units, nc and writes' values its own.  Returns 0
+ * or -ENOMEM. */
+static int estrun_defer(struct estrun *r, const struct estrun_slot *sl)
+{
+	const size_t per = 3 + 2 * r->n, ngd = sl->gdone ? 3 * r->n * sl->ng : 0;
+	struct estrun_slot *c = array_grow(r->later, &r->cap_later, r->nlater,
+					   sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	r->later = c;
+	c += r->nlater;
+	*c = *sl;
+	c->path = NULL;
+	c->wr = NULL;
+	c->delta = NULL;
+	c->fd = -1;
+	c->su = malloc(sl->nsu * per * sizeof(*c->su));
+	c->nc = malloc(r->n * sizeof(*c->nc));
+	c->gdelta = ngd ? malloc(ngd * sizeof(*c->gdelta)) : NULL;
+	if (!c->su || !c->nc || (ngd && !c->gdelta)) {
+		free(c->su);
+		free(c->nc);
+		free(c->gdelta);
+		return -ENOMEM;
+	}
+	memcpy(c->su, sl->su, sl->nsu * per * sizeof(*c->su));
+	memcpy(c->nc, sl->nc, r->n * sizeof(*c->nc));
+	if (ngd)
+		memcpy(c->gdelta, sl->gdelta, ngd * sizeof(*c->gdelta));
+	r->nlater++;
+	return 0;
+}
+
+void estrun_settle(struct estrun *r)
+{
+	struct estrun_popl *q;
+	size_t k;
+
+	/* their shares known now: into the same layout's population */
+	for (k = 0; k < r->npopl; k++) {
+		q = &r->popl[k];
+		q->aux = r->known_share ? r->known_share(r->arg, q->token,
+							 &q->st) : 1;
+		if (!q->dead && q->aux >= 0)
+			sample_pop_cur(&r->pop_same, q->st.st_size,
+				       estrun_data_bytes(&q->st), q->band,
+				       q->pb, q->aux, &q->cur, 1);
+	}
+	for (k = 0; k < r->nlater; k++) {
+		if (r->later[k].popl)
+			r->later[k].aux = r->popl[r->later[k].popl - 1].aux;
+		estrun_add_units(r, &r->later[k]);
+	}
+	estrun_later_free(r);
+}
+
 /* Hand one finished slot to the callback; called without the lock. */
 static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 {
@@ -1064,7 +1165,9 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 			sample_pop_cur(&r->pop, sl->st.st_size,
 				       estrun_data_bytes(&sl->st), sl->band,
 				       sl->pb, 1, &sl->cur, -1);
-			if (sl->aux >= 0)
+			if (sl->popl)
+				r->popl[sl->popl - 1].dead = 1;
+			else if (sl->aux >= 0)
 				sample_pop_cur(&r->pop_same, sl->st.st_size,
 					       estrun_data_bytes(&sl->st),
 					       sl->band, sl->pb, sl->aux,
@@ -1074,8 +1177,14 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 			       NULL);
 	}
 	r->files_read++;
-	if (r->sampling && sl->nsu)
-		estrun_add_units(r, sl);
+	if (r->sampling && sl->nsu) {
+		if (r->deferred && r->deferred(r->arg, sl->token)) {
+			if (estrun_defer(r, sl))
+				return -ENOMEM;
+		} else {
+			estrun_add_units(r, sl);
+		}
+	}
 	if (r->sampling)
 		estrun_dx(r, &sl->st, sl->token, sl);
 	if (r->sampling && !sl->scaled) {
@@ -1083,6 +1192,14 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 		for (i = 0; i < 2 * r->n; i++) {
 			d[3 * i] = estrun_round(d[3 * i] / pi);
 			d[3 * i + 1] = estrun_round(d[3 * i + 1] / pi);
+		}
+		/* its writes' disk and uncompressed too (a file read
+		 * whole: over its one unit's probability) */
+		for (i = 0; sl->gdone && i < sl->ng * r->n; i++) {
+			sl->gdelta[3 * i] = estrun_round(sl->gdelta[3 * i] /
+							 pi);
+			sl->gdelta[3 * i + 1] =
+				estrun_round(sl->gdelta[3 * i + 1] / pi);
 		}
 		/* the written half's third: a disk value too */
 		for (i = 0; i < r->n; i++)
@@ -1141,7 +1258,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	uint64_t bytes;
 	unsigned band;
 	double aux = 1;
-	size_t i;
+	size_t i, popl = 0;
 	int ret, room;
 
 	if (st->st_nlink > 1) {
@@ -1163,13 +1280,31 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	cur.q = fb.q;
 	cur.pq = fb.pq;
 	if (r->sampling) {
-		aux = r->known_share ? r->known_share(r->arg, token, st) : 1;
 		sample_pop_cur(&r->pop, st->st_size, estrun_data_bytes(st),
 			       band, pb, 1, &cur, 1);
-		if (aux >= 0)
-			sample_pop_cur(&r->pop_same, st->st_size,
-				       estrun_data_bytes(st), band, pb, aux,
-				       &cur, 1);
+		if (r->deferred && r->deferred(r->arg, token)) {
+			/* its share is known at estrun_settle() */
+			struct estrun_popl *q = array_grow(r->popl,
+							   &r->cap_popl,
+							   r->npopl,
+							   sizeof(*q));
+
+			if (!q)
+				return -ENOMEM;
+			r->popl = q;
+			r->popl[r->npopl++] = (struct estrun_popl){
+				.st = *st, .token = token, .band = band,
+				.pb = pb, .cur = cur,
+			};
+			popl = r->npopl;
+		} else {
+			aux = r->known_share ?
+			      r->known_share(r->arg, token, st) : 1;
+			if (aux >= 0)
+				sample_pop_cur(&r->pop_same, st->st_size,
+					       estrun_data_bytes(st), band, pb,
+					       aux, &cur, 1);
+		}
 	}
 	bytes = estrun_cost_of(r, st, &fb);
 	if (!bytes && r->sampling) {
@@ -1210,7 +1345,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->ng = sl->nw = 0;
 	sl->gdone = 0;
 	sl->inl = inl;
-	if (ng && !r->sampling) {
+	if (ng && (!r->sampling || (uint64_t)st->st_size <= SAMPLE_CHUNK)) {
 		void *p = array_grow(sl->wr, &sl->cap_wr, nw - 1,
 				     sizeof(*sl->wr));
 
@@ -1243,6 +1378,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->nsu = 0;
 	sl->has_nc = 0;
 	sl->aux = aux;
+	sl->popl = popl;
 	sl->bytes = bytes;
 	sl->cached = -1;
 	sl->asked = 0;

@@ -45,11 +45,18 @@ struct estrun_opts {
 	 * none, or a negative errno that estrun_submit() returns. */
 	int (*idle)(void *arg);
 	/* NULL, or with sampling, for a file whose units drawn were read,
-	 * just before done(): by how much its units count in the same
-	 * layout (layout_factors(): raw and f hold 2 values a setting,
-	 * disk and uncompressed); NULL counts them as they are. */
+	 * just before done(), or for a file deferred() says waits, from
+	 * estrun_settle(): by how much its units count in the same layout
+	 * (layout_factors(): raw and f hold 2 values a setting, disk and
+	 * uncompressed; gdelta NULL, or for a file read whole and written
+	 * in steps est_ops.writes()' values); NULL counts them as they
+	 * are. */
 	void (*factors)(void *arg, size_t token, const uint64_t *raw,
-			double *f);
+			const uint64_t *gdelta, double *f);
+	/* NULL, or with sampling, for a file whose units drawn were read:
+	 * whether its factors can only be known once every file is
+	 * (layout_tentative()); its units then wait for estrun_settle() */
+	int (*deferred)(void *arg, size_t token);
 	/* NULL, or with sampling, for each file as it is submitted: what
 	 * is known of its share of the same layout before it is read
 	 * (layout_known_share()), the same layout's auxiliary: it must not
@@ -137,8 +144,9 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
 /*
  * estrun_submit() for a file written in steps: after its estimate in one
  * go, its nw writes (copied) of ng groups are estimated as written
- * (est_ops.writes()), unless sampling (then they are ignored); inl is
- * est_ops.files()' (0: none).  ng 0 and inl 0 is estrun_submit().
+ * (est_ops.writes()), with sampling only when the file is read whole (a
+ * big file's parts are estimated in one go); inl is est_ops.files()' (0:
+ * none).  ng 0 and inl 0 is estrun_submit().
  */
 int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 			 const struct stat *st, size_t token,
@@ -166,6 +174,14 @@ void estrun_clear_progress(struct estrun *r);
  * per-thread totals.  Returns 0 or as estrun_drain().
  */
 int estrun_finish(struct estrun *r);
+
+/*
+ * With sampling, after estrun_finish() and once every file's factors can
+ * be known (layout_settle_claims()): the units of the files whose factors
+ * waited (estrun_opts.deferred) into the sums.  Before
+ * estrun_get_result().
+ */
+void estrun_settle(struct estrun *r);
 
 struct estrun_result {
 	struct est_result est;	/* input is every file's; disk and

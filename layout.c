@@ -171,11 +171,6 @@ static struct seen_set *sets_get(struct layout_sets *s, size_t k)
 	return s->set[k];
 }
 
-void layout_follow_writes(struct layout *l, int follow_writes)
-{
-	l->follow = follow_writes;
-}
-
 struct layout *layout_create(size_t nest, int follow_writes)
 {
 	struct layout *l = calloc(1, sizeof(*l));
@@ -1462,10 +1457,24 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 	}
 }
 
+/* What the extents of ticket's tentative groups no file holding them as
+ * written claimed take on disk: 0 until layout_settle_claims(). */
+static uint64_t tentative_own(const struct layout_ticket *t)
+{
+	uint64_t v = 0;
+	size_t g;
+
+	for (g = 0; t->tentative && g < t->ng; g++)
+		if (t->gtent[g])
+			v += t->gnum[g];
+	return v;
+}
+
 double layout_known_share(const struct layout *l, size_t ticket)
 {
 	const struct layout_ticket *t = &l->t[ticket - 1];
 	const struct layout_share *sh = t->nlev ? &t->sh[0] : NULL;
+	uint64_t num;
 
 	if (!sh || !sh->fresh)
 		return -1;
@@ -1474,9 +1483,23 @@ double layout_known_share(const struct layout *l, size_t ticket)
 	 * stores inline in each file (a share of 0 against them) */
 	if (sh->small)
 		return sh->small_new || sh->small_inline;
-	if (sh->den && !sh->num)
+	/* a tentative file's, once every file is planned (estrun's
+	 * deferred()) */
+	num = sh->num + tentative_own(t);
+	if (sh->den && !num)
 		return -1;
-	return sh->den ? (double)sh->num / sh->den : 1;
+	return sh->den ? (double)num / sh->den : 1;
+}
+
+int layout_tentative(const struct layout *l, size_t ticket)
+{
+	return l->t[ticket - 1].tentative;
+}
+
+void layout_settle_claims(struct layout *l)
+{
+	if (l->nlev)
+		settle_level(l, 0);
 }
 
 size_t layout_user(const struct layout *l, size_t ticket)
@@ -1492,14 +1515,22 @@ int layout_rewritten(const struct layout *l, size_t ticket)
 }
 
 void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
-		    double *f)
+		    const uint64_t *gdelta, double *f)
 {
 	struct layout_ticket *t = &l->t[ticket - 1];
 	const struct layout_share *sh = t->nlev ? &t->sh[0] : NULL;
+	struct layout_share own;
 	uint64_t d[3], v[6];
 	size_t i;
 
 	t->has_raw = !GROW_TO(t->rawd, t->cap_rawd, l->nest);
+	if (sh && t->tentative && !gdelta) {
+		/* read in parts, in one go: its share with the extents of
+		 * its tentative groups no file claimed (settled by now) */
+		own = *sh;
+		own.num += tentative_own(t);
+		sh = &own;
+	}
 	for (i = 0; i < l->nest; i++) {
 		if (t->has_raw)
 			t->rawd[i] = raw[2 * i];
@@ -1509,6 +1540,20 @@ void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
 		d[0] = raw[2 * i];
 		d[1] = raw[2 * i + 1];
 		d[2] = 0;
+		if (t->ng && gdelta) {
+			/* read whole, written in steps: as apply() counts
+			 * it, each write's prediction over the whole
+			 * file's in one go */
+			level_values(l, t, 0, i, d, d, gdelta, v);
+			if (d[0])
+				f[2 * i] = (double)(v[0] - sh->prealloc_disk) /
+					   d[0];
+			if (d[1])
+				f[2 * i + 1] = (double)(v[1] -
+							sh->prealloc_uncomp) /
+					       d[1];
+			continue;
+		}
 		share_values(sh, d, d, d[0], l->sectorsize, v);
 		if (d[0])
 			f[2 * i] = (double)(v[0] - sh->prealloc_disk) / d[0];

@@ -42,14 +42,10 @@
 struct layout;
 
 /* nest settings; follow_writes: files written in steps are estimated as
- * written (layout_writes(); not with a sample).  Returns NULL when out of
- * memory. */
+ * written (layout_writes(); 0 for tests: in one go).  Returns NULL when
+ * out of memory. */
 struct layout *layout_create(size_t nest, int follow_writes);
 void layout_free(struct layout *l);
-
-/* Whether files written in steps are followed after all (a sample that
- * reads everything is the full estimate), before any file is planned. */
-void layout_follow_writes(struct layout *l, int follow_writes);
 
 /* Setting i is compress-force= (its bounds differ: layout_total). */
 void layout_set_force(struct layout *l, size_t i, int force);
@@ -139,12 +135,32 @@ double layout_known_share(const struct layout *l, size_t ticket);
  * by its own size); f gets, for each, the same layout's share of it
  * (prealloc extents apart: layout_total.prealloc_disk).  raw also decides
  * the inline rule when layout_resolve() is given its estimate over its
- * probability (its rows' shares).  Each unit's
- * prediction times its file's factor is then a sample of the same layout
- * itself, whose spread goes into its interval (docs/sampling.md).
+ * probability (its rows' shares).  gdelta: NULL, or for a file read
+ * whole est_ops.writes()' values for the groups of layout_writes(), whose
+ * share is then theirs as layout_resolve() counts it (each write as it
+ * was written, over raw: the file in one go).  A tentative file's
+ * (layout_tentative()) are asked after layout_settle_claims().  Each
+ * unit's prediction times its file's factor is then a sample of the same
+ * layout itself, whose spread goes into its interval (docs/sampling.md).
  */
 void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
-		    double *f);
+		    const uint64_t *gdelta, double *f);
+
+/*
+ * Whether ticket's file, planned and not yet resolved, has tentative
+ * groups (layout_writes()): what of its extents counts is known once
+ * every file is planned and layout_settle_claims() has run, so its
+ * layout_factors() wait for that.
+ */
+int layout_tentative(const struct layout *l, size_t ticket);
+
+/*
+ * Every file is planned: the extents of the tentative groups no file
+ * holding them as written claimed are their first tentative file's
+ * (layout_settle()'s first step), so that layout_factors() can be asked
+ * of those files before layout_settle() resolves them.
+ */
+void layout_settle_claims(struct layout *l);
 
 /* What layout_plan() was given as user for ticket, planned and not yet
  * resolved. */

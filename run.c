@@ -236,9 +236,9 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 			goto fail;
 	}
 	if (opt->nest) {
-		/* a sample reads parts of files, not their writes */
-		run->layout = layout_create(run->nall, !opt->sample &&
-						       !opt->sample_bytes);
+		/* files written in steps as written, a sample's read
+		 * whole too (estrun_submit_writes()) */
+		run->layout = layout_create(run->nall, 1);
 		run->batch = search_batch_create();
 		if (!run->layout || !run->batch)
 			goto fail;
@@ -647,14 +647,26 @@ static void on_est_dx(void *arg, size_t token, const int64_t *dx)
 	rows_add_extra(run->rows, layout_user(run->layout, token), dx);
 }
 
-/* A sampled file's units, before on_est_done(): their same-layout share. */
+/* A sampled file's units, before on_est_done() or once every file is
+ * planned (on_est_deferred()): their same-layout share. */
 static void on_est_factors(void *arg, size_t token, const uint64_t *raw,
-			   double *f)
+			   const uint64_t *gdelta, double *f)
 {
 	struct run *run = arg;
 
-	layout_factors(run->layout, token, raw, f);
+	layout_factors(run->layout, token, raw, gdelta, f);
 }
+
+/* Whether a sampled file's factors wait for every file (written in
+ * steps, a write of it overwritten: another file may claim its
+ * extents). */
+static int on_est_deferred(void *arg, size_t token)
+{
+	struct run *run = arg;
+
+	return layout_tentative(run->layout, token);
+}
+
 
 /* A file kept by layout_resolve() is settled: its rows' shares. */
 static void on_settled(void *arg, size_t user, const uint64_t *out,
@@ -1019,6 +1031,7 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.sectorsize = fs ? fs->sectorsize : 4096,
 			.idle = est_idle,
 			.factors = on_est_factors,
+			.deferred = on_est_deferred,
 			.known_share = on_est_known,
 			.sample_dx = run->rows ? on_est_dx : NULL,
 			.rewritten = run->rewrite ? on_est_rewritten : NULL,
@@ -1591,11 +1604,6 @@ int run_sample(struct run *run, char *const *paths, int n)
 		run->prune = NULL;
 		run->prune_state = -1;
 	}
-	/* a sample of everything is the full estimate: files written in
-	 * steps are estimated as written, as there (it differed from it
-	 * where writeback had cut a file into several transactions) */
-	if (!ret && !run->sampling && run->layout)
-		layout_follow_writes(run->layout, 1);
 	return ret;
 }
 
@@ -1673,8 +1681,12 @@ int run_paths(struct run *run, char *const *paths, int n)
 		release_held(run);
 	if (!ret && run->est) {
 		ret = estrun_finish(run->est);
-		if (!ret)
+		if (!ret) {
+			/* a sample's files that waited for their shares */
+			layout_settle_claims(run->layout);
+			estrun_settle(run->est);
 			ret = layout_settle(run->layout, on_settled, run);
+		}
 		/* -EIO: a piece kept to check did not decompress back */
 		if (ret == -EIO)
 			fputs("compsize: --estimate: a codec did not decompress its own output\n",

@@ -183,7 +183,7 @@ static void test_factors(void)
 	/* a file as written: all of it, known before */
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
-	layout_factors(l, ticket, raw, fa);
+	layout_factors(l, ticket, raw, NULL, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(fa[1], 1, 1e-12);
 	layout_resolve(l, ticket, d, NULL, NULL, &nrows, &user);
@@ -191,7 +191,7 @@ static void test_factors(void)
 	f.ino = 258;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), -1, 1e-12);
-	layout_factors(l, ticket, raw, fa);
+	layout_factors(l, ticket, raw, NULL, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
 	layout_resolve(l, ticket, d, NULL, NULL, &nrows, &user);
 	f.ino = 257;
@@ -209,7 +209,7 @@ static void test_factors(void)
 				      0);
 		CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 0.5,
 				       1e-12);
-		layout_factors(l, ticket, raw, fa);
+		layout_factors(l, ticket, raw, NULL, fa);
 		CU_ASSERT_DOUBLE_EQUAL(fa[0], 0.5, 1e-12);
 		CU_ASSERT_DOUBLE_EQUAL(fa[1], 0.5, 1e-12);
 		layout_resolve(l, ticket, d, NULL, NULL, &nrows, &user);
@@ -227,9 +227,9 @@ static void test_factors(void)
 	f.ino = 301;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
-	layout_factors(l, ticket, ext4k, fa);
+	layout_factors(l, ticket, ext4k, NULL, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
-	layout_factors(l, ticket, inl, fa);
+	layout_factors(l, ticket, inl, NULL, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
 	/* resolved over its probability (1%): still inline, by its own */
 	{
@@ -254,7 +254,7 @@ static void test_factors(void)
 	f.ino = 303;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 0, 1e-12);
-	layout_factors(l, ticket, ext4k, fa);
+	layout_factors(l, ticket, ext4k, NULL, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
 	layout_drop(l, ticket);
 	/* a sector or less (a reflinked sector of text, a reflink
@@ -265,9 +265,9 @@ static void test_factors(void)
 	f.ino = 305;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
-	layout_factors(l, ticket, inl, fa);
+	layout_factors(l, ticket, inl, NULL, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
-	layout_factors(l, ticket, ext4k, fa);
+	layout_factors(l, ticket, ext4k, NULL, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 0, 1e-12);
 	layout_drop(l, ticket);
 	f.size = 0;
@@ -276,7 +276,7 @@ static void test_factors(void)
 	f.ino = 304;
 	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 0, &ticket, &skip), 0);
 	CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 1, 1e-12);
-	layout_factors(l, ticket, raw, fa);
+	layout_factors(l, ticket, raw, NULL, fa);
 	CU_ASSERT_DOUBLE_EQUAL(fa[0], 1, 1e-12);
 	layout_drop(l, ticket);
 	layout_free(l);
@@ -346,6 +346,18 @@ static void live_file(struct extent_info e[3])
 	e[2].file_pos = 131072;
 }
 
+/* The live file's writes' estimates (plan_live()). */
+static void live_writes(uint64_t gdelta[3 * 13])
+{
+	memset(gdelta, 0, 3 * 13 * sizeof(*gdelta));
+	gdelta[3 * 1] = 300;
+	gdelta[3 * 2] = 500;
+	gdelta[3 * 6] = 250;
+	gdelta[3 * 7] = 200;
+	gdelta[3 * 8] = 250;
+	gdelta[3 * 8 + 1] = 131072;
+}
+
 /* Plan the live file, check its writes, resolve it with group estimates
  * 500 (its first write's remains) and 300 (the overwrite), and as lower
  * bounds 450 and 250 (each piece alone: two pieces of the first write,
@@ -385,14 +397,69 @@ static void plan_live(struct layout *l)
 	CU_ASSERT(w[4].group == 8 && w[4].start == 131072 &&
 		  w[4].end == 262144);
 	CU_ASSERT(w[5].group == 6 && w[5].start == 65536);
-	gdelta[3 * 1] = 300;
-	gdelta[3 * 2] = 500;
-	gdelta[3 * 6] = 250;
-	gdelta[3 * 7] = 200;
-	gdelta[3 * 8] = 250;
-	gdelta[3 * 8 + 1] = 131072;
+	live_writes(gdelta);
 	layout_resolve(l, ticket, delta, gdelta, NULL, &nrows, &user);
 	CU_ASSERT_EQUAL(nrows, 0);	/* kept until settled */
+}
+
+/*
+ * The live file sampled, read whole (900 bytes in one go): its factors
+ * wait until every file is planned (a snapshot's copy may claim its
+ * first write), then are its writes' as layout_settle() counts them.
+ * Alone, what is known of its share first counts the first write's
+ * extents as its own.
+ */
+static void test_sampled_in_steps(void)
+{
+	int alone;
+
+	for (alone = 0; alone <= 1; alone++) {
+		struct layout *l = layout_create(1, 1);
+		struct extent_info e[3], snap[2] = {
+			reg(1 << 20, 131072, 0, 131072),
+			reg(2 << 20, 131072, 0, 131072)
+		};
+		struct layout_file f = {
+			.dev = 5, .ino = 400, .have_extents = 1, .fs_idx = 1,
+			.sectorsize = 4096, .ext = e, .next = 3,
+		};
+		uint64_t delta[6] = { 900, 1000, 262144, 900, 1000, 262144 };
+		const uint64_t raw[2] = { 900, 1000 };
+		uint64_t gdelta[3 * 13];
+		const uint64_t want = alone ? 667 + 300 : 300;
+		struct layout_total t;
+		size_t ticket, user, nrows;
+		double fa[2];
+		int skip;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+		live_file(e);
+		live_writes(gdelta);
+		CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 7, &ticket, &skip), 0);
+		CU_ASSERT_EQUAL(layout_tentative(l, ticket), 1);
+		/* the overwrite's 64 KiB of 256 KiB referenced now */
+		CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket), 0.25,
+				       1e-12);
+		if (!alone) {
+			snap[0].generation = snap[1].generation = 10;
+			snap[1].file_pos = 131072;
+			one(l, 401, snap, 2, 800, NULL, &nrows);
+		}
+		layout_settle_claims(l);
+		/* alone, its first write's 256 KiB whole are its own too */
+		CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket),
+				       alone ? 1.25 : 0.25, 1e-12);
+		layout_factors(l, ticket, raw, gdelta, fa);
+		CU_ASSERT_DOUBLE_EQUAL(fa[0] * 900, want, 1e-6);
+		/* in one go instead (read in parts): its share of it */
+		layout_factors(l, ticket, raw, NULL, fa);
+		CU_ASSERT_DOUBLE_EQUAL(fa[0], alone ? 1.25 : 0.25, 1e-12);
+		layout_resolve(l, ticket, delta, gdelta, NULL, &nrows, &user);
+		CU_ASSERT_EQUAL(layout_settle(l, NULL, NULL), 0);
+		layout_total(l, 0, &t);
+		CU_ASSERT_EQUAL(t.disk, want + (alone ? 0 : 800));
+		layout_free(l);
+	}
 }
 
 static void test_written_in_steps(void)
@@ -491,6 +558,7 @@ static void test_written_in_steps(void)
 
 static CU_TestInfo tests[] = {
 	{ "written in steps, history held or not", test_written_in_steps },
+	{ "a sample's file written in steps", test_sampled_in_steps },
 	{ "hard links and reflinks", test_hardlinks_reflinks },
 	{ "bookends and partly shared files", test_bookend_and_partial },
 	{ "inline and prealloc", test_inline_and_prealloc },
