@@ -667,7 +667,6 @@ static int on_est_deferred(void *arg, size_t token)
 	return layout_tentative(run->layout, token);
 }
 
-
 /* A file kept by layout_resolve() is settled: its rows' shares. */
 static void on_settled(void *arg, size_t user, const uint64_t *out,
 		       size_t nrows)
