@@ -240,8 +240,9 @@ unsigned sample_stratum(uint64_t size, uint64_t x, unsigned band)
 	else
 		c = SAMPLE_PART_CLASS + 1;
 	if (band & SAMPLE_AWAY)
-		c += SAMPLE_CLASSES + SAMPLE_OWN_FILES;
-	band &= ~SAMPLE_AWAY;
+		c += SAMPLE_CLASSES + SAMPLE_OWN_FILES +
+		     (band & SAMPLE_AWAY_OWN ? SAMPLE_CLASSES : 0);
+	band &= ~(SAMPLE_AWAY | SAMPLE_AWAY_OWN);
 	return c * SAMPLE_BANDS + (band < SAMPLE_BANDS ? band : 0);
 }
 
@@ -286,7 +287,7 @@ unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
 		return (SAMPLE_CLASSES + slot - 1) * SAMPLE_BANDS +
 		       (pb[k] & SAMPLE_PB_BAND);
 	return sample_stratum(size, x, (pb[k] & SAMPLE_PB_BAND) |
-				       (band & SAMPLE_AWAY));
+				       (band & (SAMPLE_AWAY | SAMPLE_AWAY_OWN)));
 }
 
 /* Whether stratum h is an away stratum (SAMPLE_AWAY). */
@@ -295,11 +296,24 @@ static int sample_stratum_away(unsigned h)
 	return h / SAMPLE_BANDS >= SAMPLE_CLASSES + SAMPLE_OWN_FILES;
 }
 
+/* Stratum h's class (sample_stratum()), or for a file's own strata
+ * SAMPLE_CLASSES and more. */
+static unsigned sample_stratum_class(unsigned h)
+{
+	unsigned c = h / SAMPLE_BANDS;
+
+	if (c >= 2 * SAMPLE_CLASSES + SAMPLE_OWN_FILES)
+		return c - (2 * SAMPLE_CLASSES + SAMPLE_OWN_FILES);
+	if (c >= SAMPLE_CLASSES + SAMPLE_OWN_FILES)
+		return c - (SAMPLE_CLASSES + SAMPLE_OWN_FILES);
+	return c;
+}
+
 /* Whether stratum h holds files of 2-4 KiB met before, whose inline
  * items count with every file and whose extents once (SAMPLE_JUMP_DRAWS). */
 static int sample_stratum_jump(unsigned h)
 {
-	return h / SAMPLE_BANDS == SAMPLE_CLASSES + SAMPLE_OWN_FILES + 1;
+	return sample_stratum_away(h) && sample_stratum_class(h) == 1;
 }
 
 int sample_stratum_own(unsigned h)
@@ -1188,11 +1202,7 @@ double sample_t975(double df)
 /* Whole files (0) or chunks (1): the strata whose spread is pooled. */
 static unsigned sample_group(unsigned h)
 {
-	unsigned c = h / SAMPLE_BANDS;
-
-	if (sample_stratum_away(h))
-		c -= SAMPLE_CLASSES + SAMPLE_OWN_FILES;
-	return c >= SAMPLE_PART_CLASS;
+	return sample_stratum_class(h) >= SAMPLE_PART_CLASS;
 }
 
 /* Stratum h's sums of d = y - b c (b 0: of y). */

@@ -45,12 +45,19 @@
 /* Files whose parts are strata of their own (sample_own_strata()), at
  * most: each file's parts by band after the classes' strata. */
 #define SAMPLE_OWN_FILES	8
-/* A file's band with this bit: all its extents are met first through
- * other files (a snapshot's or reflinked copy's): nothing of it counts in
- * the same layout, and its units have the classes' strata again, after the
- * own files' (sample_stratum()), apart from those that count. */
+/* A file's band with this bit: more than half of its data is met first
+ * through other files (a snapshot's or reflinked copy's): little or
+ * nothing of it counts in the same layout, and its units have the classes'
+ * strata again, after the own files' (sample_stratum()), apart from those
+ * that count. */
 #define SAMPLE_AWAY		8u
-#define SAMPLE_STRATA		((2 * SAMPLE_CLASSES + SAMPLE_OWN_FILES) * \
+/* ... and this one too: some of it counts in the same layout (the share
+ * of its data no file before it references, or inline items kept with
+ * every file), and its units have the classes' strata a third time, apart
+ * from the copies that count nothing (sample_stratum()): drawn at the
+ * share that counts of their own, not of the copies' (sample_pop.W). */
+#define SAMPLE_AWAY_OWN		16u
+#define SAMPLE_STRATA		((3 * SAMPLE_CLASSES + SAMPLE_OWN_FILES) * \
 				 SAMPLE_BANDS)
 /* A part's entry in a file's bands (sample_unit_stratum()): its band in
  * the low bits, above them 1 + the file's own slot (0: none). */

@@ -911,7 +911,7 @@ static int sampleplan_move_away(struct sampleplan *p,
 {
 	struct sampleplan_fx *fx = &p->fx[r->ord];
 	const uint8_t *pb;
-	unsigned band;
+	unsigned band, away;
 	double a;
 
 	if (fx->away + fx->inl <= fx->total / 2)
@@ -928,12 +928,13 @@ static int sampleplan_move_away(struct sampleplan *p,
 				sample_units(fx->size, fx->x));
 	if (!band || (pb && (pb[0] >> SAMPLE_PB_SLOT) & SAMPLE_PB_SLOTS))
 		return 0;	/* not known, or its own strata */
+	/* the copies that count nothing apart: the plan draws those that
+	 * do at their own share */
+	away = SAMPLE_AWAY | (p->o->weigh_away && a > 0 ? SAMPLE_AWAY_OWN : 0);
 	sample_pop_remove_parts(&p->pop, fx->size, fx->x, band, pb);
-	sample_pop_add_parts(&p->pop, fx->size, fx->x, band | SAMPLE_AWAY, pb);
-	sample_pop_add_counted(&p->pop, fx->size, fx->x, band | SAMPLE_AWAY,
-			       pb, a);
-	return sample_bands_put(p->bands, r->file, band | SAMPLE_AWAY) ?
-	       -ENOMEM : 0;
+	sample_pop_add_parts(&p->pop, fx->size, fx->x, band | away, pb);
+	sample_pop_add_counted(&p->pop, fx->size, fx->x, band | away, pb, a);
+	return sample_bands_put(p->bands, r->file, band | away) ? -ENOMEM : 0;
 }
 
 /*

@@ -1293,6 +1293,54 @@ static void test_weigh_away(void)
 	CU_ASSERT_DOUBLE_EQUAL(d.pi[half], d.pi[own], 1e-12);
 }
 
+/* Files that count in part, apart from the copies that count nothing
+ * (SAMPLE_AWAY_OWN): drawn at their own share whatever the copies' count;
+ * mixed with 33 times as many copies the stratum's share would be 3% of
+ * theirs, and the floor's 16 draws would find half of one of them. */
+static void test_away_own(void)
+{
+	struct sample_pop pop;
+	struct sample_design d;
+	const unsigned aw = SAMPLE_AWAY | SAMPLE_AWAY_OWN;
+	unsigned own = sample_stratum(100, 100, 1);
+	unsigned copies = sample_stratum(20000, 20000, 2 | SAMPLE_AWAY);
+	unsigned part = sample_stratum(20000, 20000, 2 | aw);
+	unsigned jump = sample_stratum(3000, 3000, 2 | aw);
+	uint64_t k;
+
+	memset(&pop, 0, sizeof(pop));
+	for (k = 0; k < 10000; k++) {
+		sample_pop_add(&pop, 100, 100, 1);
+		sample_pop_add(&pop, 20000, 20000, 2 | SAMPLE_AWAY);
+		sample_pop_add_counted(&pop, 20000, 20000, 2 | SAMPLE_AWAY,
+				       NULL, 0);
+		if (!(k % 10)) {
+			sample_pop_add(&pop, 3000, 3000, 2 | aw);
+			sample_pop_add_counted(&pop, 3000, 3000, 2 | aw, NULL,
+					       1);
+		}
+		if (k % 100 >= 3)
+			continue;
+		sample_pop_add(&pop, 20000, 20000, 2 | aw);
+		sample_pop_add_counted(&pop, 20000, 20000, 2 | aw, NULL,
+				       1.0 / 3);
+	}
+	CU_ASSERT_NOT_EQUAL(part, copies);
+	CU_ASSERT_NOT_EQUAL(part, sample_stratum(20000, 20000, 2));
+	CU_ASSERT_EQUAL(sample_row_band(part), 2);
+	CU_ASSERT_EQUAL(pop.N[part], 300);
+	CU_ASSERT_EQUAL(pop.W[copies], 0);
+	sample_plan(&d, &pop, 3000000, 1);
+	CU_ASSERT(d.pi[own] > 100.0 * SAMPLE_MIN_DRAWS / 10000);
+	/* W by unit, rounded */
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[part], d.pi[own] / 3, 1e-4);
+	CU_ASSERT(d.pi[part] * 300 > 2 * SAMPLE_MIN_DRAWS);
+	CU_ASSERT_DOUBLE_EQUAL(d.pi[copies] * 10000, SAMPLE_MIN_DRAWS, 1e-9);
+	/* files of 2-4 KiB that count in part jump as the copies do */
+	CU_ASSERT(d.pi[jump] * 1000 >=
+		  SAMPLE_MIN_DRAWS * SAMPLE_JUMP_DRAWS - 1e-9);
+}
+
 static CU_TestInfo sample_tests[] = {
 	{ "nested subvolume keys", test_subvol_dev },
 	{ "devices named in the draws", test_devs },
@@ -1311,6 +1359,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "more draws where files jump", test_jump_floors },
 	{ "files that jump unseen", test_jump_unseen },
 	{ "away strata weighed", test_weigh_away },
+	{ "what counts in part apart from the copies", test_away_own },
 	{ "certain and nested", test_certain_and_nested },
 	{ "one big file", test_one_big_file },
 	{ "the same layout's estimate", test_share },
