@@ -1178,7 +1178,8 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 	}
 	r->files_read++;
 	if (r->sampling && sl->nsu) {
-		if (r->deferred && r->deferred(r->arg, sl->token)) {
+		if (sl->popl) {
+			/* deferred when submitted (estrun_submit_writes()) */
 			if (estrun_defer(r, sl))
 				return -ENOMEM;
 		} else {
