@@ -53,9 +53,10 @@ struct estrun_opts {
 	 * are. */
 	void (*factors)(void *arg, size_t token, const uint64_t *raw,
 			const uint64_t *gdelta, double *f);
-	/* NULL, or with sampling, for a file whose units drawn were read:
+	/* NULL, or with sampling, for each file as it is submitted:
 	 * whether its factors can only be known once every file is
-	 * (layout_tentative()); its units then wait for estrun_settle() */
+	 * (layout_tentative()); its place in the same layout's population,
+	 * and its units drawn once read, then wait for estrun_settle() */
 	int (*deferred)(void *arg, size_t token);
 	/* NULL, or with sampling, for each file as it is submitted: what
 	 * is known of its share of the same layout before it is read
