@@ -17,6 +17,14 @@
 #include <lzo/lzoconf.h>
 #include <zlib.h>
 #include <zstd.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
 #include "unit.h"
 #include "estops.h"
 #include "estimate/internal.h"
@@ -1098,7 +1106,7 @@ static void uncache(int fd, size_t keep)
  * state before was the one asked for.
  */
 static bool cache_try(int fd, size_t size, size_t keep, bool keeps,
-		      bool *was)
+		      bool *was, char *seen, size_t seen_size)
 {
 	const struct est_setting s = { EST_LZO, 0, true };
 	size_t pages = size / 4096, before, after;
@@ -1109,6 +1117,9 @@ static bool cache_try(int fd, size_t size, size_t keep, bool keeps,
 	file_est(&s, fd, &disk, &ram);
 	CU_ASSERT_EQUAL(ram, size);
 	after = cached_pages(fd, size);
+	snprintf(seen, seen_size,
+		 "%zu and %zu of %zu pages cached before and after", before,
+		 after, pages);
 	/* a page the machine dropped on its own makes "all" "some" */
 	*was = keep == size ? before == pages : before < pages;
 	if (keep == size && keeps)
@@ -1122,10 +1133,19 @@ static bool cache_try(int fd, size_t size, size_t keep, bool keeps,
  * by a read that does not wait (RWF_NOWAIT), larger ones by cachestat().
  * Without cachestat(), as under valgrind, a large file cached whole is
  * dropped like any other.  Some virtual machines take pages out of the
- * page cache now and then on their own, so each state gets a few tries
- * of which one must end right from the state asked for; a wrong policy
- * fails every try.
+ * page cache now and then on their own, so each state gets CACHE_TRIES
+ * tries of which one must end right from the state asked for; a wrong
+ * policy fails every try.
+ *
+ * Under valgrind the small file half cached is not tried: there the read
+ * that does not wait came back whole from it in 8 of 18 tries, and in
+ * every one of 12 tries in one run of 12 (strace: 13 of its 25 pages
+ * cached just before the call, and still 13 after a 50 ms wait; without
+ * valgrind the read stops at page 13 every time), so the estimator keeps
+ * it, as it can't tell.  The runs without valgrind check it.
  */
+enum { CACHE_TRIES = 5 };
+
 static void test_file_cache(void)
 {
 	static const size_t sizes[] = { 100 * K, 2048 * K };
@@ -1134,6 +1154,7 @@ static void test_file_cache(void)
 	uint8_t *text = malloc(2048 * K);
 	size_t i, size, keep;
 	bool keeps, was, ok;
+	char seen[96];
 	int fd, k, t;
 
 	fill_text(text, 2048 * K);
@@ -1153,14 +1174,28 @@ static void test_file_cache(void)
 		keeps = size <= EST_CHUNK_SIZE || have_cachestat(fd);
 		for (k = 0; k < 3; k++) {
 			keep = k == 0 ? 0 : k == 1 ? size / 2 : size;
+			if (keep && keep < size && size <= EST_CHUNK_SIZE &&
+			    RUNNING_ON_VALGRIND) {
+				unit_skip("page cache, %zu KiB half cached: "
+					  "under valgrind a read that does not "
+					  "wait can come back whole from it",
+					  size / K);
+				continue;
+			}
 			ok = false;
-			for (t = 0; t < 5 && !ok; t++)
-				ok = cache_try(fd, size, keep, keeps, &was) &&
+			for (t = 0; t < CACHE_TRIES && !ok; t++)
+				ok = cache_try(fd, size, keep, keeps, &was,
+					       seen, sizeof(seen)) &&
 				     was;
 			if (!ok) {
+				/* a line of its own, flushed: printed without
+				 * its newline, CI's log of a run under
+				 * valgrind did not show it */
 				printf("\n  page cache, %zu KiB %s: not as it "
-				       "should be after 5 tries",
-				       size / K, state[k]);
+				       "should be after %d tries (the last: "
+				       "%s)\n",
+				       size / K, state[k], CACHE_TRIES, seen);
+				fflush(stdout);
 				CU_FAIL("page cache policy");
 			}
 		}
