@@ -188,6 +188,8 @@ struct estrun {
 	void (*factors)(void *arg, size_t token, const uint64_t *raw,
 			const uint64_t *gdelta, double *f);
 	int (*deferred)(void *arg, size_t token);
+	int (*part_factors)(void *arg, size_t token, uint64_t size,
+			    uint64_t n, double *f, double *tmp);
 	/* files whose units wait for estrun_settle(): copies of their
 	 * slots, owning their su, nc and gdelta */
 	struct estrun_slot *later;
@@ -196,6 +198,11 @@ struct estrun {
 	size_t npopl, cap_popl;
 	uint64_t *raw;			/* 2n: factors()' */
 	double *f;			/* 2n */
+	double *fu;			/* 2n: estrun_unit_f()'s */
+	/* a big file's parts: estrun_pop_same()'s shares, and
+	 * estrun_part_factors()' factors and their room */
+	double *ak, *pf, *pt;
+	size_t cap_ak, cap_pf, cap_pt;
 	double (*known_share)(void *arg, size_t token, const struct stat *st);
 	void (*sample_dx)(void *arg, size_t token, const int64_t *dx);
 	/* estrun_opts.rewritten(), and by setting the rewrite's sums and
@@ -796,6 +803,10 @@ void estrun_free(struct estrun *r)
 	free(r->acc);
 	free(r->raw);
 	free(r->f);
+	free(r->fu);
+	free(r->ak);
+	free(r->pf);
+	free(r->pt);
 	seen_free(r->links);
 	free(r->scratch);
 	free(r->s);
@@ -849,6 +860,7 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->acc = calloc(4 * (o->n ? o->n : 1), sizeof(*r->acc));
 	r->raw = calloc(2 * (o->n ? o->n : 1), sizeof(*r->raw));
 	r->f = calloc(2 * (o->n ? o->n : 1), sizeof(*r->f));
+	r->fu = calloc(2 * (o->n ? o->n : 1), sizeof(*r->fu));
 	r->links = seen_create();
 	r->scratch = calloc(2 * n3, sizeof(*r->scratch));
 	r->nslots = estrun_nslots(o->jobs);
@@ -866,7 +878,8 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->known_rw = calloc(n3 / 3, sizeof(*r->known_rw));
 	r->dxd = calloc((4 + 2 * (n3 / 3)) * SAMPLE_ROW_BANDS, sizeof(*r->dxd));
 	r->dx = calloc((4 + 2 * (n3 / 3)) * SAMPLE_ROW_BANDS, sizeof(*r->dx));
-	if (!r->s || !r->acc || !r->raw || !r->f || !r->links || !r->scratch ||
+	if (!r->s || !r->acc || !r->raw || !r->f || !r->fu || !r->links ||
+	    !r->scratch ||
 	    !r->slots || !r->deltas || !r->ncs || !r->pop_known ||
 	    !r->known || !r->queue || !r->done_q ||
 	    !r->free_list || !r->w || !r->dxd || !r->dx || !r->acc_rw ||
@@ -927,6 +940,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->idle = o->idle;
 	r->factors = o->factors;
 	r->deferred = o->deferred;
+	r->part_factors = o->part_factors;
 	r->known_share = o->known_share;
 	r->sample_dx = o->sample_dx;
 	r->rewritten = o->rewritten;
@@ -999,15 +1013,97 @@ static int estrun_known_raw(const struct estrun_slot *sl, size_t i,
 	       k > sl->nc[i] / SAMPLE_CHUNK && sample_stratum_own(h);
 }
 
+/*
+ * A big file's parts' own factors for the same layout
+ * (estrun_opts.part_factors: -1 for a part whose file's factors stand),
+ * in r->pf: NULL where the file's stand for every part, or memory is
+ * short.
+ */
+static const double *estrun_part_factors(struct estrun *r, size_t token,
+					 const struct stat *st)
+{
+	uint64_t n = sample_units(st->st_size, estrun_data_bytes(st));
+	double *f, *t;
+
+	if (!r->part_factors || (uint64_t)st->st_size <= SAMPLE_CHUNK ||
+	    n > SIZE_MAX)
+		return NULL;
+	f = array_grow(r->pf, &r->cap_pf, (size_t)n, sizeof(*f));
+	if (f)
+		r->pf = f;
+	t = array_grow(r->pt, &r->cap_pt, (size_t)n, sizeof(*t));
+	if (t)
+		r->pt = t;
+	if (!f || !t ||
+	    !r->part_factors(r->arg, token, st->st_size, n, r->pf, r->pt))
+		return NULL;
+	return r->pf;
+}
+
+/* Part k's factors for the same layout: its own (pf) where it has one,
+ * else its file's (r->f). */
+static const double *estrun_unit_f(struct estrun *r, const double *pf,
+				   uint64_t k)
+{
+	size_t i;
+
+	if (!pf || pf[k] < 0)
+		return r->f;
+	for (i = 0; i < 2 * r->n; i++)
+		r->fu[i] = pf[k];
+	return r->fu;
+}
+
+/* Part k's share of the same layout's auxiliary (its bytes times it) of
+ * a file with bands for its parts (pb): its own factor where it has one
+ * (pf), else its file's share (aux).  A part's place in pop_same and its
+ * units drawn take the same. */
+static double estrun_part_aux(const double *pf, const uint8_t *pb,
+			      uint64_t k, double aux)
+{
+	return pb && pf && pf[k] >= 0 ? pf[k] : aux;
+}
+
+/* Add (sign 1) or take back (-1) a file's units in the same layout's
+ * population, each part's bytes times estrun_part_aux().  Returns 0 or
+ * -ENOMEM. */
+static int estrun_pop_same(struct estrun *r, size_t token,
+			   const struct stat *st, unsigned band,
+			   const uint8_t *pb, double aux,
+			   const struct sample_cur *cur, int sign)
+{
+	uint64_t x = estrun_data_bytes(st), n = sample_units(st->st_size, x);
+	const double *pf = pb ? estrun_part_factors(r, token, st) : NULL;
+	uint64_t k;
+	double *ak;
+
+	if (!pf) {
+		sample_pop_cur(&r->pop_same, st->st_size, x, band, pb, aux,
+			       cur, sign);
+		return 0;
+	}
+	ak = array_grow(r->ak, &r->cap_ak, (size_t)n, sizeof(*ak));
+	if (!ak)
+		return -ENOMEM;
+	r->ak = ak;
+	for (k = 0; k < n; k++)
+		ak[k] = estrun_part_aux(pf, pb, k, aux);
+	sample_pop_cur_parts(&r->pop_same, st->st_size, x, band, pb, ak, cur,
+			     sign);
+	return 0;
+}
+
 /* The units of a sampled big file that estrun_known_raw() knows: out of
  * the populations of each setting, their raw size into its totals (times
  * the file's factors for the same layout). */
 static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
-			     int rw)
+			     int rw, const double *pf)
 {
 	const uint32_t ss = r->sectorsize ? r->sectorsize : 4096;
 	uint64_t x = estrun_data_bytes(&sl->st), size = sl->st.st_size;
 	uint64_t nu = sample_units(size, x), k, off, len, xk, ck, raw;
+	const double *f;
+	double a;
 	size_t i;
 	unsigned h;
 
@@ -1032,13 +1128,13 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
 				r->known_rw[i] += (double)raw;
 			if (sl->aux < 0)
 				continue;	/* outside the same layout */
+			a = estrun_part_aux(pf, sl->pb, k, sl->aux);
 			r->pop_known[2 * i + 1].N[h]++;
-			r->pop_known[2 * i + 1].X[h] += sample_share_x(sl->aux,
-								       xk);
-			r->pop_known[2 * i + 1].C[h] += sample_share_x(sl->aux,
-								       ck);
-			r->known[4 * i + 2] += (double)raw * r->f[2 * i];
-			r->known[4 * i + 3] += (double)raw * r->f[2 * i + 1];
+			r->pop_known[2 * i + 1].X[h] += sample_share_x(a, xk);
+			r->pop_known[2 * i + 1].C[h] += sample_share_x(a, ck);
+			f = estrun_unit_f(r, pf, k);
+			r->known[4 * i + 2] += (double)raw * f[2 * i];
+			r->known[4 * i + 3] += (double)raw * f[2 * i + 1];
 		}
 	}
 }
@@ -1048,6 +1144,8 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 {
 	const size_t n = r->n, per = 3 + 2 * n;
 	const uint64_t *v;
+	const double *f, *pf;
+	double a;
 	uint64_t c;
 	size_t i, j;
 	int rw;
@@ -1063,8 +1161,13 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 		r->factors(r->arg, sl->token, r->raw,
 			   sl->gdone ? sl->gdelta : NULL, r->f);
 	rw = r->rewritten && r->rewritten(r->arg, sl->token);
+	/* a big file read in parts: each part by the writes it holds */
+	pf = sl->scaled && sl->aux >= 0 ?
+		     estrun_part_factors(r, sl->token, &sl->st) : NULL;
 	for (j = 0; j < sl->nsu; j++) {
 		v = sl->su + j * per;
+		f = estrun_unit_f(r, pf, v[2]);
+		a = estrun_part_aux(pf, sl->pb, v[2], sl->aux);
 		r->units_read++;
 		r->data_read += v[1];
 		c = sample_unit_cur(&sl->cur, sl->st.st_size,
@@ -1084,13 +1187,12 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 				continue;	/* outside: 0 for sure */
 			sample_acc_add_share_cur(
 				&r->acc[4 * (i / 2) + 2 + i % 2],
-				(unsigned)v[0], v[1],
-				sample_share_x(sl->aux, v[1]),
-				sample_share_x(sl->aux, c),
-				estrun_round(v[3 + i] * r->f[i]));
+				(unsigned)v[0], v[1], sample_share_x(a, v[1]),
+				sample_share_x(a, c),
+				estrun_round(v[3 + i] * f[i]));
 		}
 	}
-	estrun_add_known(r, sl, rw);
+	estrun_add_known(r, sl, rw, pf);
 }
 
 /* Keep a copy of sl, whose factors wait (estrun_opts.deferred), for
@@ -1128,20 +1230,21 @@ static int estrun_defer(struct estrun *r, const struct estrun_slot *sl)
 	return 0;
 }
 
-void estrun_settle(struct estrun *r)
+int estrun_settle(struct estrun *r)
 {
 	struct estrun_popl *q;
 	size_t k;
+	int ret = 0;
 
 	/* their shares known now: into the same layout's population */
 	for (k = 0; k < r->npopl; k++) {
 		q = &r->popl[k];
 		q->aux = r->known_share ? r->known_share(r->arg, q->token,
 							 &q->st) : 1;
-		if (!q->dead && q->aux >= 0)
-			sample_pop_cur(&r->pop_same, q->st.st_size,
-				       estrun_data_bytes(&q->st), q->band,
-				       q->pb, q->aux, &q->cur, 1);
+		if (!q->dead && q->aux >= 0 &&
+		    estrun_pop_same(r, q->token, &q->st, q->band, q->pb,
+				    q->aux, &q->cur, 1))
+			ret = -ENOMEM;
 	}
 	for (k = 0; k < r->nlater; k++) {
 		if (r->later[k].popl)
@@ -1149,6 +1252,7 @@ void estrun_settle(struct estrun *r)
 		estrun_add_units(r, &r->later[k]);
 	}
 	estrun_later_free(r);
+	return ret;
 }
 
 /* Hand one finished slot to the callback; called without the lock. */
@@ -1167,11 +1271,11 @@ static int estrun_deliver(struct estrun *r, struct estrun_slot *sl)
 				       sl->pb, 1, &sl->cur, -1);
 			if (sl->popl)
 				r->popl[sl->popl - 1].dead = 1;
-			else if (sl->aux >= 0)
-				sample_pop_cur(&r->pop_same, sl->st.st_size,
-					       estrun_data_bytes(&sl->st),
-					       sl->band, sl->pb, sl->aux,
-					       &sl->cur, -1);
+			else if (sl->aux >= 0 &&
+				 estrun_pop_same(r, sl->token, &sl->st,
+						 sl->band, sl->pb, sl->aux,
+						 &sl->cur, -1))
+				return -ENOMEM;
 		}
 		return r->done(r->arg, sl->path, sl->err, sl->token, NULL,
 			       NULL);
@@ -1301,10 +1405,9 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 		} else {
 			aux = r->known_share ?
 			      r->known_share(r->arg, token, st) : 1;
-			if (aux >= 0)
-				sample_pop_cur(&r->pop_same, st->st_size,
-					       estrun_data_bytes(st), band, pb,
-					       aux, &cur, 1);
+			if (aux >= 0 && estrun_pop_same(r, token, st, band, pb,
+							aux, &cur, 1))
+				return -ENOMEM;
 		}
 	}
 	bytes = estrun_cost_of(r, st, &fb);

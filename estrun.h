@@ -58,6 +58,14 @@ struct estrun_opts {
 	 * (layout_tentative()); its place in the same layout's population,
 	 * and its units drawn once read, then wait for estrun_settle() */
 	int (*deferred)(void *arg, size_t token);
+	/* NULL, or with sampling, for a big file read in parts or with
+	 * bands for its parts (as factors() and known_share() are asked):
+	 * the n parts' own factors for the same layout, for every setting,
+	 * into f (-1 for a part whose file's factors stand), tmp room for
+	 * n values: layout_part_factors().  Returns 0 where the file's
+	 * stand for every part. */
+	int (*part_factors)(void *arg, size_t token, uint64_t size,
+			    uint64_t n, double *f, double *tmp);
 	/* NULL, or with sampling, for each file as it is submitted: what
 	 * is known of its share of the same layout before it is read
 	 * (layout_known_share()), the same layout's auxiliary: it must not
@@ -180,9 +188,9 @@ int estrun_finish(struct estrun *r);
  * With sampling, after estrun_finish() and once every file's factors can
  * be known (layout_settle_claims()): the units of the files whose factors
  * waited (estrun_opts.deferred) into the sums.  Before
- * estrun_get_result().
+ * estrun_get_result().  Returns 0 or -ENOMEM.
  */
-void estrun_settle(struct estrun *r);
+int estrun_settle(struct estrun *r);
 
 struct estrun_result {
 	struct est_result est;	/* input is every file's; disk and

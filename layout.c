@@ -60,6 +60,9 @@ struct layout_tx {
 	uint32_t group, level;
 };
 
+/* A big file's part when sampled (sample.h's SAMPLE_CHUNK). */
+#define LAYOUT_PART	(512u * 1024)
+
 /* A file's share at one level. */
 struct layout_share {
 	uint8_t fresh;		/* its inode is new here */
@@ -1489,6 +1492,47 @@ double layout_known_share(const struct layout *l, size_t ticket)
 	if (sh->den && !num)
 		return -1;
 	return sh->den ? (double)num / sh->den : 1;
+}
+
+int layout_part_factors(const struct layout *l, size_t ticket,
+			uint64_t size, uint64_t n, double *f, double *tmp)
+{
+	const struct layout_ticket *t = &l->t[ticket - 1];
+	uint64_t k, s, e;
+	size_t w, g;
+	double scale;
+	int any = 0;
+
+	if (!t->ng || !t->nlev || !t->sh[0].fresh || t->sh[0].small)
+		return 0;
+	for (k = 0; k < n; k++)
+		f[k] = tmp[k] = 0;
+	/* each nominal write's bytes in each part it reaches, scaled as
+	 * group_values() scales its group's prediction */
+	for (w = 0; w < t->nw; w++) {
+		const struct est_write *x = &t->wr[w];
+
+		if (x->flags & EST_WRITE_INDEP)
+			continue;
+		g = bucket_group(t, x->group);
+		if (g >= t->ng || !t->gvis[g])
+			continue;
+		scale = (double)t->gnum[g] / t->gvis[g];
+		e = x->end < size ? x->end : size;
+		for (k = x->start / LAYOUT_PART; k < n && x->start < e &&
+						 k * LAYOUT_PART < e;
+		     k++) {
+			s = overlap(x->start, e, k * LAYOUT_PART,
+				    (k + 1) * LAYOUT_PART);
+			f[k] += s * scale;
+			tmp[k] += s;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		any |= tmp[k] > 0;
+		f[k] = tmp[k] > 0 ? f[k] / tmp[k] : -1;
+	}
+	return any;
 }
 
 int layout_tentative(const struct layout *l, size_t ticket)

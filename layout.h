@@ -147,6 +147,25 @@ void layout_factors(struct layout *l, size_t ticket, const uint64_t *raw,
 		    const uint64_t *gdelta, double *f);
 
 /*
+ * By how much each part of a file written in steps and read in parts (the
+ * n parts of 512 KiB, sample.h's units, of a file of size bytes) counts
+ * in the grand total's same layout: its bytes in each write group
+ * (layout_writes()), each group scaled as layout_resolve() scales its
+ * prediction (what its extents new here take over what its data takes
+ * now), into f[k]; -1 for a part no group's data reaches.  A write of the
+ * file's own then counts in the parts that hold it, in full, and a
+ * copy's write nowhere, where the file's factor (layout_factors(): the
+ * file in one go) spreads the write's share over the file by what each
+ * part takes now: under another setting a part of text and a raw part
+ * don't keep that proportion.  tmp: room for n values.  Returns 1, or 0
+ * where the file's factor stands for every part (not written in steps,
+ * a small file).  A tentative file's are asked after
+ * layout_settle_claims().  O(writes + n).
+ */
+int layout_part_factors(const struct layout *l, size_t ticket,
+			uint64_t size, uint64_t n, double *f, double *tmp);
+
+/*
  * Whether ticket's file, planned and not yet resolved, has tentative
  * groups (layout_writes()): what of its extents counts is known once
  * every file is planned and layout_settle_claims() has run, so its

@@ -657,6 +657,15 @@ static void on_est_factors(void *arg, size_t token, const uint64_t *raw,
 	layout_factors(run->layout, token, raw, gdelta, f);
 }
 
+/* A sampled big file's parts: their own same-layout factors. */
+static int on_est_part_factors(void *arg, size_t token, uint64_t size,
+			       uint64_t n, double *f, double *tmp)
+{
+	struct run *run = arg;
+
+	return layout_part_factors(run->layout, token, size, n, f, tmp);
+}
+
 /* Whether a sampled file's factors wait for every file (written in
  * steps, a write of it overwritten: another file may claim its
  * extents). */
@@ -1030,6 +1039,7 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.sectorsize = fs ? fs->sectorsize : 4096,
 			.idle = est_idle,
 			.factors = on_est_factors,
+			.part_factors = on_est_part_factors,
 			.deferred = on_est_deferred,
 			.known_share = on_est_known,
 			.sample_dx = run->rows ? on_est_dx : NULL,
@@ -1683,8 +1693,10 @@ int run_paths(struct run *run, char *const *paths, int n)
 		if (!ret) {
 			/* a sample's files that waited for their shares */
 			layout_settle_claims(run->layout);
-			estrun_settle(run->est);
-			ret = layout_settle(run->layout, on_settled, run);
+			ret = estrun_settle(run->est);
+			if (!ret)
+				ret = layout_settle(run->layout, on_settled,
+						    run);
 		}
 		/* -EIO: a piece kept to check did not decompress back */
 		if (ret == -EIO)

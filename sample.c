@@ -286,6 +286,11 @@ unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
 	if (slot && slot <= SAMPLE_OWN_FILES)
 		return (SAMPLE_CLASSES + slot - 1) * SAMPLE_BANDS +
 		       (pb[k] & SAMPLE_PB_BAND);
+	if (slot == SAMPLE_PB_COUNTS)
+		return sample_stratum(size, x, pb[k] & SAMPLE_PB_BAND);
+	if (slot == SAMPLE_PB_COPY)
+		return sample_stratum(size, x,
+				      (pb[k] & SAMPLE_PB_BAND) | SAMPLE_AWAY);
 	return sample_stratum(size, x, (pb[k] & SAMPLE_PB_BAND) |
 				       (band & (SAMPLE_AWAY | SAMPLE_AWAY_OWN)));
 }
@@ -384,7 +389,8 @@ uint64_t sample_unit_cur(const struct sample_cur *c, uint64_t size,
  * none) in C; sign 0: their bytes scaled by a into W alone. */
 static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 			    unsigned band, const uint8_t *pb, int sign,
-			    double a, const struct sample_cur *c)
+			    double a, const double *ak,
+			    const struct sample_cur *c)
 {
 	uint64_t k, n, off, len, xk;
 	unsigned h;
@@ -410,6 +416,8 @@ static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 		h = sample_unit_stratum(size, x, band, pb, k);
 		if (h >= SAMPLE_STRATA)
 			continue;	/* no data: no unit */
+		if (ak)
+			a = ak[k];
 		if (!sign) {
 			p->W[h] += sample_share_x(a, xk);
 			continue;
@@ -425,50 +433,64 @@ static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 void sample_pop_add(struct sample_pop *p, uint64_t size, uint64_t x,
 		    unsigned band)
 {
-	sample_pop_file(p, size, x, band, NULL, 1, 1, NULL);
+	sample_pop_file(p, size, x, band, NULL, 1, 1, NULL, NULL);
 }
 
 void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
 		       unsigned band)
 {
-	sample_pop_file(p, size, x, band, NULL, -1, 1, NULL);
+	sample_pop_file(p, size, x, band, NULL, -1, 1, NULL, NULL);
 }
 
 void sample_pop_add_parts(struct sample_pop *p, uint64_t size, uint64_t x,
 			  unsigned band, const uint8_t *pb)
 {
-	sample_pop_file(p, size, x, band, pb, 1, 1, NULL);
+	sample_pop_file(p, size, x, band, pb, 1, 1, NULL, NULL);
 }
 
 void sample_pop_remove_parts(struct sample_pop *p, uint64_t size, uint64_t x,
 			     unsigned band, const uint8_t *pb)
 {
-	sample_pop_file(p, size, x, band, pb, -1, 1, NULL);
+	sample_pop_file(p, size, x, band, pb, -1, 1, NULL, NULL);
 }
 
 void sample_pop_add_share(struct sample_pop *p, uint64_t size, uint64_t x,
 			  unsigned band, const uint8_t *pb, double a)
 {
-	sample_pop_file(p, size, x, band, pb, 1, a, NULL);
+	sample_pop_file(p, size, x, band, pb, 1, a, NULL, NULL);
 }
 
 void sample_pop_remove_share(struct sample_pop *p, uint64_t size, uint64_t x,
 			     unsigned band, const uint8_t *pb, double a)
 {
-	sample_pop_file(p, size, x, band, pb, -1, a, NULL);
+	sample_pop_file(p, size, x, band, pb, -1, a, NULL, NULL);
 }
 
 void sample_pop_add_counted(struct sample_pop *p, uint64_t size, uint64_t x,
 			    unsigned band, const uint8_t *pb, double a)
 {
-	sample_pop_file(p, size, x, band, pb, 0, a, NULL);
+	sample_pop_file(p, size, x, band, pb, 0, a, NULL, NULL);
 }
 
 void sample_pop_cur(struct sample_pop *p, uint64_t size, uint64_t x,
 		    unsigned band, const uint8_t *pb, double a,
 		    const struct sample_cur *c, int sign)
 {
-	sample_pop_file(p, size, x, band, pb, sign < 0 ? -1 : 1, a, c);
+	sample_pop_file(p, size, x, band, pb, sign < 0 ? -1 : 1, a, NULL, c);
+}
+
+void sample_pop_cur_parts(struct sample_pop *p, uint64_t size, uint64_t x,
+			  unsigned band, const uint8_t *pb, const double *ak,
+			  const struct sample_cur *c, int sign)
+{
+	sample_pop_file(p, size, x, band, pb, sign < 0 ? -1 : 1, 1, ak, c);
+}
+
+void sample_pop_add_counted_parts(struct sample_pop *p, uint64_t size,
+				  uint64_t x, unsigned band,
+				  const uint8_t *pb, const double *ak)
+{
+	sample_pop_file(p, size, x, band, pb, 0, 1, ak, NULL);
 }
 
 void sample_parts_reset(struct sample_parts *p)

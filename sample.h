@@ -64,6 +64,13 @@
 #define SAMPLE_PB_BAND		7u
 #define SAMPLE_PB_SLOT		3
 #define SAMPLE_PB_SLOTS		15u	/* the slot, shifted down */
+/* Slots past the own files' for a part of a file away of which some
+ * counts (SAMPLE_AWAY_OWN), by what of the part counts: all of it or
+ * most (the part of a write of the file's own: the strata of the files
+ * that count), or none of it (a copy's: the away strata without
+ * SAMPLE_AWAY_OWN).  A part that counts in part keeps its file's. */
+#define SAMPLE_PB_COUNTS	15u
+#define SAMPLE_PB_COPY		14u
 /* A part with no data (SEEK_DATA found none in it): no unit.  Its stratum
  * is SAMPLE_NO_STRATUM, in no population and never drawn, as a file
  * without data is (a sparse file's holes exactly known as nothing). */
@@ -257,7 +264,8 @@ void sample_pop_remove(struct sample_pop *p, uint64_t size, uint64_t x,
  * The stratum of unit k of a file: where pb is given (a file larger than
  * a unit, pb[k] the current ratio band of each of its parts:
  * sample_parts_bands()), by its part's band, and by the file's own slot
- * where it has one (SAMPLE_PB_SLOT), or SAMPLE_NO_STRATUM for a part
+ * where it has one (SAMPLE_PB_SLOT), or by what of the part counts
+ * (SAMPLE_PB_COUNTS, SAMPLE_PB_COPY), or SAMPLE_NO_STRATUM for a part
  * without data (SAMPLE_PB_EMPTY); else by the file's band.
  */
 unsigned sample_unit_stratum(uint64_t size, uint64_t x, unsigned band,
@@ -346,6 +354,15 @@ void sample_pop_cur(struct sample_pop *p, uint64_t size, uint64_t x,
  * share a the same layout is known to count, into W. */
 void sample_pop_add_counted(struct sample_pop *p, uint64_t size, uint64_t x,
 			    unsigned band, const uint8_t *pb, double a);
+
+/* sample_pop_cur() and sample_pop_add_counted() with a share for each of
+ * a big file's parts (ak[k]) instead of one for all. */
+void sample_pop_cur_parts(struct sample_pop *p, uint64_t size, uint64_t x,
+			  unsigned band, const uint8_t *pb, const double *ak,
+			  const struct sample_cur *c, int sign);
+void sample_pop_add_counted_parts(struct sample_pop *p, uint64_t size,
+				  uint64_t x, unsigned band,
+				  const uint8_t *pb, const double *ak);
 
 /* Units and data bytes of the whole population. */
 uint64_t sample_pop_units(const struct sample_pop *p);

@@ -104,6 +104,11 @@ struct sampleplan {
 	size_t nbig;
 	/* files whose band is a current ratio (not a kind) */
 	uint64_t ratios;
+	/* sampleplan_part_shares()' room: each part's share, and its bytes
+	 * of its own and in all (part k's at 2k and 2k + 1) */
+	double *ak;
+	uint64_t *pbytes;
+	size_t cap_ak, cap_pbytes;
 	struct search_ctx *search;
 	struct sampleplan_dev *devs;
 	size_t ndevs, cap_devs;
@@ -896,6 +901,99 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 	return s;
 }
 
+/* The first of the references to ref (sorted), or p->nrefs. */
+static size_t sampleplan_find(const struct sampleplan *p, uint64_t ref)
+{
+	size_t lo = 0, hi = p->nrefs, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->refs[mid].ref < ref)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * What of each of the n parts of the big file at ord counts in the same
+ * layout: of its bytes its extent items reference, those in extents no
+ * file before it in the walk references (as sampleplan_away() tells an
+ * extent's first file), into p->ak (a where a part's items reference
+ * nothing).  Returns 1, or 0 when its items were not kept or memory is
+ * short (its file's share a for every part).
+ */
+static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
+				  uint64_t n, double a)
+{
+	const struct sampleplan_fx *fx = &p->fx[ord];
+	const struct sampleplan_item *it;
+	size_t m = sampleplan_kept_count(fx->kept), i, j;
+	uint64_t ref, pos, end, k, s, e, *by;
+	double *ak;
+	int own;
+
+	if (!fx->kept || !p->kept || n > SIZE_MAX / 2)
+		return 0;
+	ak = array_grow(p->ak, &p->cap_ak, (size_t)n, sizeof(*ak));
+	if (!ak)
+		return 0;
+	p->ak = ak;
+	by = array_grow(p->pbytes, &p->cap_pbytes, 2 * (size_t)n,
+			sizeof(*by));
+	if (!by)
+		return 0;
+	p->pbytes = by;
+	memset(by, 0, 2 * (size_t)n * sizeof(*by));
+	it = &p->kept->v[fx->kept >> SAMPLEPLAN_KEPT_BITS];
+	for (i = 0; i < m; i++, it++) {
+		if (it->type == BTRFS_FILE_EXTENT_INLINE || !it->disk_bytenr ||
+		    !it->num_bytes)
+			continue;	/* inline, or a hole */
+		ref = it->disk_bytenr & ~(1ull << 63);
+		own = 1;
+		for (j = sampleplan_find(p, ref);
+		     own && j < p->nrefs && p->refs[j].ref == ref; j++)
+			own = p->refs[j].ord >= ord;
+		pos = it->file_pos;
+		end = pos + it->num_bytes;
+		for (k = pos / SAMPLE_CHUNK; k < n && k * SAMPLE_CHUNK < end;
+		     k++) {
+			s = k * SAMPLE_CHUNK > pos ? k * SAMPLE_CHUNK : pos;
+			e = (k + 1) * SAMPLE_CHUNK < end ?
+				    (k + 1) * SAMPLE_CHUNK : end;
+			by[2 * k] += own ? e - s : 0;
+			by[2 * k + 1] += e - s;
+		}
+	}
+	for (k = 0; k < n; k++)
+		ak[k] = by[2 * k + 1] ? (double)by[2 * k] / by[2 * k + 1] : a;
+	return 1;
+}
+
+/*
+ * The bands of the n parts of a big file away of which some counts,
+ * into b: each part's band (old, or the file's band) with what of it
+ * counts (p->ak: SAMPLE_PB_COUNTS from half, SAMPLE_PB_COPY for none,
+ * else the file's away strata).
+ */
+static void sampleplan_part_bands(const struct sampleplan *p,
+				  const uint8_t *old, unsigned band,
+				  uint64_t n, uint8_t *b)
+{
+	uint64_t k;
+	unsigned code;
+
+	for (k = 0; k < n; k++) {
+		code = p->ak[k] >= 0.5 ? SAMPLE_PB_COUNTS :
+		       p->ak[k] <= 0 ? SAMPLE_PB_COPY : 0;
+		b[k] = (uint8_t)(((old ? old[k] : band) & SAMPLE_PB_BAND) |
+				 (old ? old[k] & SAMPLE_PB_EMPTY : 0) |
+				 code << SAMPLE_PB_SLOT);
+	}
+}
+
 /*
  * The file of reference r, which a file before it in the walk shares the
  * extent or the inline item of: when more than half of its data (by the
@@ -904,14 +1002,17 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
  * nothing of it does, by where the setting stores them
  * (SAMPLE_JUMP_DRAWS).  Either way its units go to strata of their own
  * (SAMPLE_AWAY), apart from those that count in full, into the table and
- * the population; once.  Returns 0 or -ENOMEM.
+ * the population, a big file's parts each by what of it counts
+ * (sampleplan_part_shares()); once.  Returns 0 or -ENOMEM.
  */
 static int sampleplan_move_away(struct sampleplan *p,
 				const struct sampleplan_ref *r)
 {
 	struct sampleplan_fx *fx = &p->fx[r->ord];
 	const uint8_t *pb;
+	uint8_t *b;
 	unsigned band, away;
+	uint64_t n;
 	double a;
 
 	if (fx->away + fx->inl <= fx->total / 2)
@@ -931,9 +1032,28 @@ static int sampleplan_move_away(struct sampleplan *p,
 	/* the copies that count nothing apart: the plan draws those that
 	 * do at their own share */
 	away = SAMPLE_AWAY | (p->o->weigh_away && a > 0 ? SAMPLE_AWAY_OWN : 0);
+	/* a big file: each part by what of it counts (a write of its own
+	 * is in some of its parts, not spread over all) */
+	n = sample_units(fx->size, fx->x);
+	b = (away & SAMPLE_AWAY_OWN) && n >= 2 && n <= SIZE_MAX &&
+		    sampleplan_part_shares(p, r->ord, n, a) ?
+		    array_grow(p->pb, &p->cap_pb, (size_t)n, 1) :
+		    NULL;
+	if (b) {
+		p->pb = b;
+		sampleplan_part_bands(p, pb, band, n, b);
+	}
 	sample_pop_remove_parts(&p->pop, fx->size, fx->x, band, pb);
-	sample_pop_add_parts(&p->pop, fx->size, fx->x, band | away, pb);
-	sample_pop_add_counted(&p->pop, fx->size, fx->x, band | away, pb, a);
+	sample_pop_add_parts(&p->pop, fx->size, fx->x, band | away,
+			     b ? b : pb);
+	if (b)
+		sample_pop_add_counted_parts(&p->pop, fx->size, fx->x,
+					     band | away, b, p->ak);
+	else
+		sample_pop_add_counted(&p->pop, fx->size, fx->x, band | away,
+				       pb, a);
+	if (b && sample_bands_put_parts(p->bands, r->file, b, n))
+		return -ENOMEM;
 	return sample_bands_put(p->bands, r->file, band | away) ? -ENOMEM : 0;
 }
 
@@ -1064,6 +1184,8 @@ out:
 	sampleplan_kept_free(p.kept);
 	free(p.pb);
 	free(p.pq);
+	free(p.ak);
+	free(p.pbytes);
 	sample_parts_free(&p.parts);
 	search_free(p.search);
 	sample_bands_free(p.bands);

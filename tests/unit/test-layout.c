@@ -407,7 +407,8 @@ static void plan_live(struct layout *l)
  * wait until every file is planned (a snapshot's copy may claim its
  * first write), then are its writes' as layout_settle() counts them.
  * Alone, what is known of its share first counts the first write's
- * extents as its own.
+ * extents as its own.  Read in parts, each part's factor is its
+ * groups' (layout_part_factors()).
  */
 static void test_sampled_in_steps(void)
 {
@@ -429,7 +430,7 @@ static void test_sampled_in_steps(void)
 		const uint64_t want = alone ? 667 + 300 : 300;
 		struct layout_total t;
 		size_t ticket, user, nrows;
-		double fa[2];
+		double fa[2], pf[2], tmp[2];
 		int skip;
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(l);
@@ -449,6 +450,21 @@ static void test_sampled_in_steps(void)
 		/* alone, its first write's 256 KiB whole are its own too */
 		CU_ASSERT_DOUBLE_EQUAL(layout_known_share(l, ticket),
 				       alone ? 1.25 : 0.25, 1e-12);
+		/* read in parts (of 512 KiB, 256 KiB here: one part,
+		 * and one past its end): by its groups.  The first write's
+		 * bookend counts nothing when the snapshot claims that
+		 * write, else its extents whole (256 KiB for the 192 KiB
+		 * referenced), the overwrite in full: over the file, what
+		 * is known of its share */
+		CU_ASSERT_EQUAL(layout_part_factors(l, ticket, 262144, 2, pf,
+						    tmp), 1);
+		CU_ASSERT_DOUBLE_EQUAL(pf[0], layout_known_share(l, ticket),
+				       1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(pf[1], -1, 0);
+		/* its first 64 KiB alone (the part cut at that size) */
+		CU_ASSERT_EQUAL(layout_part_factors(l, ticket, 65536, 1, pf,
+						    tmp), 1);
+		CU_ASSERT_DOUBLE_EQUAL(pf[0], alone ? 4.0 / 3 : 0, 1e-12);
 		layout_factors(l, ticket, raw, gdelta, fa);
 		CU_ASSERT_DOUBLE_EQUAL(fa[0] * 900, want, 1e-6);
 		/* in one go instead (read in parts): its share of it */

@@ -1341,6 +1341,55 @@ static void test_away_own(void)
 		  SAMPLE_MIN_DRAWS * SAMPLE_JUMP_DRAWS - 1e-9);
 }
 
+/*
+ * A big file away of which some parts count (SAMPLE_PB_COUNTS: the
+ * strata of the files that count), some not (SAMPLE_PB_COPY: the away
+ * strata) and one in part (its file's): each part's bytes and current
+ * bytes times its own share, and of those in away strata that share in W.
+ */
+static void test_part_codes(void)
+{
+	const uint64_t size = 4 * SAMPLE_CHUNK;
+	const unsigned aw = SAMPLE_AWAY | SAMPLE_AWAY_OWN;
+	const uint8_t pb[4] = {
+		2 | SAMPLE_PB_COPY << SAMPLE_PB_SLOT,
+		2 | SAMPLE_PB_COUNTS << SAMPLE_PB_SLOT,
+		1,
+		2 | SAMPLE_PB_COPY << SAMPLE_PB_SLOT,
+	};
+	const double ak[4] = { 0, 0.75, 0.25, 0 };
+	const uint16_t pq[4] = { SAMPLE_Q_ONE, SAMPLE_Q_ONE / 2,
+				 SAMPLE_Q_ONE / 4, SAMPLE_Q_ONE };
+	const struct sample_cur cur = { SAMPLE_Q_ONE, pq };
+	unsigned copy = sample_stratum(size, size, 2 | SAMPLE_AWAY);
+	unsigned counts = sample_stratum(size, size, 2);
+	unsigned part = sample_stratum(size, size, 1 | aw);
+	struct sample_pop pop;
+
+	CU_ASSERT_EQUAL(sample_unit_stratum(size, size, 3 | aw, pb, 0), copy);
+	CU_ASSERT_EQUAL(sample_unit_stratum(size, size, 3 | aw, pb, 1),
+			counts);
+	CU_ASSERT_EQUAL(sample_unit_stratum(size, size, 3 | aw, pb, 2), part);
+	memset(&pop, 0, sizeof(pop));
+	sample_pop_add_parts(&pop, size, size, 3 | aw, pb);
+	sample_pop_add_counted_parts(&pop, size, size, 3 | aw, pb, ak);
+	CU_ASSERT_EQUAL(pop.N[copy], 2);
+	CU_ASSERT_EQUAL(pop.N[counts], 1);
+	CU_ASSERT_EQUAL(pop.N[part], 1);
+	CU_ASSERT_EQUAL(pop.W[copy], 0);
+	CU_ASSERT_EQUAL(pop.W[part], SAMPLE_CHUNK / 4);
+	memset(&pop, 0, sizeof(pop));
+	sample_pop_cur_parts(&pop, size, size, 3 | aw, pb, ak, &cur, 1);
+	CU_ASSERT_EQUAL(pop.X[copy], 0);
+	CU_ASSERT_EQUAL(pop.X[counts], 3 * SAMPLE_CHUNK / 4);
+	CU_ASSERT_EQUAL(pop.C[counts], 3 * SAMPLE_CHUNK / 8);
+	CU_ASSERT_EQUAL(pop.X[part], SAMPLE_CHUNK / 4);
+	CU_ASSERT_EQUAL(pop.C[part], SAMPLE_CHUNK / 16);
+	sample_pop_cur_parts(&pop, size, size, 3 | aw, pb, ak, &cur, -1);
+	CU_ASSERT_EQUAL(pop.N[counts] + pop.X[counts] + pop.C[counts], 0);
+	CU_ASSERT_EQUAL(pop.N[part] + pop.N[copy], 0);
+}
+
 static CU_TestInfo sample_tests[] = {
 	{ "nested subvolume keys", test_subvol_dev },
 	{ "devices named in the draws", test_devs },
@@ -1360,6 +1409,7 @@ static CU_TestInfo sample_tests[] = {
 	{ "files that jump unseen", test_jump_unseen },
 	{ "away strata weighed", test_weigh_away },
 	{ "what counts in part apart from the copies", test_away_own },
+	{ "a big file's parts by what of each counts", test_part_codes },
 	{ "certain and nested", test_certain_and_nested },
 	{ "one big file", test_one_big_file },
 	{ "the same layout's estimate", test_share },

@@ -643,11 +643,130 @@ static void test_half(void)
 	}
 }
 
+/*
+ * Big files away of which a write of their own counts: each part by what
+ * of it counts.  Groups of three files of four parts, in walk order
+ * (E0..E5 extents; K = 512 KiB, a part):
+ *   0: E0, E1, E2, E3 (one a part)          its own       stays
+ *   1: E0, E1, E4, E3 (E4 written anew)     a quarter     parts: copy,
+ *                                                         copy, counts, copy
+ *   2: E0, E1, E2, 3/4 of E3 and E5         a sixteenth   copy, copy, copy,
+ *                                                         its file's strata
+ */
+#define PART_GROUPS	200
+#define PART_K		(512u * 1024)
+
+static const struct part_ref {
+	uint8_t file, extent;
+	uint32_t pos, bytes;
+} part_refs[] = {
+	{ 0, 0, 0, PART_K }, { 0, 1, PART_K, PART_K },
+	{ 0, 2, 2 * PART_K, PART_K }, { 0, 3, 3 * PART_K, PART_K },
+	{ 1, 0, 0, PART_K }, { 1, 1, PART_K, PART_K },
+	{ 1, 4, 2 * PART_K, PART_K }, { 1, 3, 3 * PART_K, PART_K },
+	{ 2, 0, 0, PART_K }, { 2, 1, PART_K, PART_K },
+	{ 2, 2, 2 * PART_K, PART_K }, { 2, 3, 3 * PART_K, 3 * PART_K / 4 },
+	{ 2, 5, 3 * PART_K + 3 * PART_K / 4, PART_K / 4 },
+};
+
+static int list_parts(void *arg, struct sampleplan *p, int fd,
+		      const char *path, const struct stat *st, int depth)
+{
+	size_t g, f, i;
+
+	(void)arg;
+	(void)fd;
+	(void)path;
+	(void)depth;
+	g_dev = st->st_dev;
+	for (g = 0; g < PART_GROUPS; g++)
+		for (f = 0; f < 3; f++) {
+			for (i = 0; i < sizeof(part_refs) / sizeof(*part_refs);
+			     i++) {
+				const struct part_ref *r = &part_refs[i];
+				struct extent_info ei = {
+					.type = BTRFS_FILE_EXTENT_REG,
+					.file_pos = r->pos,
+					.disk_bytenr = (1ull << 32) +
+						       (8 * g + r->extent) *
+							       (1ull << 20),
+					.disk_num_bytes = PART_K / 2,
+					.num_bytes = r->bytes,
+					.ram_bytes = PART_K,
+				};
+
+				if (r->file == f)
+					CU_ASSERT_EQUAL(sampleplan_ref(p, &ei,
+								       NULL, 0),
+							0);
+			}
+			CU_ASSERT_EQUAL(sampleplan_add(p,
+						       file_key(g_dev, 3 * g + f),
+						       1, 4 * PART_K, 4 * PART_K,
+						       1, 100, -1, NULL),
+					0);
+		}
+	return WALK_SKIP;
+}
+
+static void test_part_shares(void)
+{
+	static const unsigned want[3][4] = {
+		{ 0, 0, 0, 0 },
+		{ SAMPLE_PB_COPY, SAMPLE_PB_COPY, SAMPLE_PB_COUNTS,
+		  SAMPLE_PB_COPY },
+		{ SAMPLE_PB_COPY, SAMPLE_PB_COPY, SAMPLE_PB_COPY, 0 },
+	};
+	unsigned part_away[SAMPLE_PB_SLOTS + 1] = {
+		[0] = SAMPLE_AWAY | SAMPLE_AWAY_OWN,
+		[SAMPLE_PB_COPY] = SAMPLE_AWAY,
+	};
+	const uint64_t size = 4 * PART_K;
+	struct sample_design d;
+	struct sample_bands *b = NULL;
+	struct seen_set *s = NULL;
+	size_t g, f, k, bad = 0;
+
+	plan_with(1, list_parts, &d, &b, &s);
+	for (g = 0; g < PART_GROUPS; g++)
+		for (f = 0; f < 3; f++) {
+			uint64_t key = file_key(g_dev, 3 * g + f);
+			unsigned band = sample_bands_get(b, key);
+			const uint8_t *pb = sample_bands_parts(b, key, 4);
+
+			bad += !!(band & SAMPLE_AWAY) != (f > 0);
+			bad += !!(band & SAMPLE_AWAY_OWN) != (f > 0);
+			bad += f && !pb;
+			for (k = 0; k < 4; k++) {
+				unsigned code = pb ? (pb[k] >> SAMPLE_PB_SLOT) &
+							     SAMPLE_PB_SLOTS :
+						     0;
+				unsigned h = sample_unit_stratum(size, size,
+								 band, pb, k);
+
+				bad += code != want[f][k];
+				/* a part that counts: the strata of the
+				 * files that count; a copy's: the away ones
+				 * without SAMPLE_AWAY_OWN */
+				if (f && pb)
+					bad += h != sample_stratum(
+						size, size,
+						(pb[k] & SAMPLE_PB_BAND) |
+							part_away[code]);
+			}
+		}
+	CU_ASSERT_EQUAL(bad, 0);
+	sample_bands_free(b);
+	seen_free(s);
+}
+
 static CU_TestInfo tests[] = {
 	{ "sharers, one thread and two", test_sharers },
 	{ "sharers' items kept", test_kept },
 	{ "sharers' items kept, room for some", test_kept_full },
 	{ "away at more than half", test_half },
+	{ "a big file away: each part by what of it counts",
+	  test_part_shares },
 	{ "put in the walk's order", test_reorder },
 	{ "a name's kind", test_name_kind },
 	{ "the raw band divided where it holds most data", test_raw_kinds },
