@@ -198,7 +198,6 @@ struct estrun {
 	size_t npopl, cap_popl;
 	uint64_t *raw;			/* 2n: factors()' */
 	double *f;			/* 2n */
-	double *fu;			/* 2n: estrun_unit_f()'s */
 	/* a big file's parts: estrun_pop_same()'s shares, and
 	 * estrun_part_factors()' factors and their room */
 	double *ak, *pf, *pt;
@@ -803,7 +802,6 @@ void estrun_free(struct estrun *r)
 	free(r->acc);
 	free(r->raw);
 	free(r->f);
-	free(r->fu);
 	free(r->ak);
 	free(r->pf);
 	free(r->pt);
@@ -860,7 +858,6 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->acc = calloc(4 * (o->n ? o->n : 1), sizeof(*r->acc));
 	r->raw = calloc(2 * (o->n ? o->n : 1), sizeof(*r->raw));
 	r->f = calloc(2 * (o->n ? o->n : 1), sizeof(*r->f));
-	r->fu = calloc(2 * (o->n ? o->n : 1), sizeof(*r->fu));
 	r->links = seen_create();
 	r->scratch = calloc(2 * n3, sizeof(*r->scratch));
 	r->nslots = estrun_nslots(o->jobs);
@@ -878,8 +875,7 @@ static int estrun_alloc(struct estrun *r, const struct estrun_opts *o)
 	r->known_rw = calloc(n3 / 3, sizeof(*r->known_rw));
 	r->dxd = calloc((4 + 2 * (n3 / 3)) * SAMPLE_ROW_BANDS, sizeof(*r->dxd));
 	r->dx = calloc((4 + 2 * (n3 / 3)) * SAMPLE_ROW_BANDS, sizeof(*r->dx));
-	if (!r->s || !r->acc || !r->raw || !r->f || !r->fu || !r->links ||
-	    !r->scratch ||
+	if (!r->s || !r->acc || !r->raw || !r->f || !r->links || !r->scratch ||
 	    !r->slots || !r->deltas || !r->ncs || !r->pop_known ||
 	    !r->known || !r->queue || !r->done_q ||
 	    !r->free_list || !r->w || !r->dxd || !r->dx || !r->acc_rw ||
@@ -1040,18 +1036,12 @@ static const double *estrun_part_factors(struct estrun *r, size_t token,
 	return r->pf;
 }
 
-/* Part k's factors for the same layout: its own (pf) where it has one,
- * else its file's (r->f). */
-static const double *estrun_unit_f(struct estrun *r, const double *pf,
-				   uint64_t k)
+/* Part k's factor i (of r->f's 2n) for the same layout: its own (pf,
+ * the same for every setting) where it has one, else its file's. */
+static double estrun_unit_f(const struct estrun *r, const double *pf,
+			    uint64_t k, size_t i)
 {
-	size_t i;
-
-	if (!pf || pf[k] < 0)
-		return r->f;
-	for (i = 0; i < 2 * r->n; i++)
-		r->fu[i] = pf[k];
-	return r->fu;
+	return pf && pf[k] >= 0 ? pf[k] : r->f[i];
 }
 
 /* Part k's share of the same layout's auxiliary (its bytes times it) of
@@ -1102,7 +1092,6 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
 	const uint32_t ss = r->sectorsize ? r->sectorsize : 4096;
 	uint64_t x = estrun_data_bytes(&sl->st), size = sl->st.st_size;
 	uint64_t nu = sample_units(size, x), k, off, len, xk, ck, raw;
-	const double *f;
 	double a;
 	size_t i;
 	unsigned h;
@@ -1132,9 +1121,11 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
 			r->pop_known[2 * i + 1].N[h]++;
 			r->pop_known[2 * i + 1].X[h] += sample_share_x(a, xk);
 			r->pop_known[2 * i + 1].C[h] += sample_share_x(a, ck);
-			f = estrun_unit_f(r, pf, k);
-			r->known[4 * i + 2] += (double)raw * f[2 * i];
-			r->known[4 * i + 3] += (double)raw * f[2 * i + 1];
+			r->known[4 * i + 2] += (double)raw *
+					       estrun_unit_f(r, pf, k, 2 * i);
+			r->known[4 * i + 3] += (double)raw *
+					       estrun_unit_f(r, pf, k,
+							     2 * i + 1);
 		}
 	}
 }
@@ -1144,7 +1135,7 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 {
 	const size_t n = r->n, per = 3 + 2 * n;
 	const uint64_t *v;
-	const double *f, *pf;
+	const double *pf;
 	double a;
 	uint64_t c;
 	size_t i, j;
@@ -1166,7 +1157,6 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 		     estrun_part_factors(r, sl->token, &sl->st) : NULL;
 	for (j = 0; j < sl->nsu; j++) {
 		v = sl->su + j * per;
-		f = estrun_unit_f(r, pf, v[2]);
 		a = estrun_part_aux(pf, sl->pb, v[2], sl->aux);
 		r->units_read++;
 		r->data_read += v[1];
@@ -1189,7 +1179,8 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 				&r->acc[4 * (i / 2) + 2 + i % 2],
 				(unsigned)v[0], v[1], sample_share_x(a, v[1]),
 				sample_share_x(a, c),
-				estrun_round(v[3 + i] * f[i]));
+				estrun_round(v[3 + i] *
+					     estrun_unit_f(r, pf, v[2], i)));
 		}
 	}
 	estrun_add_known(r, sl, rw, pf);

@@ -6,6 +6,7 @@
 #include "array.h"
 #include "layout.h"
 #include "ioctl.h"
+#include "sample.h"
 
 /*
  * A file whose extents were written by more transactions than this is
@@ -59,9 +60,6 @@ struct layout_tx {
 	size_t fs_idx;
 	uint32_t group, level;
 };
-
-/* A big file's part when sampled (sample.h's SAMPLE_CHUNK). */
-#define LAYOUT_PART	(512u * 1024)
 
 /* A file's share at one level. */
 struct layout_share {
@@ -1519,11 +1517,11 @@ int layout_part_factors(const struct layout *l, size_t ticket,
 			continue;
 		scale = (double)t->gnum[g] / t->gvis[g];
 		e = x->end < size ? x->end : size;
-		for (k = x->start / LAYOUT_PART; k < n && x->start < e &&
-						 k * LAYOUT_PART < e;
+		for (k = x->start / SAMPLE_CHUNK; k < n && x->start < e &&
+						 k * SAMPLE_CHUNK < e;
 		     k++) {
-			s = overlap(x->start, e, k * LAYOUT_PART,
-				    (k + 1) * LAYOUT_PART);
+			s = overlap(x->start, e, k * SAMPLE_CHUNK,
+				    (k + 1) * SAMPLE_CHUNK);
 			f[k] += s * scale;
 			tmp[k] += s;
 		}

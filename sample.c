@@ -385,8 +385,9 @@ uint64_t sample_unit_cur(const struct sample_cur *c, uint64_t size,
 }
 
 /* A file's units into p (sign 1) or out of it (-1), each unit's bytes
- * scaled by a (sample_share_x()), with their current disk bytes (c NULL:
- * none) in C; sign 0: their bytes scaled by a into W alone. */
+ * scaled by a (sample_share_x()), or a big file's part k's by ak[k] when
+ * ak and pb are given, with their current disk bytes (c NULL: none) in C;
+ * sign 0: their bytes scaled so into W alone. */
 static void sample_pop_file(struct sample_pop *p, uint64_t size, uint64_t x,
 			    unsigned band, const uint8_t *pb, int sign,
 			    double a, const double *ak,
