@@ -7,6 +7,7 @@
 #include "array.h"
 #include "ioctl.h"
 #include "prune.h"
+#include "radix.h"
 #include "seen.h"
 #include "thread.h"
 
@@ -107,18 +108,13 @@ static int by_child(const void *a, const void *b)
 	return x->dir < y->dir ? -1 : x->dir > y->dir;
 }
 
+LOWER_BOUND_DEFINE(dirs_find, struct prune_name, child)
+
 /* The first name of directory ino in p->dirs (sorted), or NULL. */
 static const struct prune_name *dir_name(const struct prune *p, uint64_t ino)
 {
-	size_t lo = 0, hi = p->ndirs, mid;
+	size_t lo = dirs_find(p->dirs, p->ndirs, ino);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (p->dirs[mid].child < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < p->ndirs && p->dirs[lo].child == ino ? &p->dirs[lo] : NULL;
 }
 

@@ -4,7 +4,8 @@
  * a pass, the passes where every record has the same byte skipped (keys
  * that differ in their low bytes only, as a tree's inode numbers or a
  * walk's ranks do, take two or three passes).  Faster than qsort() by
- * several times on the pre-pass's arrays of some 100,000 records.
+ * several times on the pre-pass's arrays of some 100,000 records.  And
+ * the binary search of an array so sorted.
  */
 #ifndef COMPSIZE_RADIX_H
 #define COMPSIZE_RADIX_H
@@ -49,6 +50,25 @@ static type *name(type *v, type *tmp, size_t n)				\
 	}								\
 	free(count);							\
 	return src;							\
+}
+
+/*
+ * static size_t name(const type *v, size_t n, uint64_t key): the first
+ * of v[0..n), sorted by its field, whose field is not below key, or n.
+ */
+#define LOWER_BOUND_DEFINE(name, type, field)				\
+static size_t name(const type *v, size_t n, uint64_t key)		\
+{									\
+	size_t lo = 0, hi = n, mid;					\
+									\
+	while (lo < hi) {						\
+		mid = lo + (hi - lo) / 2;				\
+		if (v[mid].field < key)					\
+			lo = mid + 1;					\
+		else							\
+			hi = mid;					\
+	}								\
+	return lo;							\
 }
 
 #endif

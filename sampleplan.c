@@ -901,20 +901,8 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 	return s;
 }
 
-/* The first of the references to ref (sorted), or p->nrefs. */
-static size_t sampleplan_find(const struct sampleplan *p, uint64_t ref)
-{
-	size_t lo = 0, hi = p->nrefs, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (p->refs[mid].ref < ref)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+/* The first of the references (sorted) to an extent, or p->nrefs. */
+LOWER_BOUND_DEFINE(refs_find, struct sampleplan_ref, ref)
 
 /*
  * What of each of the n parts of the big file at ord counts in the same
@@ -953,7 +941,7 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
 			continue;	/* inline, or a hole */
 		ref = it->disk_bytenr & ~(1ull << 63);
 		own = 1;
-		for (j = sampleplan_find(p, ref);
+		for (j = refs_find(p->refs, p->nrefs, ref);
 		     own && j < p->nrefs && p->refs[j].ref == ref; j++)
 			own = p->refs[j].ord >= ord;
 		pos = it->file_pos;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include "array.h"
+#include "radix.h"
 #include "search.h"
 
 /* The kernel clamps a larger request to this (btrfs_ioctl_tree_search_v2). */
@@ -363,12 +364,15 @@ static int batch_fill(struct search_batch *b, int fd, uint64_t dev,
 	return 0;
 }
 
+/* The first item of an inode in a batch's items (sorted), or n. */
+LOWER_BOUND_DEFINE(items_find, struct batch_item, ino)
+
 int search_batch_file_extents(struct search_batch *b, int fd, uint64_t dev,
 			      uint64_t ino, uint32_t nodesize, search_cb cb,
 			      void *arg)
 {
 	struct search_item item;
-	size_t lo, hi, mid;
+	size_t lo;
 	int ret;
 
 	if (!b->valid || b->dev != dev || ino < b->lo || ino > b->hi) {
@@ -380,17 +384,7 @@ int search_batch_file_extents(struct search_batch *b, int fd, uint64_t dev,
 			return ret;
 	}
 	b->served++;
-	/* the first item of ino */
-	lo = 0;
-	hi = b->n;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (b->items[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < b->n && b->items[lo].ino == ino; lo++) {
+	for (lo = items_find(b->items, b->n, ino); lo < b->n && b->items[lo].ino == ino; lo++) {
 		const struct batch_item *it = &b->items[lo];
 
 		item.transid = it->transid;
