@@ -244,8 +244,10 @@ struct est_ops {
 	 * as the kernel carries it (compress= only).  gdelta holds 3n values
 	 * per group (ng groups): group g's setting i disk, uncompressed and
 	 * input at 3n * g + 3i...  Nothing is added to the totals but codec
-	 * time.  Returns 0, -EINVAL (not a regular file, a group out of
-	 * range) or a file's error as for files().
+	 * time.  w[] may be some of a file's writes (a sample's part): of
+	 * the page cache only what they span is dropped, where the file was
+	 * not all cached.  Returns 0, -EINVAL (not a regular file, a group
+	 * out of range) or a file's error as for files().
 	 */
 	int (*writes)(struct est_ctx *ctx, int fd, const struct stat *st,
 		      const struct est_write *w, size_t nw, size_t ng,

@@ -101,6 +101,11 @@ struct estrun_slot {
 	 * sums when the file is delivered */
 	uint64_t *su;
 	size_t nsu, cap_su;
+	/* a big file read in parts and written in steps: for each unit
+	 * read, in the order of su, ESTRUN_PW(n) values a write bucket that
+	 * reaches its part (estrun_unit_writes()) */
+	double *pw;
+	size_t npw, cap_pw;
 	/* n: where NOCOMPRESS is set in a big file read by parts, for each
 	 * setting (the offset of the part that sets it, found following the
 	 * file from its start), UINT64_MAX where not known; has_nc is 0 for
@@ -190,6 +195,9 @@ struct estrun {
 	int (*deferred)(void *arg, size_t token);
 	int (*part_factors)(void *arg, size_t token, uint64_t size,
 			    uint64_t n, double *f, double *tmp);
+	int (*bucket_scales)(void *arg, size_t token, size_t nb, double *s);
+	double *bs;			/* bucket_scales()' */
+	size_t cap_bs;
 	/* files whose units wait for estrun_settle(): copies of their
 	 * slots, owning their su, nc and gdelta */
 	struct estrun_slot *later;
@@ -411,6 +419,189 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
 }
 
 /*
+ * Of each entry of estrun_slot.pw, for a unit read of a big file written
+ * in steps and one write bucket that reaches its part: the part, the
+ * bucket, its bytes in the part of writes that reach beyond the part,
+ * and of writes that lie whole in it, then for each setting what those
+ * take as written (est_ops.writes()), disk and uncompressed, or -1 and
+ * -1 where the part is raw after NOCOMPRESS.
+ */
+#define ESTRUN_PW(n)	(4 + 2 * (n))
+/* A piece of a write that lies whole in a part is estimated as written
+ * up to this long: a small write, where a sector's rounding and the
+ * one-sector rule weigh.  A longer one counts by the part's ratio, as
+ * the part in one go, of which it is most: read again, such pieces
+ * (an image's first write between blocks rewritten since) cost 60% more
+ * CPU time on a disk image's like, for the same estimate. */
+#define ESTRUN_WRITE_ALONE	(64u * 1024)
+
+/* A piece's bytes in a part read (estrun_unit_writes()). */
+struct estrun_pitem {
+	uint32_t j;		/* the unit */
+	uint32_t p;		/* the piece */
+	uint64_t bytes;
+};
+
+/* One bucket of a part's pieces (estrun_unit_writes()). */
+struct estrun_bacc {
+	uint32_t b;
+	uint64_t out, in;	/* bytes of writes beyond the part, within */
+	size_t loc;		/* its group in est_ops.writes(), or max */
+};
+
+/*
+ * The m units read of big file sl (w->units, per values each, their
+ * values final), by the write buckets that reach their parts, into
+ * sl->pw (ESTRUN_PW(n) values an entry): the small writes that lie whole
+ * in a part (ESTRUN_WRITE_ALONE) estimated as they were written
+ * (est_ops.writes(), in the order written), which the part in one go
+ * does not tell (a 4 KiB write in a part of text is raw, not the part's
+ * ratio of 4 KiB).  Nothing for a file not written in steps.  Returns 0
+ * or -errno.
+ */
+static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
+			      size_t m, size_t per)
+{
+	const struct estrun *r = w->r;
+	const size_t n = r->n, pe = ESTRUN_PW(n);
+	const uint64_t size = sl->st.st_size;
+	const uint64_t nu = sample_units(size, estrun_data_bytes(&sl->st));
+	struct estrun_pitem *by = NULL;
+	struct estrun_bacc *acc = NULL;
+	struct est_write *cw = NULL;
+	uint64_t *gd = NULL, k, e, s, *u;
+	uint32_t *unit = NULL;
+	size_t *at = NULL, ni = 0, i, j, q, c, t, na, ncw, nloc;
+	double *pw;
+	int ret = -ENOMEM;
+
+	sl->npw = 0;
+	if (!sl->nw || sl->nw > UINT32_MAX || !m || m >= UINT32_MAX ||
+	    nu > SIZE_MAX / sizeof(*unit))
+		return 0;
+	unit = calloc((size_t)nu, sizeof(*unit));
+	at = calloc(m + 1, sizeof(*at));
+	if (!unit || !at)
+		goto out;
+	for (j = 0; j < m; j++)
+		unit[w->units[j * per] / SAMPLE_CHUNK] = (uint32_t)j + 1;
+	/* each piece's bytes in each part read, by unit, in the order
+	 * written: counted, then placed */
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < sl->nw; i++) {
+			const struct est_write *x = &sl->wr[i];
+
+			e = x->end < size ? x->end : size;
+			if ((x->flags & EST_WRITE_INDEP) || x->start >= e)
+				continue;
+			for (k = x->start / SAMPLE_CHUNK;
+			     k < nu && k * SAMPLE_CHUNK < e; k++) {
+				if (!unit[k])
+					continue;
+				if (!c) {
+					at[unit[k]]++;
+					ni++;
+					continue;
+				}
+				s = x->start > k * SAMPLE_CHUNK ?
+					    x->start : k * SAMPLE_CHUNK;
+				by[at[unit[k] - 1]++] = (struct estrun_pitem){
+					unit[k] - 1, (uint32_t)i,
+					(e < (k + 1) * SAMPLE_CHUNK ?
+						 e : (k + 1) * SAMPLE_CHUNK) - s
+				};
+			}
+		}
+		if (c)
+			break;
+		/* where each unit's pieces start (unit j's count was at
+		 * at[j + 1]) */
+		for (j = 1; j <= m; j++)
+			at[j] += at[j - 1];
+		by = malloc((ni ? ni : 1) * sizeof(*by));
+		acc = malloc((ni ? ni : 1) * sizeof(*acc));
+		cw = malloc((ni ? ni : 1) * sizeof(*cw));
+		gd = malloc((ni ? ni : 1) * 3 * n * sizeof(*gd));
+		if (!by || !acc || !cw || !gd)
+			goto out;
+	}
+	pw = array_grow(sl->pw, &sl->cap_pw, ni ? ni * pe : 1, sizeof(*pw));
+	if (!pw)
+		goto out;
+	sl->pw = pw;
+	ret = 0;
+	/* at[j] is now where unit j's pieces end */
+	for (j = 0, q = 0; j < m && !ret; q = at[j++]) {
+		u = w->units + j * per;
+		k = u[0] / SAMPLE_CHUNK;
+		na = ncw = nloc = 0;
+		for (i = q; i < at[j]; i++) {
+			const struct est_write *x = &sl->wr[by[i].p];
+			size_t a;
+
+			for (a = 0; a < na && acc[a].b != x->group; a++)
+				;
+			if (a == na)
+				acc[na++] = (struct estrun_bacc){ x->group, 0, 0,
+								  SIZE_MAX };
+			e = x->end < size ? x->end : size;
+			if (x->start < k * SAMPLE_CHUNK ||
+			    e > (k + 1) * SAMPLE_CHUNK ||
+			    e - x->start > ESTRUN_WRITE_ALONE) {
+				/* reaches beyond the part, or large */
+				acc[a].out += by[i].bytes;
+				continue;
+			}
+			acc[a].in += by[i].bytes;
+			if (acc[a].loc == SIZE_MAX)
+				acc[a].loc = nloc++;
+			/* the first piece here of a write that started
+			 * before: the range's decision is taken on it */
+			for (t = 0; t < ncw && cw[t].grid != x->grid; t++)
+				;
+			cw[ncw] = *x;
+			if (t == ncw && x->start != x->grid)
+				cw[ncw].flags |= EST_WRITE_BEGIN;
+			cw[ncw++].group = (uint32_t)acc[a].loc;
+		}
+		if (ncw)
+			ret = r->ops->writes(w->ctx, sl->fd, &sl->st, cw, ncw,
+					     nloc, gd);
+
+		for (i = 0; i < na && !ret; i++) {
+			double *v = sl->pw + sl->npw++ * pe;
+
+			v[0] = (double)k;
+			v[1] = acc[i].b;
+			v[2] = (double)acc[i].out;
+			v[3] = (double)acc[i].in;
+			for (t = 0; t < n; t++) {
+				/* raw after NOCOMPRESS: by the part's */
+				if (u[0] > w->at[t]) {
+					v[4 + 2 * t] = v[5 + 2 * t] = -1;
+					continue;
+				}
+				if (acc[i].loc == SIZE_MAX) {
+					v[4 + 2 * t] = v[5 + 2 * t] = 0;
+					continue;
+				}
+				c = 3 * n * acc[i].loc + 3 * t;
+				v[4 + 2 * t] = (double)gd[c];
+				v[5 + 2 * t] = (double)gd[c + 1];
+			}
+		}
+	}
+out:
+	free(unit);
+	free(at);
+	free(by);
+	free(acc);
+	free(cw);
+	free(gd);
+	return ret;
+}
+
+/*
  * Read the units of big file sl drawn by the sample, each 512 KiB part
  * alone (the table's part()): their sum into sl->delta, each unit into the
  * worker's sums once all of them are read.
@@ -520,6 +711,10 @@ static int estrun_parts(struct estrun_worker *w, struct estrun_slot *sl)
 	for (i = 0; i < n; i++)
 		sl->nc[i] = w->at[i];
 	sl->has_nc = x >= (uint64_t)sl->st.st_size;
+	/* the same layout's: by the writes each part holds */
+	ret = estrun_unit_writes(w, sl, m, per);
+	if (ret)
+		return ret;
 	/* parts are estimated as the file is written: every model's */
 	for (i = 0; i < n; i++) {
 		uint64_t *d = sl->delta + EST_WRITTEN(n) + 3 * i;
@@ -741,6 +936,7 @@ static void estrun_later_free(struct estrun *r)
 		free(r->later[k].su);
 		free(r->later[k].nc);
 		free(r->later[k].gdelta);
+		free(r->later[k].pw);
 	}
 	free(r->later);
 	r->later = NULL;
@@ -779,6 +975,7 @@ void estrun_free(struct estrun *r)
 		free(r->slots[i].wr);
 		free(r->slots[i].gdelta);
 		free(r->slots[i].su);
+		free(r->slots[i].pw);
 	}
 	estrun_later_free(r);
 	pthread_mutex_destroy(&r->lock);
@@ -805,6 +1002,7 @@ void estrun_free(struct estrun *r)
 	free(r->ak);
 	free(r->pf);
 	free(r->pt);
+	free(r->bs);
 	seen_free(r->links);
 	free(r->scratch);
 	free(r->s);
@@ -937,6 +1135,7 @@ struct estrun *estrun_create(const struct estrun_opts *o,
 	r->factors = o->factors;
 	r->deferred = o->deferred;
 	r->part_factors = o->part_factors;
+	r->bucket_scales = o->bucket_scales;
 	r->known_share = o->known_share;
 	r->sample_dx = o->sample_dx;
 	r->rewritten = o->rewritten;
@@ -1130,15 +1329,62 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
 	}
 }
 
+/* The scales of big file sl's write buckets (estrun_opts.bucket_scales),
+ * in r->bs: NULL where its parts' factors stand, or memory is short. */
+static const double *estrun_bucket_scales(struct estrun *r,
+					  const struct estrun_slot *sl)
+{
+	double *s;
+
+	if (!r->bucket_scales || !sl->ng)
+		return NULL;
+	s = array_grow(r->bs, &r->cap_bs, sl->ng - 1, sizeof(*s));
+	if (!s)
+		return NULL;
+	r->bs = s;
+	return r->bucket_scales(r->arg, sl->token, sl->ng, s) ? s : NULL;
+}
+
+/*
+ * Value i (of 2n: each setting's disk and uncompressed) in the same
+ * layout of unit v, whose part's ne entries are e (estrun_unit_writes()),
+ * the nb buckets scaled by bs: the bytes of writes that reach beyond the
+ * part by the part's prediction, the writes within as they were written,
+ * each bucket scaled as layout_part_factors() scales it.  -1 where no
+ * bucket there counts (the part's factor then, -1 too).
+ */
+static double estrun_unit_same(const uint64_t *v, const double *e, size_t ne,
+			       size_t pe, const double *bs, size_t nb,
+			       size_t i)
+{
+	double tot = 0, y = 0, sc;
+	const double *x;
+	size_t q;
+
+	for (q = 0, x = e; q < ne; q++, x += pe)
+		if (x[1] < nb && bs[(size_t)x[1]] >= 0)
+			tot += x[2] + x[3];
+	if (!(tot > 0))
+		return -1;
+	for (q = 0, x = e; q < ne; q++, x += pe) {
+		if (!(x[1] < nb) || (sc = bs[(size_t)x[1]]) < 0)
+			continue;
+		/* raw after NOCOMPRESS: all of it by the part's */
+		y += sc * (x[4 + i] < 0 ? (x[2] + x[3]) / tot * v[3 + i] :
+					  x[2] / tot * v[3 + i] + x[4 + i]);
+	}
+	return y;
+}
+
 /* A sampled file's units into the sums, its factors asked first. */
 static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 {
-	const size_t n = r->n, per = 3 + 2 * n;
+	const size_t n = r->n, per = 3 + 2 * n, pe = ESTRUN_PW(n);
 	const uint64_t *v;
-	const double *pf;
-	double a;
+	const double *pf, *bs, *e = sl->pw;
+	double a, y;
 	uint64_t c;
-	size_t i, j;
+	size_t i, j, ne, left = sl->npw;
 	int rw;
 
 	for (i = 0; i < 2 * n; i++) {
@@ -1155,8 +1401,12 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 	/* a big file read in parts: each part by the writes it holds */
 	pf = sl->scaled && sl->aux >= 0 ?
 		     estrun_part_factors(r, sl->token, &sl->st) : NULL;
-	for (j = 0; j < sl->nsu; j++) {
+	/* ... and the writes that lie whole in it as written */
+	bs = pf && sl->npw ? estrun_bucket_scales(r, sl) : NULL;
+	for (j = 0; j < sl->nsu; j++, e += ne * pe, left -= ne) {
 		v = sl->su + j * per;
+		for (ne = 0; ne < left && e[ne * pe] == (double)v[2]; ne++)
+			;
 		a = estrun_part_aux(pf, sl->pb, v[2], sl->aux);
 		r->units_read++;
 		r->data_read += v[1];
@@ -1175,12 +1425,16 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 						   rw ? v[3 + i] : 0);
 			if (sl->aux < 0)
 				continue;	/* outside: 0 for sure */
+			y = bs && ne && pf[v[2]] >= 0 ?
+				    estrun_unit_same(v, e, ne, pe, bs, sl->ng,
+						     i) :
+				    -1;
+			if (y < 0)
+				y = v[3 + i] * estrun_unit_f(r, pf, v[2], i);
 			sample_acc_add_share_cur(
 				&r->acc[4 * (i / 2) + 2 + i % 2],
 				(unsigned)v[0], v[1], sample_share_x(a, v[1]),
-				sample_share_x(a, c),
-				estrun_round(v[3 + i] *
-					     estrun_unit_f(r, pf, v[2], i)));
+				sample_share_x(a, c), estrun_round(y));
 		}
 	}
 	estrun_add_known(r, sl, rw, pf);
@@ -1191,7 +1445,8 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
  * or -ENOMEM. */
 static int estrun_defer(struct estrun *r, const struct estrun_slot *sl)
 {
-	const size_t per = 3 + 2 * r->n, ngd = sl->gdone ? 3 * r->n * sl->ng : 0;
+	const size_t per = 3 + 2 * r->n, npe = ESTRUN_PW(r->n),
+		     ngd = sl->gdone ? 3 * r->n * sl->ng : 0;
 	struct estrun_slot *c = array_grow(r->later, &r->cap_later, r->nlater,
 					   sizeof(*c));
 
@@ -1207,13 +1462,18 @@ static int estrun_defer(struct estrun *r, const struct estrun_slot *sl)
 	c->su = malloc(sl->nsu * per * sizeof(*c->su));
 	c->nc = malloc(r->n * sizeof(*c->nc));
 	c->gdelta = ngd ? malloc(ngd * sizeof(*c->gdelta)) : NULL;
-	if (!c->su || !c->nc || (ngd && !c->gdelta)) {
+	c->pw = sl->npw ? malloc(sl->npw * npe * sizeof(*c->pw)) : NULL;
+	c->cap_pw = sl->npw;
+	if (!c->su || !c->nc || (ngd && !c->gdelta) || (sl->npw && !c->pw)) {
 		free(c->su);
 		free(c->nc);
 		free(c->gdelta);
+		free(c->pw);
 		return -ENOMEM;
 	}
 	memcpy(c->su, sl->su, sl->nsu * per * sizeof(*c->su));
+	if (sl->npw)
+		memcpy(c->pw, sl->pw, sl->npw * npe * sizeof(*c->pw));
 	memcpy(c->nc, sl->nc, r->n * sizeof(*c->nc));
 	if (ngd)
 		memcpy(c->gdelta, sl->gdelta, ngd * sizeof(*c->gdelta));
@@ -1437,28 +1697,34 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->path = strdup(path);
 	if (!sl->path)
 		return -ENOMEM;
-	sl->ng = sl->nw = 0;
+	sl->ng = sl->nw = sl->npw = 0;
 	sl->gdone = 0;
 	sl->inl = inl;
-	if (ng && (!r->sampling || (uint64_t)st->st_size <= SAMPLE_CHUNK)) {
-		void *p = array_grow(sl->wr, &sl->cap_wr, nw - 1,
-				     sizeof(*sl->wr));
+	if (ng && nw) {
+		/* a big file read in parts: its writes for the parts read
+		 * (estrun_unit_writes()), no values of the whole file's */
+		int whole = !r->sampling ||
+			    (uint64_t)st->st_size <= SAMPLE_CHUNK;
+		struct est_write *wp = array_grow(sl->wr, &sl->cap_wr, nw - 1,
+						  sizeof(*wp));
+		uint64_t *gp = NULL;
 
-		if (p) {
-			sl->wr = p;
-			p = array_grow(sl->gdelta, &sl->cap_gd,
-				       3 * r->n * ng - 1, sizeof(*sl->gdelta));
+		if (wp)
+			sl->wr = wp;
+		if (wp && whole) {
+			gp = array_grow(sl->gdelta, &sl->cap_gd,
+					3 * r->n * ng - 1, sizeof(*gp));
+			if (gp)
+				sl->gdelta = gp;
 		}
-		if (p) {
-			sl->gdelta = p;
-			memcpy(sl->wr, wr, nw * sizeof(*wr));
-			sl->nw = nw;
-			sl->ng = ng;
-		} else {
+		if (!wp || (whole && !gp)) {
 			free(sl->path);
 			sl->path = NULL;
 			return -ENOMEM;
 		}
+		memcpy(sl->wr, wr, nw * sizeof(*wr));
+		sl->nw = nw;
+		sl->ng = ng;
 	}
 	sl->fd = *fd;
 	*fd = -1;

@@ -66,6 +66,14 @@ struct estrun_opts {
 	 * stand for every part. */
 	int (*part_factors)(void *arg, size_t token, uint64_t size,
 			    uint64_t n, double *f, double *tmp);
+	/* NULL, or with sampling, for a big file read in parts and written
+	 * in steps, as part_factors() is asked on delivery: the scale of
+	 * each of its nb write buckets (est_write.group) into s, -1 for one
+	 * left out: layout_bucket_scales().  Returns 0 where the file's
+	 * factors stand.  A write that lies whole in a part drawn is then
+	 * estimated as it was written (est_ops.writes()), and the rest of
+	 * the part by its writes' bytes. */
+	int (*bucket_scales)(void *arg, size_t token, size_t nb, double *s);
 	/* NULL, or with sampling, for each file as it is submitted: what
 	 * is known of its share of the same layout before it is read
 	 * (layout_known_share()), the same layout's auxiliary: it must not

@@ -1492,16 +1492,32 @@ double layout_known_share(const struct layout *l, size_t ticket)
 	return sh->den ? (double)num / sh->den : 1;
 }
 
+/* Whether a ticket's parts count by their writes (layout_part_factors()). */
+static int parts_by_writes(const struct layout_ticket *t)
+{
+	return t->ng && t->nlev && t->sh[0].fresh && !t->sh[0].small;
+}
+
+/* How group_values() scales the prediction of the writes of bucket b:
+ * what the group's extents new here take over what its data takes now;
+ * -1 for a group none of whose data is referenced now. */
+static double bucket_scale(const struct layout_ticket *t, size_t b)
+{
+	size_t g = bucket_group(t, b);
+
+	return g < t->ng && t->gvis[g] ? (double)t->gnum[g] / t->gvis[g] : -1;
+}
+
 int layout_part_factors(const struct layout *l, size_t ticket,
 			uint64_t size, uint64_t n, double *f, double *tmp)
 {
 	const struct layout_ticket *t = &l->t[ticket - 1];
 	uint64_t k, s, e;
-	size_t w, g;
+	size_t w;
 	double scale;
 	int any = 0;
 
-	if (!t->ng || !t->nlev || !t->sh[0].fresh || t->sh[0].small)
+	if (!parts_by_writes(t))
 		return 0;
 	for (k = 0; k < n; k++)
 		f[k] = tmp[k] = 0;
@@ -1512,10 +1528,9 @@ int layout_part_factors(const struct layout *l, size_t ticket,
 
 		if (x->flags & EST_WRITE_INDEP)
 			continue;
-		g = bucket_group(t, x->group);
-		if (g >= t->ng || !t->gvis[g])
+		scale = bucket_scale(t, x->group);
+		if (scale < 0)
 			continue;
-		scale = (double)t->gnum[g] / t->gvis[g];
 		e = x->end < size ? x->end : size;
 		for (k = x->start / SAMPLE_CHUNK; k < n && x->start < e &&
 						 k * SAMPLE_CHUNK < e;
@@ -1531,6 +1546,19 @@ int layout_part_factors(const struct layout *l, size_t ticket,
 		f[k] = tmp[k] > 0 ? f[k] / tmp[k] : -1;
 	}
 	return any;
+}
+
+int layout_bucket_scales(const struct layout *l, size_t ticket, size_t nb,
+			 double *s)
+{
+	const struct layout_ticket *t = &l->t[ticket - 1];
+	size_t b;
+
+	if (!parts_by_writes(t))
+		return 0;
+	for (b = 0; b < nb; b++)
+		s[b] = bucket_scale(t, b);
+	return 1;
 }
 
 int layout_tentative(const struct layout *l, size_t ticket)

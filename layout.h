@@ -166,6 +166,16 @@ int layout_part_factors(const struct layout *l, size_t ticket,
 			uint64_t size, uint64_t n, double *f, double *tmp);
 
 /*
+ * The scale layout_part_factors() gives the writes of each of the nb
+ * buckets (est_write.group) of ticket's file, into s[b]: -1 for a bucket
+ * whose group's data no file references now (left out, as there).
+ * Returns 0 where the file's factor stands for every part (as
+ * layout_part_factors()), else 1.
+ */
+int layout_bucket_scales(const struct layout *l, size_t ticket, size_t nb,
+			 double *s);
+
+/*
  * Whether ticket's file, planned and not yet resolved, has tentative
  * groups (layout_writes()): what of its extents counts is known once
  * every file is planned and layout_settle_claims() has run, so its

@@ -666,6 +666,14 @@ static int on_est_part_factors(void *arg, size_t token, uint64_t size,
 	return layout_part_factors(run->layout, token, size, n, f, tmp);
 }
 
+static int on_est_bucket_scales(void *arg, size_t token, size_t nb,
+				double *s)
+{
+	struct run *run = arg;
+
+	return layout_bucket_scales(run->layout, token, nb, s);
+}
+
 /* Whether a sampled file's factors wait for every file (written in
  * steps, a write of it overwritten: another file may claim its
  * extents). */
@@ -1040,6 +1048,7 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.idle = est_idle,
 			.factors = on_est_factors,
 			.part_factors = on_est_part_factors,
+			.bucket_scales = on_est_bucket_scales,
 			.deferred = on_est_deferred,
 			.known_share = on_est_known,
 			.sample_dx = run->rows ? on_est_dx : NULL,

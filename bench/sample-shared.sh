@@ -11,10 +11,15 @@
 #           30 of its small files appended to after the snapshot (files
 #           written in steps: a sample estimates them in one go, the full
 #           estimate write by write; outside the interval).
+#   vm      a disk image's like (the home-like tree's 24 MiB file) beside
+#           four read-only snapshots in .snapshots, 96 blocks of 4 KiB and
+#           16 writes of 8-64 KiB rewritten at random places between each
+#           two (a VM image or a database under snapper).
 # For each tree and setting, SEEDS samples of PCT%: how often the 95%
 # interval held the full estimate (disk, the same layout as root), the
 # mean error, the root mean square error and the mean half-width, for
-# COMPSIZE and, in the same run, BEFORE (another compsize).  Root.
+# COMPSIZE and, in the same run, BEFORE (another compsize); TREES picks
+# some of them.  Root.
 #
 #   bench/sample-shared.sh [COMPSIZE] > result.md
 set -eu
@@ -88,11 +93,38 @@ build() {
 		cat /usr/include/stdio.h >>"$MNT/steps/copy/small/$i"
 	done
 	sync
+	build_vm
 	umount "$MNT"
+}
+
+# build_vm: the vm tree (added to an image built before it)
+build_vm() {
+	local i
+	btrfs -q subvolume create "$MNT/vm"
+	mkdir "$MNT/vm/.snapshots"
+	cp "$MNT/copies/home/mixed.bin" "$MNT/vm/disk.img"
+	sync
+	for i in 1 2 3 4; do
+		btrfs -q subvolume snapshot -r "$MNT/vm" "$MNT/vm/.snapshots/$i"
+		python3 - "$MNT/vm/disk.img" "$i" <<'PY'
+import random, sys
+rng = random.Random(int(sys.argv[2]))
+text = open("/usr/include/stdio.h", "rb").read() * 20
+with open(sys.argv[1], "r+b") as f:
+    size = f.seek(0, 2)
+    for n in [4096] * 96 + [rng.choice((8, 16, 32, 64)) << 10
+                            for _ in range(16)]:
+        f.seek(rng.randrange((size - n) >> 12) << 12)
+        f.write(rng.randbytes(n) if rng.random() < 0.5 else
+                text[:n])
+PY
+		sync
+	done
 }
 
 [ -s "$IMG" ] || build
 mountpoint -q "$MNT" || mount -o loop,compress=zstd:1 "$IMG" "$MNT"
+[ -d "$MNT/vm" ] || build_vm
 
 # cell BIN TREE SETTING: seeds held, mean error, rms error, mean half-width
 cell() {
@@ -113,7 +145,7 @@ echo "# --sample's same layout under sharing ($(date -u +%F), $PCT%, $SEEDS seed
 echo
 echo "| tree | setting | held | mean error | rms error | mean half-width |${BEFORE:+ before: held | mean error | rms error | mean half-width |}"
 echo "|---|---|---:|---:|---:|---:|${BEFORE:+---:|---:|---:|---:|}"
-for tree in copies snaps steps; do
+for tree in ${TREES:-copies snaps steps vm}; do
 	for s in $SETTINGS; do
 		line="| $tree | $s | $(cell "$COMPSIZE" "$tree" "$s") |"
 		[ -n "${BEFORE:-}" ] && line="$line $(cell "$BEFORE" "$tree" "$s") |"

@@ -650,7 +650,7 @@ static int est_writes(struct est_ctx *ctx, int fd, const struct stat *st,
 	struct est_acct *acct = ctx->facct;
 	const uint64_t isize = st->st_size;
 	const size_t n = ctx->n;
-	uint64_t end;
+	uint64_t end, lo = UINT64_MAX, hi = 0;
 	size_t k, i;
 	bool *was;
 	int ret = 0;
@@ -678,6 +678,8 @@ static int est_writes(struct est_ctx *ctx, int fd, const struct stat *st,
 		end = wr[k].end < isize ? wr[k].end : isize;
 		if (wr[k].start >= end)
 			continue;
+		lo = wr[k].start < lo ? wr[k].start : lo;
+		hi = end > hi ? end : hi;
 		memset(acct, 0, n * sizeof(*acct));
 		for (i = 0; i < n; i++)
 			was[i] = ctx->fst[i].nocompress;
@@ -724,7 +726,10 @@ static int est_writes(struct est_ctx *ctx, int fd, const struct stat *st,
 			est_acct_add(&ctx->acct[i], &acct[i]);
 		}
 	}
-	est_read_done(fd, w->keep_cache);
+	/* what was read: a big file's part read alone, the rest of it
+	 * as it was */
+	if (hi > lo)
+		est_read_done_range(fd, w->keep_cache, lo, hi - lo);
 	return ret;
 }
 

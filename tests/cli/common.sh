@@ -352,3 +352,38 @@ random_data()
 {
 	head -c "$1" /dev/urandom
 }
+
+# sample_against_full SETTING WIDTHS SEEDS MIN_HIT: --sample against the
+# full estimate of the current directory under SETTING (same layout, as
+# root): a 99% sample (seeds 1-3) within WIDTHS times its 95% interval of
+# it (or 0.01%), and a 10% one's interval holding it at least MIN_HIT
+# times of SEEDS.
+sample_against_full()
+{
+	local s=$1 widths=$2 seeds=$3 min_hit=$4 full got seed held=0 h
+	expect_ours 0 '' -b -e "$s" --format=json .
+	full=$(jq '.estimates[0].disk' "$OUT/ours.out")
+	for seed in 1 2 3; do
+		expect_ours 0 '' -b -e "$s" --sample=99% --seed="$seed" \
+			--format=json .
+		got=$(jq '.estimates[0] | "\(.disk) \(.disk_ci95)"' -r \
+			"$OUT/ours.out")
+		CHECKS=$((CHECKS + 1))
+		awk -v t="$full" -v g="$got" -v k="$widths" 'BEGIN {
+			split(g, v, " "); d = v[1] - t; if (d < 0) d = -d
+			exit !(d <= k * v[2] || d <= t / 10000) }' ||
+			fail "$s at 99%, seed $seed: $got against the full estimate's $full"
+	done
+	for seed in $(seq 1 "$seeds"); do
+		expect_ours 0 '' -b -e "$s" --sample=10% --seed="$seed" \
+			--format=json .
+		h=$(jq -r --argjson t "$full" '.estimates[0] |
+			if ((.disk - $t) | fabs) <= .disk_ci95 then 1 else 0 end' \
+			"$OUT/ours.out")
+		held=$((held + h))
+	done
+	[ -z "${VERBOSE:-}" ] || echo "$s: held $held of $seeds at 10%" >&2
+	CHECKS=$((CHECKS + 1))
+	[ "$held" -ge "$min_hit" ] ||
+		fail "$s at 10%: the interval held the full estimate $held times of $seeds (at least $min_hit)"
+}

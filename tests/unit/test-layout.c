@@ -461,6 +461,29 @@ static void test_sampled_in_steps(void)
 		CU_ASSERT_DOUBLE_EQUAL(pf[0], layout_known_share(l, ticket),
 				       1e-12);
 		CU_ASSERT_DOUBLE_EQUAL(pf[1], -1, 0);
+		/* the buckets' scales give the same: each write's bytes
+		 * times its bucket's, over the bytes (estrun.c's parts) */
+		{
+			const struct est_write *wr;
+			size_t nw, nb = layout_writes(l, ticket, &wr, &nw), w;
+			double s[16], num = 0, den = 0;
+
+			CU_ASSERT_FATAL(nb > 0 && nb <= 16);
+			CU_ASSERT_EQUAL(layout_bucket_scales(l, ticket, nb, s),
+					1);
+			for (w = 0; w < nw; w++) {
+				uint64_t end = wr[w].end < 262144 ? wr[w].end :
+								  262144;
+
+				if ((wr[w].flags & EST_WRITE_INDEP) ||
+				    s[wr[w].group] < 0 || wr[w].start >= end)
+					continue;
+				num += (double)(end - wr[w].start) *
+				       s[wr[w].group];
+				den += (double)(end - wr[w].start);
+			}
+			CU_ASSERT_DOUBLE_EQUAL(num / den, pf[0], 1e-12);
+		}
 		/* its first 64 KiB alone (the part cut at that size) */
 		CU_ASSERT_EQUAL(layout_part_factors(l, ticket, 65536, 1, pf,
 						    tmp), 1);

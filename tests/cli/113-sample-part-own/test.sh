@@ -48,32 +48,7 @@ rm w
 sync
 
 for s in lzo zstd:3; do
-	expect_ours 0 '' -b -e "$s" --format=json .
-	full=$(jq '.estimates[0].disk' "$OUT/ours.out")
-	for seed in 1 2 3; do
-		expect_ours 0 '' -b -e "$s" --sample=99% --seed="$seed" \
-			--format=json .
-		got=$(jq '.estimates[0] | "\(.disk) \(.disk_ci95)"' -r \
-			"$OUT/ours.out")
-		CHECKS=$((CHECKS + 1))
-		awk -v t="$full" -v g="$got" 'BEGIN { split(g, v, " ")
-			d = v[1] - t; if (d < 0) d = -d
-			exit !(d <= v[2] || d <= t / 10000) }' ||
-			fail "$s at 99%, seed $seed: $got against the full estimate's $full"
-	done
-	held=0
-	for seed in $(seq 1 "$SEEDS"); do
-		expect_ours 0 '' -b -e "$s" --sample=10% --seed="$seed" \
-			--format=json .
-		h=$(jq -r --argjson t "$full" '.estimates[0] |
-			if ((.disk - $t) | fabs) <= .disk_ci95 then 1 else 0 end' \
-			"$OUT/ours.out")
-		held=$((held + h))
-	done
-	[ -z "${VERBOSE:-}" ] || echo "$s: held $held of $SEEDS at 10%" >&2
-	CHECKS=$((CHECKS + 1))
-	[ "$held" -ge "$MIN_HIT" ] ||
-		fail "$s at 10%: the interval held the full estimate $held times of $SEEDS (at least $MIN_HIT)"
+	sample_against_full "$s" 1 "$SEEDS" "$MIN_HIT"
 done
 
 true
