@@ -860,6 +860,36 @@ fail:
 }
 
 /*
+ * Whether the file's data in [a, b) is all in extents of groups newer
+ * than g (f->ext in file order): a gap between two parts of group g that
+ * a later write took (they may have been one range), not data written
+ * before them or never (two ranges of their own).
+ */
+static int newer_covers(const struct layout_file *f,
+			const struct layout_ticket *t, uint64_t a, uint64_t b,
+			uint32_t g)
+{
+	uint64_t got = 0;
+	size_t lo = 0, hi = f->next, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->ext[mid].file_pos + f->ext[mid].num_bytes <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < f->next && f->ext[lo].file_pos < b; lo++)
+		if (data_extent(&f->ext[lo]) && t->grp[lo] != UINT32_MAX &&
+		    t->grp[lo] > g)
+			got += overlap(f->ext[lo].file_pos,
+				       f->ext[lo].file_pos +
+					       f->ext[lo].num_bytes,
+				       a, b);
+	return got >= b - a;
+}
+
+/*
  * A file whose extents were written in more than one transaction (a file
  * partly overwritten after a snapshot or a reflink keeps the bookends of
  * its first write, with their generation): its writes, one group per
@@ -969,13 +999,21 @@ static int plan_groups(struct layout_ticket *t, const struct layout_file *f,
 		ret = 0;
 		goto out;
 	}
-	/* each group's parts on the grid of its first extent's start */
+	/* each group's parts on the grid of its first extent's start,
+	 * but a part after a gap that later writes did not take whole was
+	 * a dirty range of its own, on its own grid, with its own
+	 * compress= decision (blocks rewritten here and there in one
+	 * transaction: a random block first no longer makes the text
+	 * blocks after it raw) */
 	for (e = 0; e < t->nw; e++)
-		t->wr[e].grid = e && t->wr[e - 1].group == t->wr[e].group ?
+		t->wr[e].grid = e && t->wr[e - 1].group == t->wr[e].group &&
+				newer_covers(f, t, t->wr[e - 1].end,
+					     t->wr[e].start, t->wr[e].group) ?
 				t->wr[e - 1].grid : t->wr[e].grid;
 	/* a write whose start is gone decides on what is left of it */
 	for (e = 0; e < t->nw; e++)
-		if ((!e || t->wr[e - 1].group != t->wr[e].group) &&
+		if ((!e || t->wr[e - 1].group != t->wr[e].group ||
+		     t->wr[e - 1].grid != t->wr[e].grid) &&
 		    t->wr[e].start != t->wr[e].grid)
 			t->wr[e].flags |= EST_WRITE_BEGIN;
 	t->nb = ng;

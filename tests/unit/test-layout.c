@@ -501,6 +501,62 @@ static void test_sampled_in_steps(void)
 	}
 }
 
+/*
+ * Blocks rewritten here and there in one transaction: two of them apart
+ * with older data between were two dirty ranges, each on its own grid
+ * (its own compress= decision); apart with newer data between, they may
+ * have been one range and keep its grid.
+ */
+static void test_ranges_of_their_own(void)
+{
+	struct layout *l = layout_create(1, 1);
+	struct extent_info e[6] = {
+		reg(1 << 20, 131072, 0, 131072),	/* [0, 128K) gen 10 */
+		reg(2 << 20, 8192, 0, 8192),		/* [128K, 136K) gen 20 */
+		reg(3 << 20, 131072, 0, 131072),	/* [136K, 264K) gen 10 */
+		reg(4 << 20, 8192, 0, 8192),		/* [264K, 272K) gen 20 */
+		reg(5 << 20, 8192, 0, 8192),		/* [272K, 280K) gen 30 */
+		reg(6 << 20, 8192, 0, 8192),		/* [280K, 288K) gen 20 */
+	};
+	const uint64_t pos[6] = { 0, 131072, 139264, 270336, 278528, 286720 };
+	const uint64_t gen[6] = { 10, 20, 10, 20, 30, 20 };
+	struct layout_file f = {
+		.dev = 5, .ino = 410, .have_extents = 1, .fs_idx = 1,
+		.sectorsize = 4096, .ext = e, .next = 6,
+	};
+	const struct est_write *wr;
+	size_t ticket, nw, k, seen = 0;
+	int skip;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	for (k = 0; k < 6; k++) {
+		e[k].file_pos = pos[k];
+		e[k].generation = gen[k];
+	}
+	CU_ASSERT_EQUAL_FATAL(layout_plan(l, &f, 7, &ticket, &skip), 0);
+	CU_ASSERT_EQUAL_FATAL(layout_writes(l, ticket, &wr, &nw), 3);
+	for (k = 0; k < nw; k++) {
+		/* the first write's second extent: a newer block between */
+		if (wr[k].start == 139264) {
+			CU_ASSERT_EQUAL(wr[k].grid, 0);
+			seen++;
+		}
+		/* the blocks of generation 20 */
+		if (wr[k].start == 131072 || wr[k].start == 270336) {
+			CU_ASSERT_EQUAL(wr[k].grid, wr[k].start);
+			CU_ASSERT_FALSE(wr[k].flags & EST_WRITE_BEGIN);
+			seen++;
+		}
+		if (wr[k].start == 286720) {
+			CU_ASSERT_EQUAL(wr[k].grid, 270336);
+			CU_ASSERT_FALSE(wr[k].flags & EST_WRITE_BEGIN);
+			seen++;
+		}
+	}
+	CU_ASSERT_EQUAL(seen, 4);
+	layout_free(l);
+}
+
 static void test_written_in_steps(void)
 {
 	struct layout *l = layout_create(1, 1);
@@ -597,6 +653,8 @@ static void test_written_in_steps(void)
 
 static CU_TestInfo tests[] = {
 	{ "written in steps, history held or not", test_written_in_steps },
+	{ "blocks rewritten apart: ranges of their own",
+	  test_ranges_of_their_own },
 	{ "a sample's file written in steps", test_sampled_in_steps },
 	{ "hard links and reflinks", test_hardlinks_reflinks },
 	{ "bookends and partly shared files", test_bookend_and_partial },
