@@ -24,14 +24,12 @@ SEEDS=${SEEDS:-40}
 MIN_HIT=${MIN_HIT:-34}
 
 setup_fs compress=zstd:1 -U 5a3b1e00-0113-4c0f-8e5a-c0ffee000113
-python3 - <<'PY'
+PYTHONPATH=$_CLI_DIR python3 - <<'PY'
 import random
+import words
 rng = random.Random(113)
-words = ("the quick brown fox jumps over the lazy dog while compsize "
-         "counts every extent once and a sample draws a few of them "
-         "from each stratum by a hash of its filesystem and inode").split()
 def text(n):
-    return " ".join(rng.choice(words) for _ in range(n // 3))[:n].encode()
+    return words.text(rng, n)
 with open("a", "wb") as f:
     for i in range(6):
         f.write(text(768 << 10))

@@ -25,14 +25,12 @@ check_now()
 }
 
 setup_fs compress=zstd:1
-python3 - <<'PY'
+PYTHONPATH=$_CLI_DIR python3 - <<'PY'
 import random
+import words
 rng = random.Random(115)
-words = ("the quick brown fox jumps over the lazy dog while compsize "
-         "counts every extent once and a sample draws a few of them "
-         "from each stratum by a hash of its filesystem and inode").split()
 def text(n):
-    return " ".join(rng.choice(words) for _ in range(n // 3))[:n].encode()
+    return words.text(rng, n)
 with open("a", "wb") as f:
     for i in range(4):
         f.write(text(768 << 10))
