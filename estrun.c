@@ -567,7 +567,6 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 		if (ncw)
 			ret = r->ops->writes(w->ctx, sl->fd, &sl->st, cw, ncw,
 					     nloc, gd);
-
 		for (i = 0; i < na && !ret; i++) {
 			double *v = sl->pw + sl->npw++ * pe;
 
@@ -1403,7 +1402,7 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 		     estrun_part_factors(r, sl->token, &sl->st) : NULL;
 	/* ... and the writes that lie whole in it as written */
 	bs = pf && sl->npw ? estrun_bucket_scales(r, sl) : NULL;
-	for (j = 0; j < sl->nsu; j++, e += ne * pe, left -= ne) {
+	for (j = 0; j < sl->nsu; j++, left -= ne, e = ne ? e + ne * pe : e) {
 		v = sl->su + j * per;
 		for (ne = 0; ne < left && e[ne * pe] == (double)v[2]; ne++)
 			;
