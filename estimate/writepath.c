@@ -121,6 +121,8 @@ int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 		goto raw;
 	while (p < ce) {
 		const uint8_t *in = w->data + (p - cs);
+		/* the rest of a piece whose start was overwritten since */
+		const bool rest = w->gridded && (p - w->grid) % EST_PIECE_MAX;
 		uint64_t len, in_r, out_r, cap;
 
 		if (actual_end <= p)
@@ -171,7 +173,11 @@ int est_chunk(struct est_worker *w, size_t i, struct est_fstate *fst,
 		out_r = est_round_up(clen, ss);
 		/* must save at least one sector, else mark_incompressible */
 		if (clen == 0 || out_r + ss > in_r) {
-			if (!s->force && !fst->nocompress) {
+			/* a failure sets NOCOMPRESS, but not in the rest of
+			 * a piece: shorter than the piece written, what it
+			 * does is not what that piece did (as a piece cut at
+			 * its end, EST_WRITE_CUT_END) */
+			if (!s->force && !fst->nocompress && !rest) {
 				fst->nocompress = true;
 				fst->nocomp_at = p;
 				fst->nocomp_end = p + len;
