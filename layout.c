@@ -6,6 +6,7 @@
 #include "array.h"
 #include "layout.h"
 #include "ioctl.h"
+#include "radix.h"
 #include "sample.h"
 
 /*
@@ -859,6 +860,8 @@ fail:
 	return 0;
 }
 
+LOWER_BOUND_DEFINE(ext_find, struct extent_info, file_pos)
+
 /*
  * Whether the file's data in [a, b) is all in extents of groups newer
  * than g (f->ext in file order): a gap between two parts of group g that
@@ -870,16 +873,11 @@ static int newer_covers(const struct layout_file *f,
 			uint32_t g)
 {
 	uint64_t got = 0;
-	size_t lo = 0, hi = f->next, mid;
+	size_t lo = ext_find(f->ext, f->next, a);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (f->ext[mid].file_pos + f->ext[mid].num_bytes <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < f->next && f->ext[lo].file_pos < b; lo++)
+	/* the extent before the first at a or after may reach past a */
+	for (lo = lo ? lo - 1 : 0; lo < f->next && f->ext[lo].file_pos < b;
+	     lo++)
 		if (data_extent(&f->ext[lo]) && t->grp[lo] != UINT32_MAX &&
 		    t->grp[lo] > g)
 			got += overlap(f->ext[lo].file_pos,

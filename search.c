@@ -384,7 +384,8 @@ int search_batch_file_extents(struct search_batch *b, int fd, uint64_t dev,
 			return ret;
 	}
 	b->served++;
-	for (lo = items_find(b->items, b->n, ino); lo < b->n && b->items[lo].ino == ino; lo++) {
+	for (lo = items_find(b->items, b->n, ino);
+	     lo < b->n && b->items[lo].ino == ino; lo++) {
 		const struct batch_item *it = &b->items[lo];
 
 		item.transid = it->transid;
