@@ -105,7 +105,8 @@ struct sampleplan {
 	/* files whose band is a current ratio (not a kind) */
 	uint64_t ratios;
 	/* sampleplan_part_shares()' room: each part's share, and its bytes
-	 * of its own and in all (part k's at 2k and 2k + 1) */
+	 * of its own, in all, and its own bytes' on disk now (part k's at
+	 * 3k, 3k + 1 and 3k + 2) */
 	double *ak;
 	uint64_t *pbytes;
 	size_t cap_ak, cap_pbytes;
@@ -928,12 +929,12 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
 	if (!ak)
 		return 0;
 	p->ak = ak;
-	by = array_grow(p->pbytes, &p->cap_pbytes, 2 * (size_t)n,
+	by = array_grow(p->pbytes, &p->cap_pbytes, 3 * (size_t)n,
 			sizeof(*by));
 	if (!by)
 		return 0;
 	p->pbytes = by;
-	memset(by, 0, 2 * (size_t)n * sizeof(*by));
+	memset(by, 0, 3 * (size_t)n * sizeof(*by));
 	it = &p->kept->v[fx->kept >> SAMPLEPLAN_KEPT_BITS];
 	for (i = 0; i < m; i++, it++) {
 		if (it->type == BTRFS_FILE_EXTENT_INLINE || !it->disk_bytenr ||
@@ -951,12 +952,17 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
 			s = k * SAMPLE_CHUNK > pos ? k * SAMPLE_CHUNK : pos;
 			e = (k + 1) * SAMPLE_CHUNK < end ?
 				    (k + 1) * SAMPLE_CHUNK : end;
-			by[2 * k] += own ? e - s : 0;
-			by[2 * k + 1] += e - s;
+			by[3 * k + 1] += e - s;
+			if (!own)
+				continue;
+			by[3 * k] += e - s;
+			by[3 * k + 2] += it->compression && it->ram_bytes ?
+				(e - s) * it->disk_num_bytes / it->ram_bytes :
+				e - s;
 		}
 	}
 	for (k = 0; k < n; k++)
-		ak[k] = by[2 * k + 1] ? (double)by[2 * k] / by[2 * k + 1] : a;
+		ak[k] = by[3 * k + 1] ? (double)by[3 * k] / by[3 * k + 1] : a;
 	return 1;
 }
 
@@ -964,20 +970,28 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
  * The bands of the n parts of a big file away of which some counts,
  * into b: each part's band (old, or the file's band) with what of it
  * counts (p->ak: SAMPLE_PB_COUNTS from half, SAMPLE_PB_COPY for none,
- * else the file's away strata).
+ * else the file's away strata).  A part in the file's away strata takes
+ * its own bytes' current ratio for a band (a raw one keeps a kind): what
+ * counts of it is those, and in a disk image beside its snapshots a few
+ * blocks rewritten are raw (one sector each) where a write of some KiB
+ * of the same data is compressed, whatever the rest of the part holds.
  */
 static void sampleplan_part_bands(const struct sampleplan *p,
 				  const uint8_t *old, unsigned band,
 				  uint64_t n, uint8_t *b)
 {
 	uint64_t k;
-	unsigned code;
+	unsigned code, pb, ob;
 
 	for (k = 0; k < n; k++) {
 		code = p->ak[k] >= 0.5 ? SAMPLE_PB_COUNTS :
 		       p->ak[k] <= 0 ? SAMPLE_PB_COPY : 0;
-		b[k] = (uint8_t)(((old ? old[k] : band) & SAMPLE_PB_BAND) |
-				 (old ? old[k] & SAMPLE_PB_EMPTY : 0) |
+		pb = (old ? old[k] : band) & SAMPLE_PB_BAND;
+		ob = code ? 0 : sample_band(1, p->pbytes[3 * k],
+					    p->pbytes[3 * k + 2]);
+		if (ob && (ob != SAMPLE_BAND_RAW || pb < SAMPLE_BAND_RAW))
+			pb = ob;
+		b[k] = (uint8_t)(pb | (old ? old[k] & SAMPLE_PB_EMPTY : 0) |
 				 code << SAMPLE_PB_SLOT);
 	}
 }
