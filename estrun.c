@@ -440,6 +440,10 @@ struct estrun_pitem {
 	uint32_t j;		/* the unit */
 	uint32_t p;		/* the piece */
 	uint64_t bytes;
+	/* estimated as written: its entry in sl->pw and its flags, as
+	 * given to est_ops.writes(); e UINT32_MAX for a piece counted by
+	 * the part's ratio */
+	uint32_t e, flags;
 };
 
 /* One bucket of a part's pieces (estrun_unit_writes()). */
@@ -448,6 +452,116 @@ struct estrun_bacc {
 	uint64_t out, in;	/* bytes of writes beyond the part, within */
 	size_t loc;		/* its group in est_ops.writes(), or max */
 };
+
+/* A small write of estrun_follow_writes(): its index, itself. */
+struct estrun_fitem {
+	size_t p;
+	struct est_write w;
+};
+
+static int estrun_fitem_cmp(const void *a, const void *b)
+{
+	const struct estrun_fitem *x = a, *y = b;
+
+	return (x->p > y->p) - (x->p < y->p);
+}
+
+/* Whether write x of a file of size bytes is small and lies whole in its
+ * part, which is then *k (estrun_unit_writes()). */
+static int estrun_write_alone(const struct est_write *x, uint64_t size,
+			      uint64_t *k)
+{
+	uint64_t e = x->end < size ? x->end : size;
+
+	*k = x->start / SAMPLE_CHUNK;
+	return !(x->flags & EST_WRITE_INDEP) && x->start < e &&
+	       e <= (*k + 1) * SAMPLE_CHUNK &&
+	       e - x->start <= ESTRUN_WRITE_ALONE;
+}
+
+/*
+ * Under est_follow_nocompress() settings (compress=lzo): the small writes
+ * of big file sl's parts read (by[0..ni), their entries in sl->pw)
+ * estimated again with those of its parts not read (unit[k] 0), all in
+ * the order written in one est_ops.writes(), so that one failing to
+ * compress sets NOCOMPRESS for all the writes after it, in whichever
+ * part, as the kernel carries the inode's flag: a block of packed data
+ * rewritten in a disk image makes every later rewrite raw.  The entries'
+ * values of those settings are replaced.  Returns 0 or -errno.
+ */
+static int estrun_follow_writes(struct estrun_worker *w,
+				struct estrun_slot *sl,
+				const struct estrun_pitem *by, size_t ni,
+				const uint32_t *unit, uint64_t nu)
+{
+	const struct estrun *r = w->r;
+	const size_t n = r->n, pe = ESTRUN_PW(n);
+	const uint64_t size = sl->st.st_size;
+	struct estrun_fitem *f = NULL;
+	struct est_write *cw = NULL;
+	uint64_t *gd = NULL, k, lastk = UINT64_MAX, lastg = UINT64_MAX;
+	size_t nf = 0, i, t, c;
+	double *v;
+	int ret = -ENOMEM, follow = 0;
+
+	for (t = 0; t < n; t++)
+		follow |= est_follow_nocompress(&r->s[t]);
+	if (!follow || !sl->npw)
+		return 0;
+	f = malloc((ni + sl->nw) * sizeof(*f));
+	cw = malloc((ni + sl->nw) * sizeof(*cw));
+	gd = malloc((sl->npw + 1) * 3 * n * sizeof(*gd));
+	if (!f || !cw || !gd)
+		goto out;
+	for (i = 0; i < ni; i++) {
+		if (by[i].e == UINT32_MAX)
+			continue;
+		f[nf].p = by[i].p;
+		f[nf].w = sl->wr[by[i].p];
+		f[nf].w.flags = by[i].flags;
+		f[nf++].w.group = by[i].e;
+	}
+	/* the parts not read: the first piece in a part of a write that
+	 * started before takes the range's decision, as in a part read
+	 * (one group past the entries') */
+	for (i = 0; i < sl->nw; i++) {
+		const struct est_write *x = &sl->wr[i];
+
+		if (!estrun_write_alone(x, size, &k) || k >= nu || unit[k])
+			continue;
+		f[nf].p = i;
+		f[nf].w = *x;
+		if (x->start != x->grid && (k != lastk || x->grid != lastg))
+			f[nf].w.flags |= EST_WRITE_BEGIN;
+		f[nf++].w.group = (uint32_t)sl->npw;
+		lastk = k;
+		lastg = x->grid;
+	}
+	ret = 0;
+	if (!nf)
+		goto out;
+	qsort(f, nf, sizeof(*f), estrun_fitem_cmp);
+	for (i = 0; i < nf; i++)
+		cw[i] = f[i].w;
+	ret = r->ops->writes(w->ctx, sl->fd, &sl->st, cw, nf, sl->npw + 1, gd);
+	for (i = 0; i < sl->npw && !ret; i++) {
+		v = sl->pw + i * pe;
+		for (t = 0; t < n; t++) {
+			/* raw by the part's, or nothing as written */
+			if (!est_follow_nocompress(&r->s[t]) ||
+			    v[4 + 2 * t] < 0 || !v[3])
+				continue;
+			c = 3 * n * i + 3 * t;
+			v[4 + 2 * t] = (double)gd[c];
+			v[5 + 2 * t] = (double)gd[c + 1];
+		}
+	}
+out:
+	free(f);
+	free(cw);
+	free(gd);
+	return ret;
+}
 
 /*
  * The m units read of big file sl (w->units, per values each, their
@@ -469,7 +583,7 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 	struct estrun_pitem *by = NULL;
 	struct estrun_bacc *acc = NULL;
 	struct est_write *cw = NULL;
-	uint64_t *gd = NULL, k, e, s, *u;
+	uint64_t *gd = NULL, k, kx, e, s, *u;
 	uint32_t *unit = NULL;
 	size_t *at = NULL, ni = 0, i, j, q, c, t, na, ncw, nloc;
 	double *pw;
@@ -508,7 +622,8 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 				by[at[unit[k] - 1]++] = (struct estrun_pitem){
 					unit[k] - 1, (uint32_t)i,
 					(e < (k + 1) * SAMPLE_CHUNK ?
-						 e : (k + 1) * SAMPLE_CHUNK) - s
+						 e : (k + 1) * SAMPLE_CHUNK) - s,
+					UINT32_MAX, 0
 				};
 			}
 		}
@@ -544,10 +659,7 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 			if (a == na)
 				acc[na++] = (struct estrun_bacc){ x->group, 0, 0,
 								  SIZE_MAX };
-			e = x->end < size ? x->end : size;
-			if (x->start < k * SAMPLE_CHUNK ||
-			    e > (k + 1) * SAMPLE_CHUNK ||
-			    e - x->start > ESTRUN_WRITE_ALONE) {
+			if (!estrun_write_alone(x, size, &kx) || kx != k) {
 				/* reaches beyond the part, or large */
 				acc[a].out += by[i].bytes;
 				continue;
@@ -563,6 +675,8 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 			if (t == ncw && x->start != x->grid)
 				cw[ncw].flags |= EST_WRITE_BEGIN;
 			cw[ncw++].group = (uint32_t)acc[a].loc;
+			by[i].e = (uint32_t)(sl->npw + a);
+			by[i].flags = cw[ncw - 1].flags;
 		}
 		if (ncw)
 			ret = r->ops->writes(w->ctx, sl->fd, &sl->st, cw, ncw,
@@ -590,6 +704,8 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 			}
 		}
 	}
+	if (!ret)
+		ret = estrun_follow_writes(w, sl, by, ni, unit, nu);
 out:
 	free(unit);
 	free(at);
