@@ -427,13 +427,20 @@ static void estrun_dx(struct estrun *r, const struct stat *st,
  * -1 where the part is raw after NOCOMPRESS.
  */
 #define ESTRUN_PW(n)	(4 + 2 * (n))
-/* A piece of a write that lies whole in a part is estimated as written
- * up to this long: a small write, where a sector's rounding and the
- * one-sector rule weigh.  A longer one counts by the part's ratio, as
- * the part in one go, of which it is most: read again, such pieces
- * (an image's first write between blocks rewritten since) cost 60% more
- * CPU time on a disk image's like, for the same estimate. */
+/* A piece of a write is estimated as written (whole, where it reaches
+ * beyond the part) up to this long: a small write, where a sector's
+ * rounding and the one-sector rule weigh.  A longer one counts by the
+ * part's ratio, as the part in one go, of which it is most: read again,
+ * such pieces (an image's first write between blocks rewritten since)
+ * cost 60% more CPU time on a disk image's like, for the same estimate. */
 #define ESTRUN_WRITE_ALONE	(64u * 1024)
+/* ... and a piece that starts its write (not what is left of an older
+ * one) up to this long: blocks and writes of some KiB side by side in
+ * one transaction are one dirty range, one extent, whose compress=
+ * decision is not the part's (a disk image rewritten in both, every
+ * part read, was 0.8-2.2% off, and now the full estimate to the byte,
+ * at the same cost). */
+#define ESTRUN_WRITE_FRESH	(256u * 1024)
 
 /* A piece's bytes in a part read (estrun_unit_writes()). */
 struct estrun_pitem {
@@ -446,6 +453,14 @@ struct estrun_pitem {
 	uint32_t e, flags;
 };
 
+/* A small write that reaches beyond a part read: estimated whole, its
+ * share (the piece's bytes in the part over its own) to bucket a
+ * (estrun_unit_writes()). */
+struct estrun_cross {
+	size_t a, loc;
+	double share;
+};
+
 /* One bucket of a part's pieces (estrun_unit_writes()). */
 struct estrun_bacc {
 	uint32_t b;
@@ -453,9 +468,29 @@ struct estrun_bacc {
 	size_t loc;		/* its group in est_ops.writes(), or max */
 };
 
-/* A small write of estrun_follow_writes(): its index, itself. */
+/* Whether write x of a file of size bytes is small (estimated as
+ * written, estrun_unit_writes(): ESTRUN_WRITE_ALONE, ESTRUN_WRITE_FRESH);
+ * its first and last parts then in *k0 and *k1. */
+static int estrun_write_small(const struct est_write *x, uint64_t size,
+			      uint64_t *k0, uint64_t *k1)
+{
+	uint64_t e = x->end < size ? x->end : size;
+
+	if ((x->flags & EST_WRITE_INDEP) || x->start >= e ||
+	    (e - x->start > ESTRUN_WRITE_ALONE &&
+	     (x->start != x->grid || e - x->start > ESTRUN_WRITE_FRESH)))
+		return 0;
+	*k0 = x->start / SAMPLE_CHUNK;
+	*k1 = (e - 1) / SAMPLE_CHUNK;
+	return 1;
+}
+
+/* A small write of estrun_follow_writes(): its index, itself, the entry
+ * of sl->pw and the share of its value it goes to (SIZE_MAX: none, a
+ * write of parts not read). */
 struct estrun_fitem {
-	size_t p;
+	size_t p, e;
+	double share;
 	struct est_write w;
 };
 
@@ -466,28 +501,17 @@ static int estrun_fitem_cmp(const void *a, const void *b)
 	return (x->p > y->p) - (x->p < y->p);
 }
 
-/* Whether write x of a file of size bytes is small and lies whole in its
- * part, which is then *k (estrun_unit_writes()). */
-static int estrun_write_alone(const struct est_write *x, uint64_t size,
-			      uint64_t *k)
-{
-	uint64_t e = x->end < size ? x->end : size;
-
-	*k = x->start / SAMPLE_CHUNK;
-	return !(x->flags & EST_WRITE_INDEP) && x->start < e &&
-	       e <= (*k + 1) * SAMPLE_CHUNK &&
-	       e - x->start <= ESTRUN_WRITE_ALONE;
-}
-
 /*
- * Under est_follow_nocompress() settings (compress=lzo): the small writes
- * of big file sl's parts read (by[0..ni), their entries in sl->pw)
- * estimated again with those of its parts not read (unit[k] 0), all in
- * the order written in one est_ops.writes(), so that one failing to
- * compress sets NOCOMPRESS for all the writes after it, in whichever
- * part, as the kernel carries the inode's flag: a block of packed data
- * rewritten in a disk image makes every later rewrite raw.  The entries'
- * values of those settings are replaced.  Returns 0 or -errno.
+ * Under compress= settings: the small writes of big file sl's parts read
+ * (by[0..ni), their entries in sl->pw) estimated again with those of its
+ * parts not read (unit[k] 0), all in the order written in one
+ * est_ops.writes(), each once, so that one failing to compress sets
+ * NOCOMPRESS for all the writes after it, in whichever part, as the
+ * kernel carries the inode's flag: a few KiB of random data that the
+ * heuristic lets through (too short for it to tell) or of packed data
+ * that lzo cannot shrink, rewritten in a disk image, make every later
+ * rewrite raw.  The entries' values of those settings are replaced.
+ * Returns 0 or -errno.
  */
 static int estrun_follow_writes(struct estrun_worker *w,
 				struct estrun_slot *sl,
@@ -499,67 +523,94 @@ static int estrun_follow_writes(struct estrun_worker *w,
 	const uint64_t size = sl->st.st_size;
 	struct estrun_fitem *f = NULL;
 	struct est_write *cw = NULL;
-	uint64_t *gd = NULL, k, lastk = UINT64_MAX, lastg = UINT64_MAX;
-	size_t nf = 0, i, t, c;
-	double *v;
+	uint64_t *gd = NULL, k0, k1, lastk = UINT64_MAX, lastg = UINT64_MAX;
+	double *v, *val = NULL;
+	size_t nf = 0, ncw = 0, i, t, c;
 	int ret = -ENOMEM, follow = 0;
 
 	for (t = 0; t < n; t++)
-		follow |= est_follow_nocompress(&r->s[t]);
+		follow |= !r->s[t].force;
 	if (!follow || !sl->npw)
 		return 0;
 	f = malloc((ni + sl->nw) * sizeof(*f));
 	cw = malloc((ni + sl->nw) * sizeof(*cw));
-	gd = malloc((sl->npw + 1) * 3 * n * sizeof(*gd));
-	if (!f || !cw || !gd)
+	val = calloc(sl->npw * 2 * n, sizeof(*val));
+	if (!f || !cw || !val)
 		goto out;
 	for (i = 0; i < ni; i++) {
+		const struct est_write *x = &sl->wr[by[i].p];
+
 		if (by[i].e == UINT32_MAX)
 			continue;
 		f[nf].p = by[i].p;
-		f[nf].w = sl->wr[by[i].p];
-		f[nf].w.flags = by[i].flags;
-		f[nf++].w.group = by[i].e;
+		f[nf].e = by[i].e;
+		f[nf].share = (double)by[i].bytes /
+			      ((x->end < size ? x->end : size) - x->start);
+		f[nf].w = *x;
+		f[nf++].w.flags = by[i].flags;
 	}
 	/* the parts not read: the first piece in a part of a write that
-	 * started before takes the range's decision, as in a part read
-	 * (one group past the entries') */
+	 * started before takes the range's decision, as in a part read */
 	for (i = 0; i < sl->nw; i++) {
 		const struct est_write *x = &sl->wr[i];
 
-		if (!estrun_write_alone(x, size, &k) || k >= nu || unit[k])
+		if (!estrun_write_small(x, size, &k0, &k1) || k1 >= nu ||
+		    unit[k0] || unit[k1])
 			continue;
 		f[nf].p = i;
+		f[nf].e = SIZE_MAX;
+		f[nf].share = 0;
 		f[nf].w = *x;
-		if (x->start != x->grid && (k != lastk || x->grid != lastg))
+		if (x->start != x->grid && (k0 != lastk || x->grid != lastg))
 			f[nf].w.flags |= EST_WRITE_BEGIN;
-		f[nf++].w.group = (uint32_t)sl->npw;
-		lastk = k;
+		f[nf++].w.group = 0;
+		lastk = k0;
 		lastg = x->grid;
 	}
 	ret = 0;
 	if (!nf)
 		goto out;
 	qsort(f, nf, sizeof(*f), estrun_fitem_cmp);
-	for (i = 0; i < nf; i++)
-		cw[i] = f[i].w;
-	ret = r->ops->writes(w->ctx, sl->fd, &sl->st, cw, nf, sl->npw + 1, gd);
+	/* each write once, a group of its own */
+	for (i = 0; i < nf; i++) {
+		if (i && f[i].p == f[i - 1].p) {
+			f[i].w.group = (uint32_t)(ncw - 1);
+			continue;
+		}
+		cw[ncw] = f[i].w;
+		f[i].w.group = cw[ncw].group = (uint32_t)ncw;
+		ncw++;
+	}
+	ret = -ENOMEM;
+	gd = malloc(ncw * 3 * n * sizeof(*gd));
+	if (!gd)
+		goto out;
+	ret = r->ops->writes(w->ctx, sl->fd, &sl->st, cw, ncw, ncw, gd);
+	for (i = 0; i < nf && !ret; i++) {
+		if (f[i].e == SIZE_MAX)
+			continue;
+		for (t = 0; t < 2 * n; t++)
+			val[2 * n * f[i].e + t] += f[i].share *
+				(double)gd[3 * n * f[i].w.group + 3 * (t / 2) +
+					   t % 2];
+	}
 	for (i = 0; i < sl->npw && !ret; i++) {
 		v = sl->pw + i * pe;
 		for (t = 0; t < n; t++) {
 			/* raw by the part's, or nothing as written */
-			if (!est_follow_nocompress(&r->s[t]) ||
+			if (r->s[t].force ||
 			    v[4 + 2 * t] < 0 || !v[3])
 				continue;
-			c = 3 * n * i + 3 * t;
-			v[4 + 2 * t] = (double)gd[c];
-			v[5 + 2 * t] = (double)gd[c + 1];
+			c = 2 * n * i + 2 * t;
+			v[4 + 2 * t] = val[c];
+			v[5 + 2 * t] = val[c + 1];
 		}
 	}
 out:
 	free(f);
 	free(cw);
 	free(gd);
+	free(val);
 	return ret;
 }
 
@@ -583,9 +634,10 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 	struct estrun_pitem *by = NULL;
 	struct estrun_bacc *acc = NULL;
 	struct est_write *cw = NULL;
-	uint64_t *gd = NULL, k, kx, e, s, *u;
+	struct estrun_cross *xs = NULL;
+	uint64_t *gd = NULL, k, k0, k1, e, s, *u;
 	uint32_t *unit = NULL;
-	size_t *at = NULL, ni = 0, i, j, q, c, t, na, ncw, nloc;
+	size_t *at = NULL, ni = 0, i, j, q, c, t, xi, na, ncw, nloc, nxs;
 	double *pw;
 	int ret = -ENOMEM;
 
@@ -636,8 +688,9 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 		by = malloc((ni ? ni : 1) * sizeof(*by));
 		acc = malloc((ni ? ni : 1) * sizeof(*acc));
 		cw = malloc((ni ? ni : 1) * sizeof(*cw));
-		gd = malloc((ni ? ni : 1) * 3 * n * sizeof(*gd));
-		if (!by || !acc || !cw || !gd)
+		xs = malloc((ni ? ni : 1) * sizeof(*xs));
+		gd = malloc((ni ? ni : 1) * 2 * 3 * n * sizeof(*gd));
+		if (!by || !acc || !cw || !xs || !gd)
 			goto out;
 	}
 	pw = array_grow(sl->pw, &sl->cap_pw, ni ? ni * pe : 1, sizeof(*pw));
@@ -649,7 +702,7 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 	for (j = 0, q = 0; j < m && !ret; q = at[j++]) {
 		u = w->units + j * per;
 		k = u[0] / SAMPLE_CHUNK;
-		na = ncw = nloc = 0;
+		na = ncw = nloc = nxs = 0;
 		for (i = q; i < at[j]; i++) {
 			const struct est_write *x = &sl->wr[by[i].p];
 			size_t a;
@@ -659,8 +712,8 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 			if (a == na)
 				acc[na++] = (struct estrun_bacc){ x->group, 0, 0,
 								  SIZE_MAX };
-			if (!estrun_write_alone(x, size, &kx) || kx != k) {
-				/* reaches beyond the part, or large */
+			if (!estrun_write_small(x, size, &k0, &k1)) {
+				/* large: by the part's ratio */
 				acc[a].out += by[i].bytes;
 				continue;
 			}
@@ -674,9 +727,19 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 			cw[ncw] = *x;
 			if (t == ncw && x->start != x->grid)
 				cw[ncw].flags |= EST_WRITE_BEGIN;
-			cw[ncw++].group = (uint32_t)acc[a].loc;
+			cw[ncw].group = (uint32_t)acc[a].loc;
+			if (k0 != k1) {
+				/* reaches beyond the part: whole, in a group
+				 * of its own, its share here to the bucket */
+				e = x->end < size ? x->end : size;
+				xs[nxs++] = (struct estrun_cross){
+					a, nloc, (double)by[i].bytes /
+							 (e - x->start)
+				};
+				cw[ncw].group = (uint32_t)nloc++;
+			}
 			by[i].e = (uint32_t)(sl->npw + a);
-			by[i].flags = cw[ncw - 1].flags;
+			by[i].flags = cw[ncw++].flags;
 		}
 		if (ncw)
 			ret = r->ops->writes(w->ctx, sl->fd, &sl->st, cw, ncw,
@@ -701,6 +764,15 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 				c = 3 * n * acc[i].loc + 3 * t;
 				v[4 + 2 * t] = (double)gd[c];
 				v[5 + 2 * t] = (double)gd[c + 1];
+				for (xi = 0; xi < nxs; xi++) {
+					if (xs[xi].a != i)
+						continue;
+					c = 3 * n * xs[xi].loc + 3 * t;
+					v[4 + 2 * t] += xs[xi].share *
+							(double)gd[c];
+					v[5 + 2 * t] += xs[xi].share *
+							(double)gd[c + 1];
+				}
 			}
 		}
 	}
@@ -710,6 +782,7 @@ out:
 	free(unit);
 	free(at);
 	free(by);
+	free(xs);
 	free(acc);
 	free(cw);
 	free(gd);
