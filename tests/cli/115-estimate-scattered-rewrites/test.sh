@@ -66,7 +66,11 @@ with open("a", "r+b") as f:
         f.write(rng.randbytes(n) if i % 2 == 0 else text(n)[:n])
 PY
 sync
-check_now "after the rewrites in one transaction"
+# within a sector (1,100 millionths of 3.9 MB): now and then the kernel
+# starts writing some of the rewrites back while the others are still
+# being written, and a range taken early is decided apart (one run in
+# some dozens here, under load: the usage a sector more than the model)
+check_now "after the rewrites in one transaction" 1100
 # a second round after another snapshot, over the first's blocks too:
 # what is left of the first write's pieces between them is shorter than
 # the pieces written, and failing to compress there set NOCOMPRESS for
