@@ -617,12 +617,14 @@ out:
 /*
  * The m units read of big file sl (w->units, per values each, their
  * values final), by the write buckets that reach their parts, into
- * sl->pw (ESTRUN_PW(n) values an entry): the small writes that lie whole
- * in a part (ESTRUN_WRITE_ALONE) estimated as they were written
- * (est_ops.writes(), in the order written), which the part in one go
+ * sl->pw (ESTRUN_PW(n) values an entry): the small writes that reach a
+ * part (estrun_write_small()) estimated as they were written
+ * (est_ops.writes(), in the order written; one that reaches beyond the
+ * part whole, its share of bytes to the part), which the part in one go
  * does not tell (a 4 KiB write in a part of text is raw, not the part's
- * ratio of 4 KiB).  Nothing for a file not written in steps.  Returns 0
- * or -errno.
+ * ratio of 4 KiB); under compress= settings followed from write to write
+ * (estrun_follow_writes()).  Nothing for a file not written in steps.
+ * Returns 0 or -errno.
  */
 static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 			      size_t m, size_t per)
