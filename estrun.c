@@ -485,6 +485,25 @@ static int estrun_write_small(const struct est_write *x, uint64_t size,
 	return 1;
 }
 
+/* The share of write x (of a file of size bytes) that its piece of bytes
+ * in a part is. */
+static double estrun_write_share(const struct est_write *x, uint64_t size,
+				 uint64_t bytes)
+{
+	return (double)bytes / ((x->end < size ? x->end : size) - x->start);
+}
+
+/* The settings asked for that are compress-force= (estrun_follow_writes()
+ * takes the others). */
+static size_t estrun_forced(const struct estrun *r)
+{
+	size_t t, c = 0;
+
+	for (t = 0; t < r->n; t++)
+		c += r->s[t].force;
+	return c;
+}
+
 /* A small write of estrun_follow_writes(): its index, itself, the entry
  * of sl->pw and the share of its value it goes to (SIZE_MAX: none, a
  * write of parts not read). */
@@ -526,11 +545,9 @@ static int estrun_follow_writes(struct estrun_worker *w,
 	uint64_t *gd = NULL, k0, k1, lastk = UINT64_MAX, lastg = UINT64_MAX;
 	double *v, *val = NULL;
 	size_t nf = 0, ncw = 0, i, t, c;
-	int ret = -ENOMEM, follow = 0;
+	int ret = -ENOMEM;
 
-	for (t = 0; t < n; t++)
-		follow |= !r->s[t].force;
-	if (!follow || !sl->npw)
+	if (estrun_forced(r) == n || !sl->npw)
 		return 0;
 	f = malloc((ni + sl->nw) * sizeof(*f));
 	cw = malloc((ni + sl->nw) * sizeof(*cw));
@@ -544,8 +561,7 @@ static int estrun_follow_writes(struct estrun_worker *w,
 			continue;
 		f[nf].p = by[i].p;
 		f[nf].e = by[i].e;
-		f[nf].share = (double)by[i].bytes /
-			      ((x->end < size ? x->end : size) - x->start);
+		f[nf].share = estrun_write_share(x, size, by[i].bytes);
 		f[nf].w = *x;
 		f[nf++].w.flags = by[i].flags;
 	}
@@ -640,6 +656,7 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 	uint64_t *gd = NULL, k, k0, k1, e, s, *u;
 	uint32_t *unit = NULL;
 	size_t *at = NULL, ni = 0, i, j, q, c, t, xi, na, ncw, nloc, nxs;
+	const size_t forced = estrun_forced(r);
 	double *pw;
 	int ret = -ENOMEM;
 
@@ -733,17 +750,18 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 			if (k0 != k1) {
 				/* reaches beyond the part: whole, in a group
 				 * of its own, its share here to the bucket */
-				e = x->end < size ? x->end : size;
 				xs[nxs++] = (struct estrun_cross){
-					a, nloc, (double)by[i].bytes /
-							 (e - x->start)
+					a, nloc,
+					estrun_write_share(x, size, by[i].bytes)
 				};
 				cw[ncw].group = (uint32_t)nloc++;
 			}
 			by[i].e = (uint32_t)(sl->npw + a);
 			by[i].flags = cw[ncw++].flags;
 		}
-		if (ncw)
+		/* the compress= settings' values are estrun_follow_writes()'
+		 * alone: without a compress-force= setting, not here */
+		if (ncw && forced)
 			ret = r->ops->writes(w->ctx, sl->fd, &sl->st, cw, ncw,
 					     nloc, gd);
 		for (i = 0; i < na && !ret; i++) {
@@ -759,7 +777,7 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 					v[4 + 2 * t] = v[5 + 2 * t] = -1;
 					continue;
 				}
-				if (acc[i].loc == SIZE_MAX) {
+				if (acc[i].loc == SIZE_MAX || !forced) {
 					v[4 + 2 * t] = v[5 + 2 * t] = 0;
 					continue;
 				}
