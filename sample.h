@@ -35,6 +35,17 @@
 #define SAMPLE_BAND_RAW		3u
 #define SAMPLE_BAND_KINDS	4u
 #define SAMPLE_BANDS		8
+/* A part of a big file away of which some counts, in the file's away
+ * strata, whose own bytes are raw now and not all in extents of one
+ * sector (sampleplan_part_bands()): written after NOCOMPRESS, which
+ * compress-force= ignores, not the blocks of one sector raw under every
+ * setting.  Band 0, which no data of known ratio has otherwise (and
+ * which sample_pop_raw_kinds() counts as neither raw nor known). */
+#define SAMPLE_BAND_RAW_RUNS	0u
+/* An extent of at most this many bytes is one sector: the kernel never
+ * compresses it (the default sector size; a stratum is never wrong, only
+ * less useful). */
+#define SAMPLE_ONE_SECTOR	4096u
 /* Report rows are estimated by band with the raw band whole (its kinds
  * folded back into it: the rows' sums stay as small as before), a
  * stratum's sample_row_band() of SAMPLE_ROW_BANDS. */

@@ -105,8 +105,9 @@ struct sampleplan {
 	/* files whose band is a current ratio (not a kind) */
 	uint64_t ratios;
 	/* sampleplan_part_shares()' room: each part's share, and its bytes
-	 * of its own, in all, and its own bytes' on disk now (part k's at
-	 * 3k, 3k + 1 and 3k + 2) */
+	 * of its own, in all, its own bytes' on disk now and those of them
+	 * in raw extents of one sector, SAMPLE_ONE_SECTOR (part k's at 4k to
+	 * 4k + 3) */
 	double *ak;
 	uint64_t *pbytes;
 	size_t cap_ak, cap_pbytes;
@@ -929,12 +930,12 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
 	if (!ak)
 		return 0;
 	p->ak = ak;
-	by = array_grow(p->pbytes, &p->cap_pbytes, 3 * (size_t)n,
+	by = array_grow(p->pbytes, &p->cap_pbytes, 4 * (size_t)n,
 			sizeof(*by));
 	if (!by)
 		return 0;
 	p->pbytes = by;
-	memset(by, 0, 3 * (size_t)n * sizeof(*by));
+	memset(by, 0, 4 * (size_t)n * sizeof(*by));
 	it = &p->kept->v[fx->kept >> SAMPLEPLAN_KEPT_BITS];
 	for (i = 0; i < m; i++, it++) {
 		if (it->type == BTRFS_FILE_EXTENT_INLINE || !it->disk_bytenr ||
@@ -952,17 +953,20 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
 			s = k * SAMPLE_CHUNK > pos ? k * SAMPLE_CHUNK : pos;
 			e = (k + 1) * SAMPLE_CHUNK < end ?
 				    (k + 1) * SAMPLE_CHUNK : end;
-			by[3 * k + 1] += e - s;
+			by[4 * k + 1] += e - s;
 			if (!own)
 				continue;
-			by[3 * k] += e - s;
-			by[3 * k + 2] += it->compression && it->ram_bytes ?
+			by[4 * k] += e - s;
+			by[4 * k + 2] += it->compression && it->ram_bytes ?
 				(e - s) * it->disk_num_bytes / it->ram_bytes :
 				e - s;
+			if (!it->compression &&
+			    it->disk_num_bytes <= SAMPLE_ONE_SECTOR)
+				by[4 * k + 3] += e - s;
 		}
 	}
 	for (k = 0; k < n; k++)
-		ak[k] = by[3 * k + 1] ? (double)by[3 * k] / by[3 * k + 1] : a;
+		ak[k] = by[4 * k + 1] ? (double)by[4 * k] / by[4 * k + 1] : a;
 	return 1;
 }
 
@@ -975,6 +979,10 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
  * counts of it is those, and in a disk image beside its snapshots a few
  * blocks rewritten are raw (one sector each) where a write of some KiB
  * of the same data is compressed, whatever the rest of the part holds.
+ * Own bytes raw now and not all in extents of one sector (written after
+ * NOCOMPRESS, which compress-force= ignores) have a band of their own,
+ * SAMPLE_BAND_RAW_RUNS: the raw band keeps the parts of blocks alone,
+ * raw under every setting.
  */
 static void sampleplan_part_bands(const struct sampleplan *p,
 				  const uint8_t *old, unsigned band,
@@ -987,9 +995,14 @@ static void sampleplan_part_bands(const struct sampleplan *p,
 		code = p->ak[k] >= 0.5 ? SAMPLE_PB_COUNTS :
 		       p->ak[k] <= 0 ? SAMPLE_PB_COPY : 0;
 		pb = (old ? old[k] : band) & SAMPLE_PB_BAND;
-		ob = code ? 0 : sample_band(1, p->pbytes[3 * k],
-					    p->pbytes[3 * k + 2]);
-		if (ob && (ob != SAMPLE_BAND_RAW || pb < SAMPLE_BAND_RAW))
+		ob = code ? 0 : sample_band(1, p->pbytes[4 * k],
+					    p->pbytes[4 * k + 2]);
+		/* raw now, not all in blocks of one sector: what a
+		 * setting may yet compress, a band of its own */
+		if (ob == SAMPLE_BAND_RAW && pb < SAMPLE_BAND_RAW &&
+		    p->pbytes[4 * k + 3] < p->pbytes[4 * k])
+			pb = SAMPLE_BAND_RAW_RUNS;
+		else if (ob && (ob != SAMPLE_BAND_RAW || pb < SAMPLE_BAND_RAW))
 			pb = ob;
 		b[k] = (uint8_t)(pb | (old ? old[k] & SAMPLE_PB_EMPTY : 0) |
 				 code << SAMPLE_PB_SLOT);

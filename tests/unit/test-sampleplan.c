@@ -652,9 +652,15 @@ static void test_half(void)
  *                                                         copy, counts, copy
  *   2: E0, E1, E2, 3/4 of E3 and E5         a sixteenth   copy, copy, copy,
  *                                                         its file's strata
+ * E5 is raw now: its band in file 2's strata is SAMPLE_BAND_RAW_RUNS (text
+ * written after NOCOMPRESS), or with g_sectors the raw band, E5 then one
+ * extent of a sector each per 4 KiB (blocks raw under every setting).
  */
 #define PART_GROUPS	200
 #define PART_K		(512u * 1024)
+#define PART_SECTOR	4096u
+
+static int g_sectors;
 
 static const struct part_ref {
 	uint8_t file, extent;
@@ -668,6 +674,21 @@ static const struct part_ref {
 	{ 2, 2, 2 * PART_K, PART_K }, { 2, 3, 3 * PART_K, 3 * PART_K / 4 },
 	{ 2, 5, 3 * PART_K + 3 * PART_K / 4, PART_K / 4 },
 };
+
+/* Extent e as extents of one sector each, raw. */
+static void list_sectors(struct sampleplan *p, const struct extent_info *e)
+{
+	uint64_t o;
+
+	for (o = 0; o < e->num_bytes; o += PART_SECTOR) {
+		struct extent_info ei = *e;
+
+		ei.file_pos += o;
+		ei.disk_bytenr += o;
+		ei.disk_num_bytes = ei.num_bytes = ei.ram_bytes = PART_SECTOR;
+		CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, NULL, 0), 0);
+	}
+}
 
 static int list_parts(void *arg, struct sampleplan *p, int fd,
 		      const char *path, const struct stat *st, int depth)
@@ -695,10 +716,14 @@ static int list_parts(void *arg, struct sampleplan *p, int fd,
 					.ram_bytes = PART_K,
 				};
 
-				if (r->file == f)
-					CU_ASSERT_EQUAL(sampleplan_ref(p, &ei,
-								       NULL, 0),
-							0);
+				if (r->file != f)
+					continue;
+				if (g_sectors && r->extent == 5) {
+					list_sectors(p, &ei);
+					continue;
+				}
+				CU_ASSERT_EQUAL(sampleplan_ref(p, &ei, NULL, 0),
+						0);
 			}
 			CU_ASSERT_EQUAL(sampleplan_add(p,
 						       file_key(g_dev, 3 * g + f),
@@ -725,7 +750,7 @@ static void test_part_shares(void)
 	struct sample_design d;
 	struct sample_bands *b = NULL;
 	struct seen_set *s = NULL;
-	size_t g, f, k, bad = 0;
+	size_t g, f, k, bad = 0, runs = 0;
 
 	plan_with(1, list_parts, &d, &b, &s);
 	for (g = 0; g < PART_GROUPS; g++)
@@ -753,11 +778,24 @@ static void test_part_shares(void)
 						size, size,
 						(pb[k] & SAMPLE_PB_BAND) |
 							part_away[code]);
+				/* E5's part, in its file's strata */
+				if (f == 2 && k == 3 && pb)
+					runs += (pb[k] & SAMPLE_PB_BAND) ==
+						(g_sectors ? SAMPLE_BAND_RAW :
+							     SAMPLE_BAND_RAW_RUNS);
 			}
 		}
 	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(runs, PART_GROUPS);
 	sample_bands_free(b);
 	seen_free(s);
+}
+
+static void test_part_sectors(void)
+{
+	g_sectors = 1;
+	test_part_shares();
+	g_sectors = 0;
 }
 
 static CU_TestInfo tests[] = {
@@ -767,6 +805,8 @@ static CU_TestInfo tests[] = {
 	{ "away at more than half", test_half },
 	{ "a big file away: each part by what of it counts",
 	  test_part_shares },
+	{ "... its raw own bytes in blocks of a sector: the raw band",
+	  test_part_sectors },
 	{ "put in the walk's order", test_reorder },
 	{ "a name's kind", test_name_kind },
 	{ "the raw band divided where it holds most data", test_raw_kinds },
