@@ -353,14 +353,16 @@ random_data()
 	head -c "$1" /dev/urandom
 }
 
-# sample_against_full SETTING WIDTHS SEEDS MIN_HIT: --sample against the
-# full estimate of the current directory under SETTING (same layout, as
-# root): a 99% sample (seeds 1-3) within WIDTHS times its 95% interval of
-# it (or 0.01%), and a 10% one's interval holding it at least MIN_HIT
-# times of SEEDS.
+# sample_against_full SETTING WIDTHS SEEDS MIN_HIT [MAX_RMS]: --sample
+# against the full estimate of the current directory under SETTING (same
+# layout, as root): a 99% sample (seeds 1-3) within WIDTHS times its 95%
+# interval of it (or 0.01%), and a 10% one's interval holding it at least
+# MIN_HIT times of SEEDS; with MAX_RMS, the 10% samples' root mean square
+# error at most MAX_RMS millionths of it.
 sample_against_full()
 {
-	local s=$1 widths=$2 seeds=$3 min_hit=$4 full got seed held=0 h
+	local s=$1 widths=$2 seeds=$3 min_hit=$4 max_rms=${5:-} full got seed
+	local held=0 h sq=0
 	expect_ours 0 '' -b -e "$s" --format=json .
 	full=$(jq '.estimates[0].disk' "$OUT/ours.out")
 	for seed in 1 2 3; do
@@ -381,9 +383,19 @@ sample_against_full()
 			if ((.disk - $t) | fabs) <= .disk_ci95 then 1 else 0 end' \
 			"$OUT/ours.out")
 		held=$((held + h))
+		sq=$(jq -r --argjson t "$full" --argjson sq "$sq" \
+			'$sq + (.estimates[0].disk - $t) * (.estimates[0].disk - $t)' \
+			"$OUT/ours.out")
 	done
 	[ -z "${VERBOSE:-}" ] || echo "$s: held $held of $seeds at 10%" >&2
 	CHECKS=$((CHECKS + 1))
 	[ "$held" -ge "$min_hit" ] ||
 		fail "$s at 10%: the interval held the full estimate $held times of $seeds (at least $min_hit)"
+	[ -n "$max_rms" ] || return 0
+	h=$(awk -v sq="$sq" -v n="$seeds" -v t="$full" 'BEGIN {
+		printf "%d", (t > 0 ? 1e6 * sqrt(sq / n) / t : 0) }')
+	[ -z "${VERBOSE:-}" ] || echo "$s: rms error $h ppm at 10%" >&2
+	CHECKS=$((CHECKS + 1))
+	[ "$h" -le "$max_rms" ] ||
+		fail "$s at 10%: root mean square error $h millionths of the full estimate $full (at most $max_rms)"
 }
