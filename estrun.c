@@ -493,15 +493,19 @@ static double estrun_write_share(const struct est_write *x, uint64_t size,
 	return (double)bytes / ((x->end < size ? x->end : size) - x->start);
 }
 
-/* The settings asked for that are compress-force= (estrun_follow_writes()
- * takes the others). */
-static size_t estrun_forced(const struct estrun *r)
+/* Whether a big file's small writes are estimated part by part
+ * (estrun_unit_writes()): with compress-force= settings alone.  With a
+ * compress= setting estrun_follow_writes() estimates them, for every
+ * setting: a compress-force= setting's values do not depend on the order
+ * of the writes (it ignores NOCOMPRESS, and a write that fails does not
+ * set it), so the same call gives them. */
+static int estrun_by_part(const struct estrun *r)
 {
-	size_t t, c = 0;
+	size_t t;
 
-	for (t = 0; t < r->n; t++)
-		c += r->s[t].force;
-	return c;
+	for (t = 0; t < r->n && r->s[t].force; t++)
+		;
+	return t == r->n;
 }
 
 /* A small write of estrun_follow_writes(): its index, itself, the entry
@@ -521,16 +525,16 @@ static int estrun_fitem_cmp(const void *a, const void *b)
 }
 
 /*
- * Under compress= settings: the small writes of big file sl's parts read
- * (by[0..ni), their entries in sl->pw) estimated again with those of its
- * parts not read (unit[k] 0), all in the order written in one
+ * With a compress= setting: the small writes of big file sl's parts read
+ * (by[0..ni), their entries in sl->pw) estimated with those of its parts
+ * not read (unit[k] 0), all in the order written in one
  * est_ops.writes(), each once, so that one failing to compress sets
  * NOCOMPRESS for all the writes after it, in whichever part, as the
  * kernel carries the inode's flag: a few KiB of random data that the
  * heuristic lets through (too short for it to tell) or of packed data
  * that lzo cannot shrink, rewritten in a disk image, make every later
- * rewrite raw.  The entries' values of those settings are replaced.
- * Returns 0 or -errno.
+ * rewrite raw.  The entries' values are set, every setting's
+ * (estrun_by_part()).  Returns 0 or -errno.
  */
 static int estrun_follow_writes(struct estrun_worker *w,
 				struct estrun_slot *sl,
@@ -547,7 +551,7 @@ static int estrun_follow_writes(struct estrun_worker *w,
 	size_t nf = 0, ncw = 0, i, t, c;
 	int ret = -ENOMEM;
 
-	if (estrun_forced(r) == n || !sl->npw)
+	if (estrun_by_part(r) || !sl->npw)
 		return 0;
 	f = malloc((ni + sl->nw) * sizeof(*f));
 	cw = malloc((ni + sl->nw) * sizeof(*cw));
@@ -614,8 +618,7 @@ static int estrun_follow_writes(struct estrun_worker *w,
 		v = sl->pw + i * pe;
 		for (t = 0; t < n; t++) {
 			/* raw by the part's, or nothing as written */
-			if (r->s[t].force ||
-			    v[4 + 2 * t] < 0 || !v[3])
+			if (v[4 + 2 * t] < 0 || !v[3])
 				continue;
 			c = 2 * n * i + 2 * t;
 			v[4 + 2 * t] = val[c];
@@ -638,8 +641,9 @@ out:
  * (est_ops.writes(), in the order written; one that reaches beyond the
  * part whole, its share of bytes to the part), which the part in one go
  * does not tell (a 4 KiB write in a part of text is raw, not the part's
- * ratio of 4 KiB); under compress= settings followed from write to write
- * (estrun_follow_writes()).  Nothing for a file not written in steps.
+ * ratio of 4 KiB); with a compress= setting followed from write to write
+ * instead, for every setting (estrun_follow_writes()).  Nothing for a file
+ * not written in steps.
  * Returns 0 or -errno.
  */
 static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
@@ -656,7 +660,7 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 	uint64_t *gd = NULL, k, k0, k1, e, s, *u;
 	uint32_t *unit = NULL;
 	size_t *at = NULL, ni = 0, i, j, q, c, t, xi, na, ncw, nloc, nxs;
-	const size_t forced = estrun_forced(r);
+	const int by_part = estrun_by_part(r);
 	double *pw;
 	int ret = -ENOMEM;
 
@@ -759,9 +763,8 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 			by[i].e = (uint32_t)(sl->npw + a);
 			by[i].flags = cw[ncw++].flags;
 		}
-		/* the compress= settings' values are estrun_follow_writes()'
-		 * alone: without a compress-force= setting, not here */
-		if (ncw && forced)
+		/* with a compress= setting, estrun_follow_writes()' alone */
+		if (ncw && by_part)
 			ret = r->ops->writes(w->ctx, sl->fd, &sl->st, cw, ncw,
 					     nloc, gd);
 		for (i = 0; i < na && !ret; i++) {
@@ -777,7 +780,7 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 					v[4 + 2 * t] = v[5 + 2 * t] = -1;
 					continue;
 				}
-				if (acc[i].loc == SIZE_MAX || !forced) {
+				if (acc[i].loc == SIZE_MAX || !by_part) {
 					v[4 + 2 * t] = v[5 + 2 * t] = 0;
 					continue;
 				}
