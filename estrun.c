@@ -712,8 +712,11 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 		acc = malloc((ni ? ni : 1) * sizeof(*acc));
 		cw = malloc((ni ? ni : 1) * sizeof(*cw));
 		xs = malloc((ni ? ni : 1) * sizeof(*xs));
-		gd = malloc((ni ? ni : 1) * 2 * 3 * n * sizeof(*gd));
-		if (!by || !acc || !cw || !xs || !gd)
+		/* the values part by part: with compress-force= settings
+		 * alone (estrun_by_part()) */
+		if (by_part)
+			gd = malloc((ni ? ni : 1) * 2 * 3 * n * sizeof(*gd));
+		if (!by || !acc || !cw || !xs || (by_part && !gd))
 			goto out;
 	}
 	pw = array_grow(sl->pw, &sl->cap_pw, ni ? ni * pe : 1, sizeof(*pw));
