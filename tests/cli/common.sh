@@ -379,13 +379,12 @@ sample_against_full()
 	for seed in $(seq 1 "$seeds"); do
 		expect_ours 0 '' -b -e "$s" --sample=10% --seed="$seed" \
 			--format=json .
-		h=$(jq -r --argjson t "$full" '.estimates[0] |
-			if ((.disk - $t) | fabs) <= .disk_ci95 then 1 else 0 end' \
+		read -r h sq < <(jq -r --argjson t "$full" --argjson sq "$sq" \
+			'.estimates[0] | (.disk - $t) as $d |
+			(if ($d | fabs) <= .disk_ci95 then 1 else 0 end) as $h |
+			"\($h) \($sq + $d * $d)"' \
 			"$OUT/ours.out")
 		held=$((held + h))
-		sq=$(jq -r --argjson t "$full" --argjson sq "$sq" \
-			'$sq + (.estimates[0].disk - $t) * (.estimates[0].disk - $t)' \
-			"$OUT/ours.out")
 	done
 	[ -z "${VERBOSE:-}" ] || echo "$s: held $held of $seeds at 10%" >&2
 	CHECKS=$((CHECKS + 1))
