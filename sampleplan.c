@@ -69,6 +69,14 @@ struct sampleplan_fx {
 	uint64_t kept;		/* its items' value, or 0 (none kept) */
 };
 
+/* A big file's part's bytes its extent items reference: of its own (in
+ * extents no file before it in the walk references), in all, its own
+ * bytes' on disk now, and those of them in raw extents of one sector
+ * (SAMPLE_ONE_SECTOR). */
+struct sampleplan_pbytes {
+	uint64_t own, all, own_disk, own_sector;
+};
+
 struct sampleplan {
 	const struct sampleplan_opts *o;
 	struct sample_pop pop;
@@ -104,12 +112,9 @@ struct sampleplan {
 	size_t nbig;
 	/* files whose band is a current ratio (not a kind) */
 	uint64_t ratios;
-	/* sampleplan_part_shares()' room: each part's share, and its bytes
-	 * of its own, in all, its own bytes' on disk now and those of them
-	 * in raw extents of one sector, SAMPLE_ONE_SECTOR (part k's at 4k to
-	 * 4k + 3) */
+	/* sampleplan_part_shares()' room: each part's share and bytes */
 	double *ak;
-	uint64_t *pbytes;
+	struct sampleplan_pbytes *pbytes;
 	size_t cap_ak, cap_pbytes;
 	struct search_ctx *search;
 	struct sampleplan_dev *devs;
@@ -920,7 +925,8 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
 	const struct sampleplan_fx *fx = &p->fx[ord];
 	const struct sampleplan_item *it;
 	size_t m = sampleplan_kept_count(fx->kept), i, j;
-	uint64_t ref, pos, end, k, s, e, *by;
+	uint64_t ref, pos, end, k, s, e;
+	struct sampleplan_pbytes *by;
 	double *ak;
 	int own;
 
@@ -930,12 +936,11 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
 	if (!ak)
 		return 0;
 	p->ak = ak;
-	by = array_grow(p->pbytes, &p->cap_pbytes, 4 * (size_t)n,
-			sizeof(*by));
+	by = array_grow(p->pbytes, &p->cap_pbytes, (size_t)n, sizeof(*by));
 	if (!by)
 		return 0;
 	p->pbytes = by;
-	memset(by, 0, 4 * (size_t)n * sizeof(*by));
+	memset(by, 0, (size_t)n * sizeof(*by));
 	it = &p->kept->v[fx->kept >> SAMPLEPLAN_KEPT_BITS];
 	for (i = 0; i < m; i++, it++) {
 		if (it->type == BTRFS_FILE_EXTENT_INLINE || !it->disk_bytenr ||
@@ -953,20 +958,20 @@ static int sampleplan_part_shares(struct sampleplan *p, uint32_t ord,
 			s = k * SAMPLE_CHUNK > pos ? k * SAMPLE_CHUNK : pos;
 			e = (k + 1) * SAMPLE_CHUNK < end ?
 				    (k + 1) * SAMPLE_CHUNK : end;
-			by[4 * k + 1] += e - s;
+			by[k].all += e - s;
 			if (!own)
 				continue;
-			by[4 * k] += e - s;
-			by[4 * k + 2] += it->compression && it->ram_bytes ?
+			by[k].own += e - s;
+			by[k].own_disk += it->compression && it->ram_bytes ?
 				(e - s) * it->disk_num_bytes / it->ram_bytes :
 				e - s;
 			if (!it->compression &&
 			    it->disk_num_bytes <= SAMPLE_ONE_SECTOR)
-				by[4 * k + 3] += e - s;
+				by[k].own_sector += e - s;
 		}
 	}
 	for (k = 0; k < n; k++)
-		ak[k] = by[4 * k + 1] ? (double)by[4 * k] / by[4 * k + 1] : a;
+		ak[k] = by[k].all ? (double)by[k].own / by[k].all : a;
 	return 1;
 }
 
@@ -995,12 +1000,12 @@ static void sampleplan_part_bands(const struct sampleplan *p,
 		code = p->ak[k] >= 0.5 ? SAMPLE_PB_COUNTS :
 		       p->ak[k] <= 0 ? SAMPLE_PB_COPY : 0;
 		pb = (old ? old[k] : band) & SAMPLE_PB_BAND;
-		ob = code ? 0 : sample_band(1, p->pbytes[4 * k],
-					    p->pbytes[4 * k + 2]);
+		ob = code ? 0 : sample_band(1, p->pbytes[k].own,
+					    p->pbytes[k].own_disk);
 		/* raw now, not all in blocks of one sector: what a
 		 * setting may yet compress, a band of its own */
 		if (ob == SAMPLE_BAND_RAW && pb < SAMPLE_BAND_RAW &&
-		    p->pbytes[4 * k + 3] < p->pbytes[4 * k])
+		    p->pbytes[k].own_sector < p->pbytes[k].own)
 			pb = SAMPLE_BAND_RAW_RUNS;
 		else if (ob && (ob != SAMPLE_BAND_RAW || pb < SAMPLE_BAND_RAW))
 			pb = ob;
