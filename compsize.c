@@ -38,6 +38,8 @@ static volatile sig_atomic_t want_stats;
 #define CS_AUTO_PRECISION	0.02
 #define CS_AUTO_FIRST		0.01
 #define CS_AUTO_ROUNDS		6
+/* ... and the fraction past which a round is the full estimate */
+#define CS_AUTO_FULL		0.5
 /*
  * How far below --precision the next round aims: 1 + CS_AUTO_MARGIN_K over
  * the square root of the units this round read, between CS_AUTO_MARGIN_MIN
@@ -522,18 +524,21 @@ static int parse_options(int argc, char **argv, struct options *opt)
 
 /*
  * --sample=auto: the fraction the next round asks for, between 2 and 16
- * times this round's f.  The smallest whose interval this round's draws
- * foretell (run_sample_predict(): each stratum's spread per unit, its
- * draws under the larger design) within precision over a margin that
- * shrinks with the units read (CS_AUTO_MARGIN_K); where they can't tell,
- * from the width w and the fraction read (read of data), as one over the
- * square root of the data read, 25% more.
+ * times this round's f (up to CS_AUTO_FULL where 16 f is foretold short
+ * and that is not; 1, the full estimate, where 16 f is foretold no
+ * narrower than this round and CS_AUTO_FULL short).  The smallest whose
+ * interval this round's draws foretell (run_sample_predict(): each
+ * stratum's spread per unit, its draws under the larger design) within
+ * precision over a margin that shrinks with the units read
+ * (CS_AUTO_MARGIN_K); where they can't tell, from the width w and the
+ * fraction read (read of data), as one over the square root of the data
+ * read, 25% more.
  */
 static double sample_next(struct run *run, double f, double w,
 			  double precision, uint64_t read, uint64_t data,
 			  uint64_t units)
 {
-	double lo = 2 * f, hi = 16 * f, want, m, at_lo;
+	double lo = 2 * f, hi = 16 * f, want, m, at_lo, at_hi;
 	double next;
 	int k;
 
@@ -545,8 +550,22 @@ static double sample_next(struct run *run, double f, double w,
 	if (at_lo > 0) {
 		if (at_lo <= want)
 			return lo;
-		if (run_sample_predict(run, hi) > want)
-			return hi;
+		at_hi = run_sample_predict(run, hi);
+		if (at_hi > want) {
+			/* floors that made this round read several times f
+			 * can leave 16 f short where half of the data would
+			 * do; where not even that is foretold to do (a
+			 * stratum not drawn from keeps its 100%), 16 f, or
+			 * the full estimate where 16 f is foretold no
+			 * narrower (the floors' units again) */
+			if (hi < CS_AUTO_FULL &&
+			    run_sample_predict(run, CS_AUTO_FULL) <= want) {
+				lo = hi;
+				hi = CS_AUTO_FULL;
+			} else {
+				return at_hi < 0.99 * w ? hi : 1;
+			}
+		}
 		/* on the logarithm: the width falls as the fraction grows */
 		for (k = 0; k < 30; k++) {
 			next = sqrt(lo * hi);
@@ -621,7 +640,7 @@ static int sample_rounds(struct options *opt, const struct run_env *env,
 		next = sample_next(run, f, w, opt->precision, read, data,
 				   units);
 		run_free(run);
-		f = next > 0.5 ? 1 : next;
+		f = next > CS_AUTO_FULL ? 1 : next;
 	}
 	*out = run;
 	if (ret)

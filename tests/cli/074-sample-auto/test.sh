@@ -88,6 +88,30 @@ for s in "${!want[@]}"; do
 done
 echo "stopped at: $(grep -o 'round [0-9]*[:a-z ]*' "$OUT/rounds" | sed 's/ read//' | sort | uniq -c | tr -s ' \n' ' ')"
 
+# A first round that reads several times 1% (the floors) foretells that 16
+# times 1% falls short: the next round asks for more, up to half of the
+# data, where that is foretold to do.  Round 2 used to ask 16% at most
+# (read 16-19% here) and a third round followed; now most runs stop at
+# round 2, and some of them read 25% or more there.
+if [ -z "${WALK_COMPSIZE:-}" ]; then
+	two=0 big=0
+	for seed in 1 2 3 4 5 6 7 8; do
+		run_prog p1 "$COMPSIZE" -b -e "$SETTINGS" --precision=1% \
+			--seed="$seed" --format=json t
+		CHECKS=$((CHECKS + 1))
+		[ "$(cat "$OUT/p1.rc")" = 0 ] ||
+			fail "--precision=1% seed $seed: exit $(cat "$OUT/p1.rc"): $(cat "$OUT/p1.err")"
+		r=$(sed -n 's/^compsize: --sample=auto: round 2 read \([0-9]*\)[.0-9]*% of the data; .*within the 1% asked$/\1/p' \
+			"$OUT/p1.err")
+		[ -n "$r" ] || continue
+		two=$((two + 1))
+		[ "$r" -lt 25 ] || big=$((big + 1))
+	done
+	echo "--precision=1%: $two of 8 runs stopped at round 2, $big of them having read 25% or more"
+	CHECKS=$((CHECKS + 1))
+	[ "$big" -ge 1 ] || fail "--precision=1%: no run stopped at round 2 having read 25% or more ($two at round 2)"
+fi
+
 # the default: sampling where the full estimate would take over a minute
 # (some 15-20 s of sampling here, more under sanitizers)
 [ -z "${WALK_COMPSIZE:-}" ] || exit 0
