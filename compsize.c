@@ -554,9 +554,8 @@ static double sample_next(struct run *run, double f, double w,
 		if (at_hi > want) {
 			/* floors that made this round read several times f
 			 * can leave 16 f short where half of the data would
-			 * do; where not even that is foretold to do (a
-			 * stratum not drawn from keeps its 100%), 16 f, or
-			 * the full estimate where 16 f is foretold no
+			 * do; where not even that is foretold to do, 16 f,
+			 * or the full estimate where 16 f is foretold no
 			 * narrower (the floors' units again) */
 			if (hi < CS_AUTO_FULL &&
 			    run_sample_predict(run, CS_AUTO_FULL) <= want) {
@@ -587,6 +586,13 @@ static double sample_next(struct run *run, double f, double w,
 	return next;
 }
 
+/* A share in percent on standard error: two digits, none after the
+ * point from 10 on (%g would print 100 as 1e+02). */
+static void put_pct(double v)
+{
+	fprintf(stderr, v >= 9.95 ? "%.0f%%" : "%.2g%%", v);
+}
+
 /*
  * --sample=auto: samples of growing size until the 95% half-width of
  * every setting's estimate is at most opt->precision of it.  The
@@ -602,7 +608,7 @@ static int sample_rounds(struct options *opt, const struct run_env *env,
 			 char *const *paths, int npaths, struct run **out)
 {
 	double f = CS_AUTO_FIRST, w = 0, next;
-	uint64_t read = 0, data = 0, units = 0;
+	uint64_t read = 0, data = 0, units = 0, before = 0;
 	struct run *run;
 	char *buf = NULL;
 	size_t len = 0;
@@ -639,20 +645,41 @@ static int sample_rounds(struct options *opt, const struct run_env *env,
 		buf = NULL;
 		next = sample_next(run, f, w, opt->precision, read, data,
 				   units);
+		before += read;
 		run_free(run);
 		f = next > CS_AUTO_FULL ? 1 : next;
 	}
 	*out = run;
 	if (ret)
 		return ret;
-	if (!opt->sample)
-		fprintf(stderr, "compsize: --sample=auto: round %d: the full estimate (a 95%% half-width of %g%% needs more than half of the data)\n",
+	/* what the rounds before read too: each reads its units again */
+	if (!opt->sample) {
+		fprintf(stderr, "compsize: --sample=auto: round %d: the full estimate (a 95%% half-width of %g%% needs more than half of the data)",
 			round, opt->precision * 100);
-	else
-		fprintf(stderr, "compsize: --sample=auto: round %d read %.2g%% of the data; 95%% half-width %.2g%% of the estimate, %s %g%% asked\n",
-			round, data ? 100.0 * read / data : 0, w * 100,
+		if (round == 2)
+			fputs("; round 1 read ", stderr);
+		else if (round > 2)
+			fprintf(stderr, "; rounds 1-%d read ", round - 1);
+		if (round > 1) {
+			put_pct(data ? 100.0 * before / data : 0);
+			fputs(" of it", stderr);
+		}
+	} else {
+		fprintf(stderr, "compsize: --sample=auto: round %d read ", round);
+		put_pct(data ? 100.0 * read / data : 0);
+		fputs(" of the data", stderr);
+		if (round > 1) {
+			fputs(" (", stderr);
+			put_pct(data ? 100.0 * (read + before) / data : 0);
+			fputs(" with the rounds before)", stderr);
+		}
+		fputs("; 95% half-width ", stderr);
+		put_pct(w * 100);
+		fprintf(stderr, " of the estimate, %s %g%% asked",
 			w <= opt->precision ? "within the" : "wider than the",
 			opt->precision * 100);
+	}
+	fputc('\n', stderr);
 	return 0;
 }
 
