@@ -551,7 +551,7 @@ static int estrun_follow_writes(struct estrun_worker *w,
 	size_t nf = 0, ncw = 0, i, t, c;
 	int ret = -ENOMEM;
 
-	if (estrun_by_part(r) || !sl->npw)
+	if (!sl->npw)
 		return 0;
 	f = malloc((ni + sl->nw) * sizeof(*f));
 	cw = malloc((ni + sl->nw) * sizeof(*cw));
@@ -802,7 +802,7 @@ static int estrun_unit_writes(struct estrun_worker *w, struct estrun_slot *sl,
 			}
 		}
 	}
-	if (!ret)
+	if (!ret && !by_part)
 		ret = estrun_follow_writes(w, sl, by, ni, unit, nu);
 out:
 	free(unit);
