@@ -586,11 +586,13 @@ static double sample_next(struct run *run, double f, double w,
 	return next;
 }
 
-/* A share in percent on standard error: two digits, none after the
- * point from 10 on (%g would print 100 as 1e+02). */
-static void put_pct(double v)
+/* v percent of d (0 where d is): two digits, none after the point from
+ * 10% on (%g would print 100 as 1e+02).  Returns buf. */
+static const char *share(char buf[16], double v, double d)
 {
-	fprintf(stderr, v >= 9.95 ? "%.0f%%" : "%.2g%%", v);
+	v = d > 0 ? 100 * v / d : 0;
+	snprintf(buf, 16, v >= 9.95 ? "%.0f%%" : "%.2g%%", v);
+	return buf;
 }
 
 /*
@@ -610,6 +612,7 @@ static int sample_rounds(struct options *opt, const struct run_env *env,
 	double f = CS_AUTO_FIRST, w = 0, next;
 	uint64_t read = 0, data = 0, units = 0, before = 0;
 	struct run *run;
+	char a[16], b[16], c[16], more[64] = "";
 	char *buf = NULL;
 	size_t len = 0;
 	int round, ret, last;
@@ -654,32 +657,26 @@ static int sample_rounds(struct options *opt, const struct run_env *env,
 		return ret;
 	/* what the rounds before read too: each reads its units again */
 	if (!opt->sample) {
-		fprintf(stderr, "compsize: --sample=auto: round %d: the full estimate (a 95%% half-width of %g%% needs more than half of the data)",
-			round, opt->precision * 100);
+		share(a, (double)before, (double)data);
 		if (round == 2)
-			fputs("; round 1 read ", stderr);
+			snprintf(more, sizeof(more), "; round 1 read %s of it",
+				 a);
 		else if (round > 2)
-			fprintf(stderr, "; rounds 1-%d read ", round - 1);
-		if (round > 1) {
-			put_pct(data ? 100.0 * before / data : 0);
-			fputs(" of it", stderr);
-		}
+			snprintf(more, sizeof(more),
+				 "; rounds 1-%d read %s of it", round - 1, a);
+		fprintf(stderr, "compsize: --sample=auto: round %d: the full estimate (a 95%% half-width of %g%% needs more than half of the data)%s\n",
+			round, opt->precision * 100, more);
 	} else {
-		fprintf(stderr, "compsize: --sample=auto: round %d read ", round);
-		put_pct(data ? 100.0 * read / data : 0);
-		fputs(" of the data", stderr);
-		if (round > 1) {
-			fputs(" (", stderr);
-			put_pct(data ? 100.0 * (read + before) / data : 0);
-			fputs(" with the rounds before)", stderr);
-		}
-		fputs("; 95% half-width ", stderr);
-		put_pct(w * 100);
-		fprintf(stderr, " of the estimate, %s %g%% asked",
+		if (round > 1)
+			snprintf(more, sizeof(more), " (%s with the rounds before)",
+				 share(a, (double)(read + before),
+				       (double)data));
+		fprintf(stderr, "compsize: --sample=auto: round %d read %s of the data%s; 95%% half-width %s of the estimate, %s %g%% asked\n",
+			round, share(b, (double)read, (double)data), more,
+			share(c, w, 1),
 			w <= opt->precision ? "within the" : "wider than the",
 			opt->precision * 100);
 	}
-	fputc('\n', stderr);
 	return 0;
 }
 
