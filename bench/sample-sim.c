@@ -30,7 +30,9 @@
  *       unit raw now, its current bytes its data bytes, a small file's
  *       in whole sectors above 2 KiB); with
  *       SIM_NOKIND=1, the raw band never divided by the names' kinds
- *       (compsize divides it where more than half of the data is in it).
+ *       (compsize divides it where more than half of the data is in it);
+ *       SIM_KINDS=always divides it on every tree, and packed on every
+ *       tree in two (formats compressed already, and the rest).
  *
  * The sample drawn is the one compsize would draw from these files (the
  * same hash of dev, inode, unit, with the file's index as inode), and
@@ -332,6 +334,30 @@ static int read_units(void)
 	return 0;
 }
 
+/* SIM_KINDS=packed: the raw band in two, the names of formats compressed
+ * already and the rest (text, binary and other as one). */
+static void raw_kinds_rule(const char *kinds)
+{
+	const unsigned packed = SAMPLE_BAND_KINDS + 3, rest = SAMPLE_BAND_KINDS;
+	size_t f;
+	uint64_t k;
+
+	if (strcmp(kinds, "packed"))
+		return;
+	for (f = 0; f < nfiles; f++) {
+		struct sim_file *sf = &files[f];
+
+		if (sf->band >= SAMPLE_BAND_KINDS && sf->band != packed)
+			sf->band = rest;
+		for (k = 0; k < sf->nu; k++) {
+			struct sim_unit *u = &units[sf->first + k];
+
+			if (u->band >= SAMPLE_BAND_KINDS && u->band != packed)
+				u->band = rest;
+		}
+	}
+}
+
 /*
  * SIM_RAW=1: the tree as a btrfs mounted without compress shows it, every
  * unit with data stored raw, its current bytes its data bytes (a small
@@ -343,6 +369,7 @@ static int read_units(void)
 static void raw_bands(void)
 {
 	const int nokind = getenv("SIM_NOKIND") != NULL;
+	const char *kinds = getenv("SIM_KINDS");
 	struct sample_pop pop = { 0 };
 	size_t f;
 	uint64_t k;
@@ -376,7 +403,11 @@ static void raw_bands(void)
 			pop.X[sample_stratum(sf->size, sf->x, u->band)] += u->x;
 		}
 	}
-	if (sample_pop_raw_kinds(&pop))
+	if (kinds)
+		raw_kinds_rule(kinds);
+	if ((kinds && (!strcmp(kinds, "always") ||
+		       !strcmp(kinds, "packed"))) ||
+	    sample_pop_raw_kinds(&pop))
 		return;
 	for (f = 0; f < nfiles; f++) {
 		files[f].band = sample_band_fold(files[f].band);

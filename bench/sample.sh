@@ -20,12 +20,12 @@ BENCH_DIR=${BENCH_DIR:-/var/tmp/compsize-sample-bench}
 SEEDS=${SEEDS:-200}
 PCTS=${PCTS:-1,5,20}
 SETTINGS=${SETTINGS:-zstd:1,zstd:3,compress-force=zstd:3,lzo,compress-force=zlib:3}
-TREES=${TREES:-usr-share lib-bin home few-big tiny force}
+TREES=${TREES:-usr-share lib-bin home few-big tiny force mixed}
 COST=${COST:-1}
 SIMULATE=${SIMULATE:-1}
 IMG=$BENCH_DIR/btrfs.img
 MNT=$BENCH_DIR/mnt
-LAYOUT=3
+LAYOUT=4
 
 mkdir -p "$BENCH_DIR" "$MNT"
 cleanup() { mountpoint -q "$MNT" && umount "$MNT"; true; }
@@ -51,7 +51,7 @@ build() {
 	log "building the image (one time)"
 	cleanup
 	rm -f "$IMG"
-	truncate -s 8G "$IMG"
+	truncate -s 10G "$IMG"
 	mkfs.btrfs -q "$IMG"
 	mount -o loop,compress=zstd:1 "$IMG" "$MNT"
 	mkdir -p "$MNT/usr-share" "$MNT/lib-bin" "$MNT/home" "$MNT/few-big"
@@ -107,6 +107,37 @@ build() {
 		text_mib 3
 		head -c 1M /dev/urandom
 	done >"$MNT/force/mixed.bin"
+	# mixed: written in four times under four settings, as on a
+	# filesystem whose compression was changed over the years: text
+	# under lzo, libraries under zlib:9, archives and manual pages (.xz,
+	# .gz) under compress-force=zstd:1, and programs, a sparse file and
+	# a preallocated one without compression; under half of its data is
+	# stored raw, and that half mixes what nothing asked to compress
+	# with what the kernel would not compress
+	sync
+	mount -o remount,compress=lzo "$MNT"
+	mkdir -p "$MNT/mixed/text" "$MNT/mixed/lib" "$MNT/mixed/packed" \
+		"$MNT/mixed/bin"
+	cp -a /usr/share/doc /usr/include "$MNT/mixed/text/"
+	sync
+	mount -o remount,compress=zlib:9 "$MNT"
+	find /usr/lib/x86_64-linux-gnu -maxdepth 1 -type f | sort | head -400 |
+		xargs cp -a -t "$MNT/mixed/lib/"
+	sync
+	mount -o remount,compress-force=zstd:1 "$MNT"
+	find /usr/src -maxdepth 1 -type f -name '*.tar.xz' -size +1M |
+		sort | head -4 | xargs -r cp -t "$MNT/mixed/packed/"
+	cp -a /usr/share/man "$MNT/mixed/packed/"
+	sync
+	mount -o remount,compress=no "$MNT"
+	cp -a /usr/bin "$MNT/mixed/bin/"
+	truncate -s 100M "$MNT/mixed/bin/sparse"
+	dd if=/usr/bin/bash of="$MNT/mixed/bin/sparse" bs=64k seek=300 \
+		conv=notrunc status=none
+	fallocate -l 50M "$MNT/mixed/bin/prealloc"
+	head -c 640k /usr/share/dict/words 2>/dev/null |
+		dd of="$MNT/mixed/bin/prealloc" bs=64k seek=100 conv=notrunc \
+			status=none
 	sync
 	mount -o remount,compress=zstd:1 "$MNT"
 	echo "$LAYOUT" >"$BENCH_DIR/layout"
