@@ -180,32 +180,6 @@ unsigned sample_band_fold(unsigned b)
 	       (b & ~SAMPLE_PB_BAND) | SAMPLE_BAND_RAW : b;
 }
 
-int sample_pop_raw_kinds(struct sample_pop *p)
-{
-	double raw = 0, known = 0;
-	unsigned h, t;
-
-	for (h = 0; h < SAMPLE_STRATA; h++) {
-		if (!(h % SAMPLE_BANDS))
-			continue;
-		known += (double)p->X[h];
-		if (h % SAMPLE_BANDS >= SAMPLE_BAND_RAW)
-			raw += (double)p->X[h];
-	}
-	if (raw > known / 2)
-		return 1;
-	for (h = 0; h < SAMPLE_STRATA; h++) {
-		t = h - h % SAMPLE_BANDS + sample_band_fold(h % SAMPLE_BANDS);
-		if (t == h)
-			continue;
-		p->N[t] += p->N[h];
-		p->X[t] += p->X[h];
-		p->C[t] += p->C[h];
-		p->N[h] = p->X[h] = p->C[h] = 0;
-	}
-	return 0;
-}
-
 unsigned sample_row_band(unsigned h)
 {
 	return sample_band_fold(h % SAMPLE_BANDS);
@@ -1092,20 +1066,6 @@ static void *sample_copy(const void *src, uint64_t n, size_t size)
 	if (copy)
 		memcpy(copy, src, n * size);
 	return copy;
-}
-
-void sample_bands_fold(struct sample_bands *b)
-{
-	size_t i;
-	uint64_t k;
-
-	for (i = 0; i < b->cap; i++)
-		if (b->s[i].key)
-			b->s[i].band = (uint8_t)sample_band_fold(b->s[i].band);
-	for (i = 0; i < b->pcap; i++)
-		for (k = 0; b->ps[i].key && k < b->ps[i].nb; k++)
-			b->ps[i].pb[k] = (uint8_t)sample_band_fold(
-				b->ps[i].pb[k]);
 }
 
 int sample_bands_put_parts(struct sample_bands *b, uint64_t key,

@@ -29,9 +29,9 @@
 /* run_delalloc_compressed()'s async chunk: a big file's unit. */
 #define SAMPLE_CHUNK		(512u * 1024)
 /* Current compression ratio bands (sample_band()): 0 = not known, 1 and 2
- * compressed now, SAMPLE_BAND_RAW stored raw now; on a filesystem mounted
- * without compression the raw band divided by the kind of the file's name,
- * SAMPLE_BAND_KINDS + the kind (sample_band_kind()). */
+ * compressed now, SAMPLE_BAND_RAW stored raw now, which the pre-pass
+ * divides by the kind of the file's name, SAMPLE_BAND_KINDS + the kind
+ * (sample_band_kind()). */
 #define SAMPLE_BAND_RAW		3u
 #define SAMPLE_BAND_KINDS	4u
 #define SAMPLE_BANDS		8
@@ -39,8 +39,7 @@
  * strata, whose own bytes are raw now and not all in extents of one
  * sector (sampleplan_part_bands()): written after NOCOMPRESS, which
  * compress-force= ignores, not the blocks of one sector raw under every
- * setting.  Band 0, which no data of known ratio has otherwise (and
- * which sample_pop_raw_kinds() counts as neither raw nor known). */
+ * setting.  Band 0, which no data of known ratio has otherwise. */
 #define SAMPLE_BAND_RAW_RUNS	0u
 /* An extent of at most this many bytes is one sector: the kernel never
  * compresses it (the default sector size; a stratum is never wrong, only
@@ -219,30 +218,19 @@ unsigned sample_kind(const char *name);
 
 /*
  * A current ratio band divided by kind (sample_kind(), or -1: not
- * divided).  Where most data is stored raw (a filesystem mounted without
- * compression, the most common case of all, or one that compresses only
- * since most of its data was written) the raw band tells nothing of what
- * the data would compress to; the kind of the file's name does
- * (SAMPLE_BAND_KINDS + kind).  Any other band, or kind -1, is returned as
- * it is.
+ * divided).  Data stored raw may be what the kernel would not compress
+ * (.xz, .jpg) or what nothing asked it to compress (a filesystem mounted
+ * without compression, the most common case of all, or data written
+ * before compression was set): the raw band tells nothing of which, the
+ * kind of the file's name does (SAMPLE_BAND_KINDS + kind).  Any other
+ * band, or kind -1, is returned as it is.
  */
 unsigned sample_band_kind(unsigned band, int kind);
 
 /* Band bits b (a file's band, or a part's entry: the band in its low
- * bits, flags above) with a divided raw band's kind folded back into the
- * raw band; any other band as it is. */
+ * bits, flags above) with the raw band's kind folded back into the raw
+ * band; any other band as it is. */
 unsigned sample_band_fold(unsigned b);
-
-/*
- * Whether the raw band of population p stays divided by kind: where more
- * than half of the data of known current ratio is stored raw now (in the
- * raw band or its kinds).  Elsewhere the raw band is what the kernel did
- * not compress, incompressible data as a rule, where strata by kind cost
- * draws and gain nothing: its kinds are folded back into it
- * (sample_band_fold()) in p, and the caller folds the bands it keeps
- * (sample_bands_fold()).  Returns 1 (divided) or 0 (folded).
- */
-int sample_pop_raw_kinds(struct sample_pop *p);
 
 /* The row band of stratum h (SAMPLE_ROW_BANDS): its band, the raw band's
  * kinds folded back into it. */
@@ -491,10 +479,6 @@ int sample_bands_put_parts_q(struct sample_bands *b, uint64_t key,
 uint16_t sample_bands_q(const struct sample_bands *b, uint64_t key);
 const uint16_t *sample_bands_parts_q(const struct sample_bands *b,
 				     uint64_t key, uint64_t n);
-
-/* Every file's and part's band folded (sample_band_fold(): the raw band
- * whole again, sample_pop_raw_kinds()). */
-void sample_bands_fold(struct sample_bands *b);
 
 /* Remember the bands of the n parts of key's file (copied).  Returns 0 or
  * -ENOMEM. */

@@ -387,22 +387,6 @@ static void sampleplan_big(struct sampleplan *p, uint64_t key, uint64_t size,
 }
 
 /*
- * The raw band stays divided by the kinds of the names where most data is
- * stored raw (sample_pop_raw_kinds()); elsewhere it is whole again, in
- * the population, the bands kept and the big files' bands.
- */
-static void sampleplan_raw_kinds(struct sampleplan *p)
-{
-	size_t i;
-
-	if (sample_pop_raw_kinds(&p->pop))
-		return;
-	sample_bands_fold(p->bands);
-	for (i = 0; i < p->nbig; i++)
-		p->big[i].band = sample_band_fold(p->big[i].band);
-}
-
-/*
  * The files that hold much of the big files' parts get strata of their
  * own: their parts' bands, with their slot, into the table and the
  * population.  Returns 0 or -ENOMEM.
@@ -1163,8 +1147,6 @@ int sampleplan_run(char *const *paths, int n, const struct walk_opts *wo,
 		ret = walk_path(paths[i], &so, &ops, &p);
 	if (ret)
 		goto out;
-	if (p.ratios)
-		sampleplan_raw_kinds(&p);
 	ret = sampleplan_own(&p);
 	if (ret)
 		goto out;

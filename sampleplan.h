@@ -64,10 +64,9 @@ int sampleplan_add(struct sampleplan *p, uint64_t key, uint32_t nlink,
 
 /*
  * The kind sampleplan_add() takes for a file named name with nlink links
- * (its raw band divided by it where most data is stored raw,
- * sample_pop_raw_kinds()): 0 for several links (the fast scan's pre-pass
- * knows the first name only, the walk's the path it met: both must draw
- * the same sample), else sample_kind(name).
+ * (its raw band divided by it, sample_band_kind()): 0 for several links
+ * (the fast scan's pre-pass knows the first name only, the walk's the
+ * path it met: both must draw the same sample), else sample_kind(name).
  */
 int sampleplan_name_kind(uint64_t nlink, const char *name);
 

@@ -30,9 +30,10 @@
  *       unit raw now, its current bytes its data bytes, a small file's
  *       in whole sectors above 2 KiB); with
  *       SIM_NOKIND=1, the raw band never divided by the names' kinds
- *       (compsize divides it where more than half of the data is in it);
- *       SIM_KINDS=always divides it on every tree, and packed on every
- *       tree in two (formats compressed already, and the rest).
+ *       (compsize divides it on every tree); SIM_KINDS=half divides it
+ *       only where more than half of the data is in it (compsize before
+ *       2026-11-29), and packed in two (formats compressed already, and
+ *       the rest).
  *
  * The sample drawn is the one compsize would draw from these files (the
  * same hash of dev, inode, unit, with the file's index as inode), and
@@ -358,21 +359,42 @@ static void raw_kinds_rule(const char *kinds)
 	}
 }
 
+/* Whether more than half of the data of known current ratio is stored
+ * raw (SIM_KINDS=half: the rule of compsize before 2026-11-29, which
+ * divided the raw band by kind only there). */
+static int raw_most(void)
+{
+	double raw = 0, known = 0;
+	size_t f;
+	uint64_t k;
+
+	for (f = 0; f < nfiles; f++)
+		for (k = 0; k < files[f].nu; k++) {
+			const struct sim_unit *u = &units[files[f].first + k];
+
+			if (!u->band)
+				continue;
+			known += (double)u->x;
+			if (u->band >= SAMPLE_BAND_RAW)
+				raw += (double)u->x;
+		}
+	return raw > known / 2;
+}
+
 /*
  * SIM_RAW=1: the tree as a btrfs mounted without compress shows it, every
  * unit with data stored raw, its current bytes its data bytes (a small
- * file's in whole sectors above 2 KiB).  Then, as compsize does where
- * more than half of the data is stored raw (sample_pop_raw_kinds();
- * SIM_NOKIND=1 for the design before), the raw band divided by the kind
- * of the file's name (sample_band_kind()).
+ * file's in whole sectors above 2 KiB).  Then, as compsize does, the raw
+ * band divided by the kind of the file's name (sample_band_kind()), but
+ * with SIM_NOKIND=1 (never) or SIM_KINDS=half (where more than half of
+ * the data is stored raw) or packed (in two, raw_kinds_rule()).
  */
 static void raw_bands(void)
 {
-	const int nokind = getenv("SIM_NOKIND") != NULL;
 	const char *kinds = getenv("SIM_KINDS");
-	struct sample_pop pop = { 0 };
 	size_t f;
 	uint64_t k;
+	int fold;
 
 	for (f = 0; f < nfiles && getenv("SIM_RAW"); f++) {
 		struct sim_file *sf = &files[f];
@@ -388,11 +410,10 @@ static void raw_bands(void)
 				 (u->x + 4095) / 4096 * 4096;
 		}
 	}
-	if (nokind)
+	if (getenv("SIM_NOKIND"))
 		return;
-	/* divided, then folded back where sampleplan.c folds them: its
-	 * rule on the units' data by band */
-	for (f = 0; f < nfiles; f++) {
+	fold = kinds && !strcmp(kinds, "half") && !raw_most();
+	for (f = 0; f < nfiles && !fold; f++) {
 		struct sim_file *sf = &files[f];
 
 		sf->band = sample_band_kind(sf->band, (int)sf->kind);
@@ -400,21 +421,10 @@ static void raw_bands(void)
 			struct sim_unit *u = &units[sf->first + k];
 
 			u->band = sample_band_kind(u->band, (int)sf->kind);
-			pop.X[sample_stratum(sf->size, sf->x, u->band)] += u->x;
 		}
 	}
 	if (kinds)
 		raw_kinds_rule(kinds);
-	if ((kinds && (!strcmp(kinds, "always") ||
-		       !strcmp(kinds, "packed"))) ||
-	    sample_pop_raw_kinds(&pop))
-		return;
-	for (f = 0; f < nfiles; f++) {
-		files[f].band = sample_band_fold(files[f].band);
-		for (k = 0; k < files[f].nu; k++)
-			units[files[f].first + k].band =
-				sample_band_fold(units[files[f].first + k].band);
-	}
 }
 
 /* With bands 2: each unit's entry of its file's bands (sample.h), its

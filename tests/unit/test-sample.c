@@ -547,64 +547,6 @@ static void test_bands(void)
 	sample_bands_free(b);
 }
 
-/* The raw band's kinds folded back, in the bands kept (files, with their
- * facts, and parts) and in the population, where the raw band holds half
- * of the data or less (sample_pop_raw_kinds()); kept where it holds more. */
-static void test_raw_fold(void)
-{
-	struct sample_bands *b = sample_bands_create();
-	const struct sample_facts f = { 4096, 4096, 1 };
-	struct sample_facts g;
-	const uint8_t pb[4] = { 1, sample_band_kind(3, 1),
-				sample_band_kind(3, 2) | SAMPLE_PB_EMPTY,
-				3 | 1u << SAMPLE_PB_SLOT };
-	const uint8_t *got;
-	struct sample_pop pop = { 0 }, pop2;
-	unsigned h, kinds = 0;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	CU_ASSERT_EQUAL(sample_bands_put_file(b, 1, sample_band_kind(3, 1), 0,
-					      &f), 0);
-	CU_ASSERT_EQUAL(sample_bands_put(b, 2, sample_band_kind(3, 3) |
-					 SAMPLE_AWAY), 0);
-	CU_ASSERT_EQUAL(sample_bands_put(b, 3, 2), 0);
-	CU_ASSERT_EQUAL(sample_bands_put_parts(b, 4, pb, 4), 0);
-	sample_bands_fold(b);
-	CU_ASSERT_EQUAL(sample_bands_get(b, 1), SAMPLE_BAND_RAW);
-	CU_ASSERT(sample_bands_facts(b, 1, &g) && g.size == 4096);
-	CU_ASSERT_EQUAL(sample_bands_get(b, 2), SAMPLE_BAND_RAW | SAMPLE_AWAY);
-	CU_ASSERT_EQUAL(sample_bands_get(b, 3), 2);
-	got = sample_bands_parts(b, 4, 4);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
-	CU_ASSERT_EQUAL(got[0], 1);
-	CU_ASSERT_EQUAL(got[1], SAMPLE_BAND_RAW);
-	CU_ASSERT_EQUAL(got[2], SAMPLE_BAND_RAW | SAMPLE_PB_EMPTY);
-	CU_ASSERT_EQUAL(got[3], 3 | 1u << SAMPLE_PB_SLOT);
-	sample_bands_free(b);
-
-	/* raw 3 MiB in kinds, compressed 2 MiB, not known 9 MiB: divided */
-	sample_pop_add(&pop, 1 << 20, 1 << 20, sample_band_kind(3, 1));
-	sample_pop_add(&pop, 2 << 20, 2 << 20, sample_band_kind(3, 0));
-	sample_pop_add(&pop, 100, 100, sample_band_kind(3, 3));
-	sample_pop_add(&pop, 2 << 20, 2 << 20, 1);
-	sample_pop_add(&pop, 9 << 20, 9 << 20, 0);
-	pop2 = pop;
-	CU_ASSERT_EQUAL(sample_pop_raw_kinds(&pop2), 1);
-	CU_ASSERT(!memcmp(&pop, &pop2, sizeof(pop)));
-	/* compressed 4 MiB more: folded, the totals kept */
-	sample_pop_add(&pop, 4 << 20, 4 << 20, 2);
-	pop2 = pop;
-	CU_ASSERT_EQUAL(sample_pop_raw_kinds(&pop2), 0);
-	CU_ASSERT_EQUAL(sample_pop_units(&pop2), sample_pop_units(&pop));
-	CU_ASSERT_EQUAL(sample_pop_bytes(&pop2), sample_pop_bytes(&pop));
-	for (h = 0; h < SAMPLE_STRATA; h++)
-		kinds += h % SAMPLE_BANDS >= SAMPLE_BAND_KINDS && pop2.N[h];
-	CU_ASSERT_EQUAL(kinds, 0);
-	CU_ASSERT_EQUAL(pop2.X[sample_stratum(100, 100, SAMPLE_BAND_RAW)], 100);
-	CU_ASSERT_EQUAL(pop2.N[sample_stratum(1 << 20, 1 << 20,
-					      SAMPLE_BAND_RAW)], 6);
-}
-
 /* Current ratios beside bands: the file's and its parts', kept across
  * the tables' growth; 0 and NULL where none was given. */
 static void test_bands_q(void)
@@ -1414,7 +1356,6 @@ static CU_TestInfo sample_tests[] = {
 	{ "one big file", test_one_big_file },
 	{ "the same layout's estimate", test_share },
 	{ "coverage", test_coverage },
-	{ "the raw band's kinds folded", test_raw_fold },
 	CU_TEST_INFO_NULL,
 };
 
