@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The --sample benchmark (issue #16): on six trees of a loop-mounted btrfs
+# The --sample benchmark (issue #16): on seven trees of a loop-mounted btrfs
 # image (mounted compress=zstd:1, so files carry a current ratio), one full
 # pass computes every file's estimate and every unit's (bench/sample-sim.c);
 # the design of sample.c is then drawn over SEEDS seeds at each of PCTS,
