@@ -12,26 +12,15 @@
 # program's 2), BEFORE.
 set -eu
 
-COMPSIZE=./compsize
-if [ $# = 3 ]; then
-	COMPSIZE=$1
-	shift
-fi
-[ $# = 2 ] || { echo "usage: $0 [COMPSIZE] PATH SETTINGS" >&2; exit 2; }
-TREE=$1
-SETTINGS=$2
-SEEDS=${SEEDS:-20}
-BEFORE=${BEFORE:-}
+# shellcheck source=bench/sample-common.sh
+. "$(dirname "$0")/sample-common.sh"
+sample_setup 20 "$@"
 opt=()
 [ -z "${PRECISION:-}" ] || opt=(--precision="$PRECISION%")
-command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 now() { date +%s.%N; }
 
-# full estimate: "setting disk" lines
-"$COMPSIZE" -b -e "$SETTINGS" --format=json "$TREE" >"$work/full.json" 2>/dev/null
+# the full estimate's "setting disk" lines
 jq -r '.estimates[] | "\(.setting) \(.disk)"' "$work/full.json" >"$work/want"
 
 # one run: appends "rounds seconds held..." to $2

@@ -15,23 +15,10 @@
 # Environment: SEEDS (default 100), PCTS (default 1,5,20), BEFORE.
 set -eu
 
-COMPSIZE=./compsize
-if [ $# = 3 ]; then
-	COMPSIZE=$1
-	shift
-fi
-[ $# = 2 ] || { echo "usage: $0 [COMPSIZE] PATH SETTINGS" >&2; exit 2; }
-TREE=$1
-SETTINGS=$2
-SEEDS=${SEEDS:-100}
+# shellcheck source=bench/sample-common.sh
+. "$(dirname "$0")/sample-common.sh"
+sample_setup 100 "$@"
 PCTS=${PCTS:-1,5,20}
-BEFORE=${BEFORE:-}
-command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-"$COMPSIZE" -b -e "$SETTINGS" --no-sample --format=json "$TREE" \
-	>"$work/full.json" 2>/dev/null
 
 # one sample: appends one line per setting to $2
 # [pct, setting, error, half-width, fresh error, fresh half-width, read]
