@@ -337,14 +337,12 @@ static int read_units(void)
 
 /* SIM_KINDS=packed: the raw band in two, the names of formats compressed
  * already and the rest (text, binary and other as one). */
-static void raw_kinds_rule(const char *kinds)
+static void raw_in_two(void)
 {
 	const unsigned packed = SAMPLE_BAND_KINDS + 3, rest = SAMPLE_BAND_KINDS;
 	size_t f;
 	uint64_t k;
 
-	if (strcmp(kinds, "packed"))
-		return;
 	for (f = 0; f < nfiles; f++) {
 		struct sim_file *sf = &files[f];
 
@@ -387,7 +385,7 @@ static int raw_most(void)
  * file's in whole sectors above 2 KiB).  Then, as compsize does, the raw
  * band divided by the kind of the file's name (sample_band_kind()), but
  * with SIM_NOKIND=1 (never) or SIM_KINDS=half (where more than half of
- * the data is stored raw) or packed (in two, raw_kinds_rule()).
+ * the data is stored raw) or packed (in two, raw_in_two()).
  */
 static void raw_bands(void)
 {
@@ -423,8 +421,8 @@ static void raw_bands(void)
 			u->band = sample_band_kind(u->band, (int)sf->kind);
 		}
 	}
-	if (kinds)
-		raw_kinds_rule(kinds);
+	if (kinds && !strcmp(kinds, "packed"))
+		raw_in_two();
 }
 
 /* With bands 2: each unit's entry of its file's bands (sample.h), its
