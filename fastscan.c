@@ -163,6 +163,7 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 		ts->cur.generation = get_le64(it->data + INODE_GENERATION);
 		ts->cur.disk = ts->cur.ram = 0;
 		ts->cur.stale = ts->uncommitted;
+		ts->cur.by_names = !ts->whole;
 		ts->cur_name[0] = 0;
 		ts->cur.name = ts->cur_name;
 		ts->cur.name_len = 0;
@@ -319,6 +320,47 @@ static void first_name(struct fastscan *ts, const struct search_item *it)
 	ts->cur.name_len = len;
 }
 
+/*
+ * A tree listed through its names (scan_subtree()) has no DIR_INDEX
+ * items to tell the walk's order by: btrfs_insert_dir_item() delays a
+ * new name's, and unlink its removal.  An INODE_REF or INODE_EXTREF
+ * item holds the same index and changes at once (a rename deletes the
+ * old name's; only the removal of an inode's last name waits for the
+ * commit, btrfs_delayed_delete_inode_ref(), and no name leads to that
+ * inode any more).  Tells the listener where the walk meets the inode
+ * of item it, of kind WALKORDER_FILE or _DIR: under each of its names.
+ */
+static int tell_refs(struct fastscan *ts, const struct search_item *it,
+		     int kind)
+{
+	const int ext = it->type == BTRFS_INODE_EXTREF_KEY;
+	const uint32_t hdr = ext ? INODE_EXTREF_SIZE : INODE_REF_SIZE;
+	uint32_t pos = 0, len;
+	uint64_t dir, index;
+	const uint8_t *e;
+	int ret;
+
+	while (it->len - pos >= hdr) {
+		e = it->data + pos;
+		len = get_le16(e + (ext ? INODE_EXTREF_NAME_LEN :
+				    INODE_REF_NAME_LEN));
+		if (len > it->len - pos - hdr)
+			break;
+		pos += hdr + len;
+		dir = ext ? get_le64(e + INODE_EXTREF_PARENT) : it->offset;
+		index = ext ? get_le64(e + INODE_EXTREF_INDEX) :
+			      get_le64(e + INODE_REF_INDEX);
+		/* a subvolume's root directory: ".." is itself */
+		if (dir == it->objectid)
+			continue;
+		ret = ts->ls->place(ts->ls->arg, ts->tree_id, dir, index,
+				    it->objectid, kind);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int stream_item(const struct search_item *it, void *arg)
 {
 	struct fastscan *ts = arg;
@@ -329,14 +371,16 @@ static int stream_item(const struct search_item *it, void *arg)
 	case BTRFS_EXTENT_DATA_KEY:
 		return on_extent(ts, it);
 	case BTRFS_INODE_REF_KEY:
-		if (ts->ls && ts->ls->names && ts->cur_mult &&
-		    it->objectid == ts->cur_ino)
-			first_name(ts, it);
-		/* fall through */
 	case BTRFS_INODE_EXTREF_KEY:
-		if (ts->share_later && it->objectid == ts->cur_ino)
+		if (it->objectid != ts->cur_ino)
+			return 0;
+		if (ts->ls && ts->ls->names && ts->cur_mult &&
+		    it->type == BTRFS_INODE_REF_KEY)
+			first_name(ts, it);
+		if (ts->share_later)
 			ts->cur_names += search_ref_names(it);
-		return 0;
+		return !ts->whole && ts->cur_mult && ts->ls && ts->ls->place ?
+		       tell_refs(ts, it, WALKORDER_FILE) : 0;
 	case BTRFS_DIR_ITEM_KEY:
 		return ts->whole ? each_dir_entry(it, stream_entry, ts) : 0;
 	case BTRFS_DIR_INDEX_KEY:
@@ -406,6 +450,13 @@ static int list_entry(void *arg, uint64_t dir, const uint8_t *e)
 
 static int list_item(const struct search_item *it, void *arg)
 {
+	const struct dir_list *dl = arg;
+
+	/* the directory's own name, searched with its entries for a
+	 * listener that asks where the walk meets it (tell_refs()) */
+	if (it->type == BTRFS_INODE_REF_KEY)
+		return dl->ts->ls && dl->ts->ls->place ?
+		       tell_refs(dl->ts, it, WALKORDER_DIR) : 0;
 	if (it->type != BTRFS_DIR_ITEM_KEY)
 		return 0;
 	return each_dir_entry(it, list_entry, arg);
@@ -509,7 +560,8 @@ static int fetch_sorted(struct fastscan *ts, struct u64_vec *files,
  * inserts the DIR_ITEM at once but delays the DIR_INDEX, and unlink
  * deletes them the same way (__btrfs_unlink_inode()), so only DIR_ITEM
  * items hold a directory's current names before the next commit.  Their
- * order (by name hash) doesn't matter here. */
+ * order (by name hash) doesn't matter here; where the walk meets each
+ * entry is told from INODE_REF items (tell_refs()). */
 static int scan_subtree(struct fastscan *ts, uint64_t dir)
 {
 	struct u64_vec dirs = { 0 }, files = { 0 }, sorted = { 0 };
@@ -527,8 +579,9 @@ static int scan_subtree(struct fastscan *ts, uint64_t dir)
 	for (i = 0; !ret && i < dirs.n; i++) {
 		found = dirs.n;
 		search_key_range(&key, ts->tree_id, dirs.v[i],
-				 BTRFS_DIR_ITEM_KEY, dirs.v[i],
-				 BTRFS_DIR_ITEM_KEY);
+				 ts->ls && ts->ls->place ?
+				 BTRFS_INODE_REF_KEY : BTRFS_DIR_ITEM_KEY,
+				 dirs.v[i], BTRFS_DIR_ITEM_KEY);
 		ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
 				 list_item, &dl);
 		/* The subdirectories in inode order, as their index items

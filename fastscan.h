@@ -49,6 +49,10 @@ struct fastscan_file {
 	 * not yet committed, whose inode updates wait for the commit
 	 * (pending.h); its extents are current */
 	int stale;
+	/* listed through the names of a subtree (a directory below a
+	 * subvolume's root, or a subvolume with changes not yet
+	 * committed), in batches: not in inode order */
+	int by_names;
 	uint64_t disk, ram;	/* extent_current() over its extents */
 	uint64_t generation;	/* its inode's, for a handle (pending_open()) */
 	/* the name its first INODE_REF item holds, NUL-terminated (name_len
@@ -81,9 +85,10 @@ struct fastscan_listener {
 	 * is child, a regular file or a directory of the same tree
 	 * (WALKORDER_FILE, _DIR) or the subvolume child nested there
 	 * (WALKORDER_SUBVOL).  Told for the subvolumes streamed whole
-	 * (their DIR_INDEX items) and for each nested subvolume (its
-	 * ROOT_REF); a tree listed instead tells nothing of its own
-	 * entries.  Non-zero aborts the scan. */
+	 * (their DIR_INDEX items), for a subtree listed through its names
+	 * (the INODE_REF items of its directories and files, the names
+	 * current only) and for each nested subvolume (its ROOT_REF).
+	 * Non-zero aborts the scan. */
 	int (*place)(void *arg, uint64_t tree_id, uint64_t dir,
 		     uint64_t index, uint64_t child, int kind);
 	void *arg;

@@ -1369,6 +1369,7 @@ struct sample_scan {
 	uint64_t id;
 	struct prune *prune;	/* NULL, or the names' */
 	struct walkorder *order;	/* NULL, or where the walk meets them */
+	int by_names;	/* a file listed not in inode order (by_names) */
 };
 
 /* A file's key as sample_listed() gives it (walkorder_ranks()). */
@@ -1395,10 +1396,12 @@ static void sample_scan_order(struct sample_scan *sc, uint64_t root,
 {
 	struct walkorder_rank *r;
 	size_t n;
-	int listed;
+	int listed = 0;
 
+	/* listed through names, the files came in batches: never in the
+	 * order walkorder_ranks() calls listed */
 	if (walkorder_ranks(sc->order, sc->id, root, sample_scan_key, sc, &r,
-			    &n, &listed) || listed)
+			    &n, sc->by_names ? NULL : &listed) || listed)
 		return;
 	/* the entries' memory back first */
 	walkorder_free(sc->order);
@@ -1409,7 +1412,7 @@ static void sample_scan_order(struct sample_scan *sc, uint64_t root,
 
 static int sample_listed(void *arg, const struct fastscan_file *f)
 {
-	const struct sample_scan *sc = arg;
+	struct sample_scan *sc = arg;
 	struct sample_facts facts = {
 		.size = f->size,
 		.nbytes = f->nbytes,
@@ -1420,6 +1423,7 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 	uint64_t x;
 	int fd;
 
+	sc->by_names |= f->by_names;
 	if (f->stale) {
 		/* Its inode item may lag behind (a change not committed):
 		 * the file's own stat, as the walk's pre-pass sees it, so

@@ -8,8 +8,9 @@
  * of the files that share an extent counts it from their order, and the
  * walk's same layout gives it to the first it meets, so the two must
  * agree (docs/sampling.md).  From the entries of every directory (their
- * DIR_INDEX items, and each nested subvolume's ROOT_REF), the files in
- * the walk's order.
+ * DIR_INDEX items, or in a tree listed through its names its INODE_REF
+ * items, and each nested subvolume's ROOT_REF), the files in the walk's
+ * order.
  */
 #ifndef COMPSIZE_WALKORDER_H
 #define COMPSIZE_WALKORDER_H
