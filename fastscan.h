@@ -86,8 +86,8 @@ struct fastscan_listener {
 	 * (WALKORDER_FILE, _DIR) or the subvolume child nested there
 	 * (WALKORDER_SUBVOL).  Told for the subvolumes streamed whole
 	 * (their DIR_INDEX items), for a subtree listed through its names
-	 * (the INODE_REF items of its directories and files, the names
-	 * current only) and for each nested subvolume (its ROOT_REF).
+	 * (the INODE_REF items of its directories and files, which
+	 * change at once) and for each nested subvolume (its ROOT_REF).
 	 * Non-zero aborts the scan. */
 	int (*place)(void *arg, uint64_t tree_id, uint64_t dir,
 		     uint64_t index, uint64_t child, int kind);
