@@ -167,6 +167,7 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 		ts->cur_name[0] = 0;
 		ts->cur.name = ts->cur_name;
 		ts->cur.name_len = 0;
+		ts->cur.parent = 0;
 	}
 	if (ts->cur_mult && ts->ctx->sharing) {
 		ts->cur_names = nlink;
@@ -318,6 +319,7 @@ static void first_name(struct fastscan *ts, const struct search_item *it)
 	memcpy(ts->cur_name, it->data + INODE_REF_SIZE, len);
 	ts->cur_name[len] = 0;
 	ts->cur.name_len = len;
+	ts->cur.parent = it->offset;
 }
 
 /*

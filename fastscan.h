@@ -61,6 +61,7 @@ struct fastscan_file {
 	 * link */
 	const char *name;
 	uint32_t name_len;
+	uint64_t parent;	/* the directory that holds name (0: none) */
 };
 
 struct fastscan_listener {

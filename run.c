@@ -1370,7 +1370,55 @@ struct sample_scan {
 	struct prune *prune;	/* NULL, or the names' */
 	struct walkorder *order;	/* NULL, or where the walk meets them */
 	int by_names;	/* a file listed not in inode order (by_names) */
+	/* the directory a stale file was last stat'ed in (stale_stat()) */
+	uint64_t stat_tree, stat_dir;
+	dev_t stat_dev;
+	int stat_fd;
 };
+
+/*
+ * The stat of a file whose inode item may lag behind (fastscan_file.stale):
+ * by its first name in its directory, opened once for the files that
+ * follow in it (half the system time of a handle opened and closed for
+ * each), else through its own handle.  The name must lead to the file
+ * itself (its inode number, on its directory's device: not something
+ * mounted over it).  0, or -1 when neither finds it a regular file.
+ */
+static int stale_stat(struct sample_scan *sc, const struct fastscan_file *f,
+		      struct stat *st)
+{
+	int fd, ret;
+
+	if (f->name_len && f->parent) {
+		if (sc->stat_fd < 0 || sc->stat_tree != f->tree_id ||
+		    sc->stat_dir != f->parent) {
+			if (sc->stat_fd >= 0)
+				close(sc->stat_fd);
+			/* generation 0: any (btrfs_get_dentry()); what is
+			 * found there is checked by its inode number */
+			sc->stat_fd = pending_open(sc->fd, f->tree_id,
+						   f->parent, 0,
+						   O_PATH | O_DIRECTORY);
+			sc->stat_tree = f->tree_id;
+			sc->stat_dir = f->parent;
+			if (sc->stat_fd >= 0 && fstat(sc->stat_fd, st)) {
+				close(sc->stat_fd);
+				sc->stat_fd = -1;
+			}
+			sc->stat_dev = sc->stat_fd >= 0 ? st->st_dev : 0;
+		}
+		if (sc->stat_fd >= 0 &&
+		    !fstatat(sc->stat_fd, f->name, st, AT_SYMLINK_NOFOLLOW) &&
+		    st->st_ino == f->ino && st->st_dev == sc->stat_dev &&
+		    S_ISREG(st->st_mode))
+			return 0;
+	}
+	fd = pending_open(sc->fd, f->tree_id, f->ino, f->generation, O_PATH);
+	ret = fd >= 0 && !fstat(fd, st) && S_ISREG(st->st_mode) ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
 
 /* A file's key as sample_listed() gives it (walkorder_ranks()). */
 static uint64_t sample_scan_key(void *arg, uint64_t tree_id, uint64_t ino)
@@ -1421,7 +1469,6 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 	const struct sample_facts *known = &facts;
 	struct stat st;
 	uint64_t x;
-	int fd;
 
 	sc->by_names |= f->by_names;
 	if (f->stale) {
@@ -1430,16 +1477,12 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 		 * that both draw the same sample.  Without it the walk
 		 * stats the file (known_stat() fails). */
 		known = NULL;
-		fd = pending_open(sc->fd, f->tree_id, f->ino, f->generation,
-				  O_PATH);
-		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		if (!stale_stat(sc, f, &st)) {
 			facts.size = (uint64_t)st.st_size;
 			facts.nbytes = (uint64_t)st.st_blocks * 512;
 			facts.nlink = (uint32_t)st.st_nlink;
 			known = &facts;
 		}
-		if (fd >= 0)
-			close(fd);
 	}
 	/* as estrun_data_bytes(): st_blocks on btrfs is nbytes (and any
 	 * delalloc, which a committed inode item has none of) */
@@ -1505,7 +1548,8 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 		.ref = sample_ref,
 		.names = 1,	/* their kinds: sampleplan_name_kind() */
 	};
-	struct sample_scan sc = { .p = p, .fd = fd, .dev = st->st_dev };
+	struct sample_scan sc = { .p = p, .fd = fd, .dev = st->st_dev,
+				.stat_fd = -1 };
 	struct fastscan_listener qls;
 	struct lsdefer *ld = NULL;
 	size_t since = sampleplan_files(p);
@@ -1561,6 +1605,8 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	if (!ret)
 		sample_scan_order(&sc, st->st_ino, since);
 	walkorder_free(sc.order);
+	if (sc.stat_fd >= 0)
+		close(sc.stat_fd);
 	if (sc.prune && !ret) {
 		run->prune = sc.prune;
 		run->prune_dev = st->st_dev;
