@@ -1379,8 +1379,8 @@ struct sample_scan {
 /*
  * The stat of a file whose inode item may lag behind (fastscan_file.stale):
  * by its first name in its directory, opened once for the files that
- * follow in it (half the system time of a handle opened and closed for
- * each), else through its own handle.  The name must lead to the file
+ * follow in it (alone, about half the cost of a handle opened and closed
+ * for each), else through its own handle.  The name must lead to the file
  * itself (its inode number, on its directory's device: not something
  * mounted over it).  0, or -1 when neither finds it a regular file.
  */
