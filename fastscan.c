@@ -329,38 +329,32 @@ static void first_name(struct fastscan *ts, const struct search_item *it)
  * item holds the same index and changes at once (a rename deletes the
  * old name's; only the removal of an inode's last name waits for the
  * commit, btrfs_delayed_delete_inode_ref(), and no name leads to that
- * inode any more).  Tells the listener where the walk meets the inode
- * of item it, of kind WALKORDER_FILE or _DIR: under each of its names.
+ * inode any more).  The listener is told where the walk meets the inode
+ * of the item under each of its names (search_each_ref()).
  */
+struct ref_place {
+	struct fastscan *ts;
+	uint64_t ino;
+	int kind;		/* WALKORDER_FILE or _DIR */
+};
+
+static int ref_place(void *arg, uint64_t dir, uint64_t index, int whole)
+{
+	const struct ref_place *rp = arg;
+
+	/* a subvolume's root directory: ".." is itself */
+	if (!whole || dir == rp->ino)
+		return 0;
+	return rp->ts->ls->place(rp->ts->ls->arg, rp->ts->tree_id, dir, index,
+				 rp->ino, rp->kind);
+}
+
 static int tell_refs(struct fastscan *ts, const struct search_item *it,
 		     int kind)
 {
-	const int ext = it->type == BTRFS_INODE_EXTREF_KEY;
-	const uint32_t hdr = ext ? INODE_EXTREF_SIZE : INODE_REF_SIZE;
-	uint32_t pos = 0, len;
-	uint64_t dir, index;
-	const uint8_t *e;
-	int ret;
+	struct ref_place rp = { ts, it->objectid, kind };
 
-	while (it->len - pos >= hdr) {
-		e = it->data + pos;
-		len = get_le16(e + (ext ? INODE_EXTREF_NAME_LEN :
-				    INODE_REF_NAME_LEN));
-		if (len > it->len - pos - hdr)
-			break;
-		pos += hdr + len;
-		dir = ext ? get_le64(e + INODE_EXTREF_PARENT) : it->offset;
-		index = ext ? get_le64(e + INODE_EXTREF_INDEX) :
-			      get_le64(e + INODE_REF_INDEX);
-		/* a subvolume's root directory: ".." is itself */
-		if (dir == it->objectid)
-			continue;
-		ret = ts->ls->place(ts->ls->arg, ts->tree_id, dir, index,
-				    it->objectid, kind);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return search_each_ref(it, ref_place, &rp);
 }
 
 static int stream_item(const struct search_item *it, void *arg)

@@ -68,25 +68,51 @@ int search_buf_next(const uint8_t *buf, size_t used, size_t *pos,
 	return 1;
 }
 
-uint32_t search_ref_names(const struct search_item *it)
+int search_each_ref(const struct search_item *it,
+		    int (*fn)(void *arg, uint64_t dir, uint64_t index,
+			      int whole),
+		    void *arg)
 {
-	uint32_t hdr, at, pos = 0, n = 0;
+	const int ext = it->type == BTRFS_INODE_EXTREF_KEY;
+	const uint32_t hdr = ext ? INODE_EXTREF_SIZE : INODE_REF_SIZE;
+	uint32_t pos = 0, len;
+	const uint8_t *e;
+	int ret;
 
-	if (it->type == BTRFS_INODE_REF_KEY) {
-		hdr = INODE_REF_SIZE;
-		at = INODE_REF_NAME_LEN;
-	} else if (it->type == BTRFS_INODE_EXTREF_KEY) {
-		hdr = INODE_EXTREF_SIZE;
-		at = INODE_EXTREF_NAME_LEN;
-	} else {
+	if (!ext && it->type != BTRFS_INODE_REF_KEY)
 		return 0;
-	}
 	while (it->len - pos >= hdr) {
-		n++;
-		pos += hdr + get_le16(it->data + pos + at);
+		e = it->data + pos;
+		len = get_le16(e + (ext ? INODE_EXTREF_NAME_LEN :
+				    INODE_REF_NAME_LEN));
+		ret = fn(arg, ext ? get_le64(e + INODE_EXTREF_PARENT) :
+				    it->offset,
+			 get_le64(e + (ext ? INODE_EXTREF_INDEX :
+					     INODE_REF_INDEX)),
+			 len <= it->len - pos - hdr);
+		if (ret)
+			return ret;
+		pos += hdr + len;
 		if (pos > it->len)
 			break;
 	}
+	return 0;
+}
+
+static int count_ref(void *arg, uint64_t dir, uint64_t index, int whole)
+{
+	(void)dir;
+	(void)index;
+	(void)whole;
+	++*(uint32_t *)arg;
+	return 0;
+}
+
+uint32_t search_ref_names(const struct search_item *it)
+{
+	uint32_t n = 0;
+
+	search_each_ref(it, count_ref, &n);
 	return n;
 }
 

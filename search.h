@@ -42,6 +42,18 @@ typedef int (*search_cb)(const struct search_item *item, void *arg);
 uint32_t search_ref_names(const struct search_item *item);
 
 /*
+ * fn(arg, dir, index, whole) for each of those names, in the item's
+ * order: the directory that holds it, its index there (its DIR_INDEX
+ * item's offset), and whether its bytes lie within the item (a name
+ * past the end is the last).  A non-zero return stops and is returned;
+ * 0 otherwise, and for any other item.
+ */
+int search_each_ref(const struct search_item *item,
+		    int (*fn)(void *arg, uint64_t dir, uint64_t index,
+			      int whole),
+		    void *arg);
+
+/*
  * Search the tree of the subvolume fd is in (key->tree_id 0) or the tree
  * key->tree_id, for items between the key's min and max, calling cb for
  * each.  nodesize is the filesystem's tree block size, used to know when a

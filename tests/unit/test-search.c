@@ -129,12 +129,71 @@ static void test_ref_names(void)
 	CU_ASSERT_EQUAL(search_ref_names(&it), 0);
 }
 
+struct refs_seen {
+	uint64_t dir[4], index[4];
+	int whole[4], n;
+};
+
+static int see_ref(void *arg, uint64_t dir, uint64_t index, int whole)
+{
+	struct refs_seen *r = arg;
+
+	if (r->n < 4) {
+		r->dir[r->n] = dir;
+		r->index[r->n] = index;
+		r->whole[r->n] = whole;
+	}
+	return ++r->n == 3 ? 7 : 0;
+}
+
+/* Each name's directory and index: an INODE_REF's directory is the key's
+ * offset, an INODE_EXTREF's in the name's header; a name past the item's
+ * end is told as not whole, and last; fn's non-zero return stops. */
+static void test_each_ref(void)
+{
+	uint8_t d[80] = { 0 };
+	struct search_item it = { .type = BTRFS_INODE_REF_KEY, .data = d,
+				  .offset = 300 };
+	struct refs_seen r = { 0 };
+
+	d[INODE_REF_INDEX] = 5;
+	d[INODE_REF_NAME_LEN] = 3;
+	d[13 + INODE_REF_INDEX] = 9;
+	d[13 + INODE_REF_NAME_LEN] = 4;
+	it.len = 13 + INODE_REF_SIZE + 1;
+	CU_ASSERT_EQUAL(search_each_ref(&it, see_ref, &r), 0);
+	CU_ASSERT_EQUAL(r.n, 2);
+	CU_ASSERT(r.dir[0] == 300 && r.index[0] == 5 && r.whole[0]);
+	CU_ASSERT(r.dir[1] == 300 && r.index[1] == 9 && !r.whole[1]);
+	/* extended refs: three names, the third's return stops */
+	memset(d, 0, sizeof(d));
+	memset(&r, 0, sizeof(r));
+	it.type = BTRFS_INODE_EXTREF_KEY;
+	d[INODE_EXTREF_PARENT] = 40;
+	d[INODE_EXTREF_INDEX] = 2;
+	d[20 + INODE_EXTREF_PARENT] = 41;
+	d[20 + INODE_EXTREF_INDEX] = 3;
+	d[INODE_EXTREF_NAME_LEN] = 2;
+	d[20 + INODE_EXTREF_NAME_LEN] = 9;
+	it.len = 20 + 27 + INODE_EXTREF_SIZE;
+	CU_ASSERT_EQUAL(search_each_ref(&it, see_ref, &r), 7);
+	CU_ASSERT_EQUAL(r.n, 3);
+	CU_ASSERT(r.dir[0] == 40 && r.index[0] == 2 && r.whole[0]);
+	CU_ASSERT(r.dir[1] == 41 && r.index[1] == 3 && r.whole[1]);
+	/* any other item holds none */
+	memset(&r, 0, sizeof(r));
+	it.type = BTRFS_DIR_ITEM_KEY;
+	CU_ASSERT_EQUAL(search_each_ref(&it, see_ref, &r), 0);
+	CU_ASSERT_EQUAL(r.n, 0);
+}
+
 static CU_TestInfo tests[] = {
 	{ "key range", test_key_range },
 	{ "iterate", test_iterate },
 	{ "truncated buffers", test_truncated },
 	{ "key advance", test_key_advance },
 	{ "names of inode ref items", test_ref_names },
+	{ "each name of an inode ref item", test_each_ref },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(search, tests)
