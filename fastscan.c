@@ -28,8 +28,18 @@ struct fastscan {
 	int (*tick)(void *);
 	void *tick_arg;
 
-	/* Streaming a whole subvolume: nlink is the multiplicity. */
+	/* Streaming a whole subvolume: nlink is the multiplicity, unless
+	 * refs is set. */
 	int whole;
+	/* Streaming a subvolume with changes not yet committed: a file's
+	 * multiplicity is the names its INODE_REF and INODE_EXTREF items
+	 * hold (its nlink may lag), none for an inode with an ORPHAN item
+	 * (orphans, sorted), and where the walk meets each file and
+	 * directory is told from the same items (its DIR_INDEX items may
+	 * lag too).  counting: the current file's names are being counted
+	 * (settle_inode()); cur_dir: the current inode is a directory. */
+	int refs, counting, cur_dir;
+	struct u64_vec orphans;
 	/* The subvolume may have changes not yet committed (pending.h),
 	 * known when a listener is told of files (fastscan_file.stale). */
 	int uncommitted;
@@ -83,6 +93,47 @@ static int share_inode(struct fastscan *ts)
 			    ts->cur_ino, ts->cur_names, ts->cur_mult);
 }
 
+/* Whether inode ino of the tree streamed has an ORPHAN item (refs). */
+static int orphaned(const struct fastscan *ts, uint64_t ino)
+{
+	size_t lo = 0, hi = ts->orphans.n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ts->orphans.v[mid] == ino)
+			return 1;
+		if (ts->orphans.v[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* refs: the current file's names are all counted (an item past its refs
+ * comes, or its end): it counts once per name, as the walk meets it. */
+static int settle_inode(struct fastscan *ts)
+{
+	ts->counting = 0;
+	/* BTRFS_LINK_MAX, as on_inode() */
+	if (ts->cur_names > 65535) {
+		note_bad(ts->ctx, EXTENT_BAD_SIZE, 0);
+		return 0;
+	}
+	ts->cur_mult = ts->cur_names;
+	if (ts->ls)
+		ts->cur.nlink = ts->cur_names;
+	if (ts->cur_mult && ts->ctx->sharing) {
+		int ret = share_inode(ts);
+
+		if (ret)
+			return ret;
+	}
+	if (ts->cur_mult == 1)
+		usage_begin_file(ts->ctx);
+	return 0;
+}
+
 /* Replay the extents of an inode reached by several paths. */
 static int finish_inode(struct fastscan *ts)
 {
@@ -90,6 +141,11 @@ static int finish_inode(struct fastscan *ts)
 	size_t i;
 	int ret;
 
+	if (ts->counting) {
+		ret = settle_inode(ts);
+		if (ret)
+			return ret;
+	}
 	if (ts->share_later) {
 		ret = share_inode(ts);
 		if (ret)
@@ -138,12 +194,20 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 	if (ret)
 		return ret;
 	ts->cur_ino = it->objectid;
+	ts->cur_dir = 0;
 	if (it->len < INODE_ITEM_SIZE) {
 		note_bad(ts->ctx, EXTENT_SHORT_INODE, 0);
 		return 0;
 	}
 	mode = get_le32(it->data + INODE_MODE);
 	nlink = get_le32(it->data + INODE_NLINK);
+	/* refs: an inode with an ORPHAN item has lost its last name (its
+	 * INODE_REF's removal may wait for the commit,
+	 * btrfs_delayed_delete_inode_ref(), while it is open) */
+	if (ts->refs && ts->orphans.n && orphaned(ts, it->objectid))
+		return 0;
+	if (ts->refs && S_ISDIR(mode))
+		ts->cur_dir = 1;
 	if (!S_ISREG(mode))
 		return 0;
 	/* BTRFS_LINK_MAX: more is corruption, and replaying the extents
@@ -153,8 +217,14 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 		return 0;
 	}
 	/* nlink 0: an orphan being deleted, which no path reaches. */
-	ts->cur_mult = ts->whole ? nlink : wanted_mult(ts, it->objectid);
-	if (ts->ls) {
+	if (ts->refs) {
+		ts->counting = 1;
+		ts->cur_names = 0;
+	} else {
+		ts->cur_mult = ts->whole ? nlink :
+			       wanted_mult(ts, it->objectid);
+	}
+	if (ts->ls && (ts->cur_mult || ts->counting)) {
 		ts->cur.tree_id = ts->tree_id;
 		ts->cur.ino = it->objectid;
 		ts->cur.size = get_le64(it->data + INODE_SIZE_OFF);
@@ -163,12 +233,14 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 		ts->cur.generation = get_le64(it->data + INODE_GENERATION);
 		ts->cur.disk = ts->cur.ram = 0;
 		ts->cur.stale = ts->uncommitted;
-		ts->cur.by_names = !ts->whole;
+		ts->cur.by_names = !ts->whole || ts->refs;
 		ts->cur_name[0] = 0;
 		ts->cur.name = ts->cur_name;
 		ts->cur.name_len = 0;
 		ts->cur.parent = 0;
 	}
+	if (ts->counting)
+		return 0;	/* settle_inode() */
 	if (ts->cur_mult && ts->ctx->sharing) {
 		ts->cur_names = nlink;
 		if (!ts->whole) {
@@ -190,7 +262,15 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 	struct extent_info ei, *p;
 	enum extent_error err;
 
-	if (it->objectid != ts->cur_ino || !ts->cur_mult)
+	if (it->objectid != ts->cur_ino)
+		return 0;
+	if (ts->counting) {
+		int ret = settle_inode(ts);
+
+		if (ret)
+			return ret;
+	}
+	if (!ts->cur_mult)
 		return 0;
 	if (ts->share_later) {
 		int ret = share_inode(ts);
@@ -370,17 +450,21 @@ static int stream_item(const struct search_item *it, void *arg)
 	case BTRFS_INODE_EXTREF_KEY:
 		if (it->objectid != ts->cur_ino)
 			return 0;
-		if (ts->ls && ts->ls->names && ts->cur_mult &&
-		    it->type == BTRFS_INODE_REF_KEY)
+		if (ts->cur_dir)
+			return ts->ls && ts->ls->place ?
+			       tell_refs(ts, it, WALKORDER_DIR) : 0;
+		if (!ts->cur_mult && !ts->counting)
+			return 0;
+		if (ts->ls && ts->ls->names && it->type == BTRFS_INODE_REF_KEY)
 			first_name(ts, it);
-		if (ts->share_later)
+		if (ts->share_later || ts->counting)
 			ts->cur_names += search_ref_names(it);
-		return !ts->whole && ts->cur_mult && ts->ls && ts->ls->place ?
+		return (!ts->whole || ts->refs) && ts->ls && ts->ls->place ?
 		       tell_refs(ts, it, WALKORDER_FILE) : 0;
 	case BTRFS_DIR_ITEM_KEY:
 		return ts->whole ? each_dir_entry(it, stream_entry, ts) : 0;
 	case BTRFS_DIR_INDEX_KEY:
-		return ts->whole ? tell_place(ts, it) : 0;
+		return ts->whole && !ts->refs ? tell_place(ts, it) : 0;
 	default:
 		return 0;
 	}
@@ -397,6 +481,8 @@ static int stream(struct fastscan *ts, uint64_t lo, uint64_t hi)
 	ts->cur_ino = 0;
 	ts->cur_mult = 0;
 	ts->share_later = 0;
+	ts->counting = 0;
+	ts->cur_dir = 0;
 	ts->npending = 0;
 	ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
 			 stream_item, ts);
@@ -813,10 +899,38 @@ static int subvol_pending(struct fastscan *ts, int fd_in, uint64_t tree_id)
 				 tree_id, ts->committed);
 }
 
-/* Account the whole subvolume tree_id: streamed when its tree is
- * complete, else listed from its root directory through its current
- * names (scan_subtree()), which counts each file once per name as nlink
- * would. */
+static int orphan_item(const struct search_item *it, void *arg)
+{
+	struct fastscan *ts = arg;
+
+	if (it->type != BTRFS_ORPHAN_ITEM_KEY)
+		return 0;
+	return u64_vec_push(&ts->orphans, it->offset);
+}
+
+/* The inodes with an ORPHAN item in the current tree, into ts->orphans
+ * (sorted: the items' order). */
+static int read_orphans(struct fastscan *ts)
+{
+	struct btrfs_ioctl_search_key key;
+
+	ts->orphans.n = 0;
+	search_key_range(&key, ts->tree_id, BTRFS_ORPHAN_OBJECTID,
+			 BTRFS_ORPHAN_ITEM_KEY, BTRFS_ORPHAN_OBJECTID,
+			 BTRFS_ORPHAN_ITEM_KEY);
+	return search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
+			  orphan_item, ts);
+}
+
+/*
+ * Account the whole subvolume tree_id: its tree streamed.  When it may
+ * have changes not yet committed, a file counts once per name its
+ * INODE_REF and INODE_EXTREF items hold (created, linked, unlinked and
+ * renamed at once) instead of its nlink (updated at the commit), and not
+ * at all when it has an ORPHAN item (inserted at once when its last name
+ * goes, while its INODE_REF may stay until the commit): each file once
+ * per path, as the walk counts it.
+ */
 static int scan_subvol(struct fastscan *ts, int fd_in, uint64_t tree_id)
 {
 	int ret;
@@ -831,12 +945,13 @@ static int scan_subvol(struct fastscan *ts, int fd_in, uint64_t tree_id)
 	if (ret < 0)
 		return ret;
 	ts->uncommitted = ret;
-	ts->whole = !ret;
-	if (ts->whole)
+	ts->whole = 1;
+	ts->refs = ret;
+	ret = ts->refs ? read_orphans(ts) : 0;
+	if (!ret)
 		ret = stream(ts, BTRFS_FIRST_FREE_OBJECTID,
 			     BTRFS_LAST_FREE_OBJECTID);
-	else
-		ret = scan_subtree(ts, BTRFS_FIRST_FREE_OBJECTID);
+	ts->refs = 0;
 	if (!ret)
 		ret = queue_nested(ts, tree_id);
 	return ret;
@@ -868,6 +983,7 @@ static void fastscan_init(struct fastscan *ts, struct usage_ctx *ctx, int fd,
 static int fastscan_done(struct fastscan *ts, int ret)
 {
 	seen_free(ts->queued);
+	free(ts->orphans.v);
 	free(ts->pending);
 	free(ts->nested.v);
 	free(ts->subvols.v);

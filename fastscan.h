@@ -13,8 +13,11 @@
  * the regular files found are fetched for runs of nearby inode numbers in
  * one search each; a file counts once per name found.  Nested subvolumes
  * are streamed whole.  A subvolume that may have changes not yet committed
- * (pending.h), whose nlink counts may then be stale, is listed from its
- * root directory instead of streamed.
+ * (pending.h), whose nlink counts may then be stale, is streamed too, but
+ * a file counts once per name its INODE_REF and INODE_EXTREF items hold
+ * (changed at once), and not at all when it has an ORPHAN item (inserted
+ * at once when its last name goes: that INODE_REF may stay until the
+ * commit while the file is open).
  *
  * The caller must make sure no mount point lies beneath the directory
  * (mounts.h): metadata can't see mounts.
@@ -49,9 +52,10 @@ struct fastscan_file {
 	 * not yet committed, whose inode updates wait for the commit
 	 * (pending.h); its extents are current */
 	int stale;
-	/* listed through the names of a subtree (a directory below a
-	 * subvolume's root, or a subvolume with changes not yet
-	 * committed), in batches: not in inode order */
+	/* where the walk meets it is told from INODE_REF items, not
+	 * DIR_INDEX items (a directory below a subvolume's root, listed
+	 * through its names in batches, or a subvolume with changes not
+	 * yet committed): ranked, not taken in inode order */
 	int by_names;
 	uint64_t disk, ram;	/* extent_current() over its extents */
 	uint64_t generation;	/* its inode's, for a handle (pending_open()) */
@@ -86,9 +90,10 @@ struct fastscan_listener {
 	 * is child, a regular file or a directory of the same tree
 	 * (WALKORDER_FILE, _DIR) or the subvolume child nested there
 	 * (WALKORDER_SUBVOL).  Told for the subvolumes streamed whole
-	 * (their DIR_INDEX items), for a subtree listed through its names
-	 * (the INODE_REF items of its directories and files, which
-	 * change at once) and for each nested subvolume (its ROOT_REF).
+	 * (their DIR_INDEX items; with changes not yet committed, the
+	 * INODE_REF items of their directories and files, which change
+	 * at once), for a subtree listed through its names (the same
+	 * INODE_REF items) and for each nested subvolume (its ROOT_REF).
 	 * Non-zero aborts the scan. */
 	int (*place)(void *arg, uint64_t tree_id, uint64_t dir,
 		     uint64_t index, uint64_t child, int kind);
