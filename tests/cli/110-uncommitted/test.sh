@@ -195,6 +195,28 @@ compare_links()
 	sample_same d; sample_same .
 }
 
+# Links past what one INODE_REF item holds: the names of one directory
+# with long names go on in INODE_EXTREF items (an extent item's worth of
+# names: about 75 of 200 bytes on a 16 KiB node); some of each removed.
+build_extref() { mkdir d e; text_data 20K >d/a; text_data 5K >e/b; }
+change_extref()
+{
+	local long i
+	long=$(printf 'n%.0s' {1..200})
+	for ((i = 1; i <= 100; i++)); do
+		ln d/a "d/$long$i"
+	done
+	rm "d/${long}3" "d/${long}90" d/a
+	ln "d/${long}50" e/a
+}
+delayed_extref() { delayed_index d && delayed_nlink e/a; }
+compare_extref()
+{
+	compare_nosync d; compare_nosync e; compare_here
+	excl d; excl e
+	sample_same d; sample_same .
+}
+
 # New data reflinked before a commit: the new extent is in no extent item
 # yet (LOGICAL_INO_V2 finds nothing); an old one with a new reference.
 build_reflink_new() { mkdir d e; text_data 300K >d/old; }
@@ -304,7 +326,8 @@ compare_mixed()
 }
 
 KEY=([cp_empty]="d/sub d" [beside]=d [subdir]="d d/new" [mv]="d1 d2"
-	[rm]=d [rm_open]=d [links]="$MNT d e" [reflink_new]="d e" [writing]=d
+	[rm]=d [rm_open]=d [links]="$MNT d e" [extref]="$MNT d e"
+	[reflink_new]="d e" [writing]=d
 	[subvols]="sv snap new $MNT" [mixed]="d1 d2 d e z $MNT")
 for c in "${!KEY[@]}"; do
 	declare -F "cleanup_$c" >/dev/null || eval "cleanup_$c() { :; }"
