@@ -51,6 +51,7 @@ REFLINK_SRC=$LINUX/fs		# copied with --reflink=always to $TREE/reflink-fs
 
 FAILED=0
 T0=$SECONDS
+BEFORE_RUN=		# a command run before each timed program (section_pending)
 
 die() { echo "bench: FATAL: $*" >&2; exit 2; }
 note() { echo "bench: $*" >&2; }
@@ -168,6 +169,7 @@ run_one()
 	ours) bin=$OURS ;;
 	theirs) bin=$THEIRS ;;
 	esac
+	[ -z "$BEFORE_RUN" ] || "$BEFORE_RUN"
 	t0=$(now_us)
 	/usr/bin/time -f '%U %S' -o "$WORK/time" \
 		"$BENCH_DIR/bin/peak-rss" -o "$WORK/hwm" "$bin" "$@" \
@@ -291,19 +293,26 @@ bench_case()
 
 section_size()
 {
-	local r
-
 	bench_case "whole fs (top subvolume: tree + snapshot)" 5 2 "$MNT"
 	bench_case "subdir ~17k files (linux arch/)" 3 "" "$LINUX/arch"
 	bench_case "few hundred files (linux fs/btrfs/ + its reflinked copy)" "" "" \
 		"$LINUX/fs/btrfs" "$TREE/reflink-fs/btrfs"
 
+	print_rows "compsize vs compsize 1.5" \
+		"Cold: \`sync; echo 3 > /proc/sys/vm/drop_caches\` before every run."
+}
+
+# print_rows TITLE NOTE: the table of ROWS (bench_case()), emptied.
+print_rows()
+{
+	local r
+
 	echo
-	echo "## compsize vs compsize 1.5 ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, kernel $(uname -r))"
+	echo "## $1 ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, kernel $(uname -r))"
 	echo
 	echo "Medians of $WARM warm (x3 for cases under 0.1 s) / $COLD cold runs per program,"
 	echo "alternating which program goes first, after untimed warm-up runs (with and without -b)."
-	echo "Cold: \`sync; echo 3 > /proc/sys/vm/drop_caches\` before every run."
+	echo "$2"
 	echo "Speed-up = compsize 1.5 / ours (wall clock).  CPU = user + sys (GNU time"
 	echo "%U + %S, 10 ms resolution; less disturbed by other load than wall clock)."
 	echo "RSS = median peak RSS (VmHWM at exit, read by bench/peak-rss.c)."
@@ -314,6 +323,37 @@ section_size()
 		echo "$r"
 	done
 	echo
+	ROWS=()
+}
+
+# An access time updated, not yet committed: any inode update leaves its
+# subvolume so until the next commit (pending.c), as a live filesystem
+# nearly always is.  Checked with bench/pending-state.c before each run.
+dirty_atime()
+{
+	touch -a -d 2020-01-01 "$LINUX/COPYING"
+	cat "$LINUX/COPYING" >/dev/null
+	"$BENCH_DIR/bin/pending-state" "$TREE" >"$WORK/pending" ||
+		{ note "not pending: $(cat "$WORK/pending")"; FAILED=1; }
+}
+
+# The size section's first two cases with tree/ in that state: warm only
+# (dropping the caches syncs, which commits), the image remounted
+# commit=600 meanwhile so that no commit comes between the access time's
+# update and the run.
+section_pending()
+{
+	local COLD=0
+
+	build_helper pending-state
+	mount -o remount,commit=600 "$MNT"
+	BEFORE_RUN=dirty_atime
+	bench_case "whole fs, tree/ not committed" 5 "" "$MNT"
+	bench_case "tree/ (a subvolume) not committed" 5 "" "$TREE"
+	BEFORE_RUN=
+	mount -o remount,commit=30 "$MNT"
+	print_rows "compsize vs compsize 1.5, changes not yet committed" \
+		"Before every run: \`touch -a\` and a read of one file of tree/ (bench/pending-state.c checks the state)."
 }
 
 # ---------------------------------------------------------------- estimate
@@ -630,6 +670,10 @@ for s in $SECTIONS; do
 	estimate)
 		setup_tree
 		section_estimate
+		;;
+	pending)
+		setup_tree
+		section_pending
 		;;
 	seen) section_seen ;;
 	exclusive) section_exclusive ;;
