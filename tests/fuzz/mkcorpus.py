@@ -101,6 +101,22 @@ def tree():
     write('tree', 'subvol-root', b'\x00' + items)
     write('tree', 'dir-257', b'\x01' + items)
     write('tree', 'one-fs', b'\x80' + items)
+    # changes not yet committed (0x20): names from inode refs and extrefs,
+    # an orphan; DIR_INDEX items that lag
+    iref, extref, orphan, dindex = 4, 5, 6, 7
+    names = (
+        item(fs, 1, iref, 0, 0, 0, 0) +         # 257 in 256
+        item(fs, 2, iref, 0, 0, 0x40, 1) +      # 258: two names in 257
+        item(fs, 3, inode, 0, 0, 1, 0) +        # 259: file, open, unlinked
+        item(fs, 3, iref, 0, 0, 5, 1) +
+        item(fs, 3, extent, 0, 1, 1, 7) +
+        item(fs, 0, orphan, 0, 3, 0, 0) +       # 259's orphan item
+        item(fs, 4, inode, 0, 0, 1, 0) +        # 260: a name in an extref
+        item(fs, 4, extref, 0, 0, 6, 1) +
+        item(fs, 4, extent, 0, 1, 1, 6) +
+        item(fs, 1, dindex, 9, 4, 0, 0))        # 257/260, lagging
+    write('tree', 'pending-root', b'\x20' + items + names)
+    write('tree', 'pending-dir-257', b'\x21' + items + names)
 
 
 def estimate():

@@ -18,7 +18,10 @@
  * Input: byte 0: the directory scanned (bits 0-4, 0: the subvolume root
  * 256), its subvolume has uncommitted changes (0x20), nested subvolumes
  * can't be opened by handle (0x40), -x (0x80); then 8 bytes per item:
- * tree, objectid, type, u16 offset, 3 params.
+ * tree, objectid, type, u16 offset, 3 params.  The types: inode, dir
+ * item, file extent, root ref, inode ref and extref (a subvolume with
+ * uncommitted changes counts a file's names from them), orphan, dir
+ * index; 248-255 as they are.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -124,6 +127,8 @@ static void build_item(struct sim_item *it, const uint8_t *p)
 	static const uint32_t types[] = {
 		BTRFS_INODE_ITEM_KEY, BTRFS_DIR_ITEM_KEY,
 		BTRFS_EXTENT_DATA_KEY, BTRFS_ROOT_REF_KEY,
+		BTRFS_INODE_REF_KEY, BTRFS_INODE_EXTREF_KEY,
+		BTRFS_ORPHAN_ITEM_KEY, BTRFS_DIR_INDEX_KEY,
 	};
 	uint8_t p1 = p[5], p2 = p[6], p3 = p[7];
 	uint32_t mode;
@@ -131,7 +136,7 @@ static void build_item(struct sim_item *it, const uint8_t *p)
 	memset(it, 0, sizeof(*it));
 	it->k.tree = trees[p[0] & 3];
 	it->k.objectid = 256 + p[1] % 32;
-	it->k.type = p[2] < 252 ? types[p[2] & 3] : p[2];
+	it->k.type = p[2] < 248 ? types[p[2] & 7] : p[2];
 	it->k.offset = p[3] | p[4] << 8;
 	switch (it->k.type) {
 	case BTRFS_INODE_ITEM_KEY:
@@ -187,6 +192,44 @@ static void build_item(struct sim_item *it, const uint8_t *p)
 			put_le64(it->data + FE_DISK_NUM_BYTES, 4096);
 			put_le64(it->data + FE_NUM_BYTES, ((p2 & 15) + 1) << 12);
 		}
+		break;
+	case BTRFS_INODE_REF_KEY:
+	case BTRFS_INODE_EXTREF_KEY: {
+		/* a name in directory 256 + p3 % 32 (a ref's offset, an
+		 * extref's field), a second one when p2 & 0x40, whole or cut
+		 * short; or the item itself cut short */
+		int ext = it->k.type == BTRFS_INODE_EXTREF_KEY;
+		uint32_t hdr = ext ? INODE_EXTREF_SIZE : INODE_REF_SIZE, i;
+		uint8_t *e = it->data;
+
+		it->k.offset = ext ? (uint64_t)p3 * 7919 : 256 + p3 % 32;
+		for (i = 0; i < (p2 & 0x40 ? 2u : 1u); i++) {
+			if (ext)
+				put_le64(e + INODE_EXTREF_PARENT,
+					 256 + (p3 + i) % 32);
+			put_le64(e + (ext ? INODE_EXTREF_INDEX :
+					    INODE_REF_INDEX), 2 + p2 % 16 + i);
+			e[ext ? INODE_EXTREF_NAME_LEN : INODE_REF_NAME_LEN] =
+				i && (p2 & 8) ? 200 : 1;
+			e[hdr] = 'r';
+			it->k.len += hdr + (i && (p2 & 0x10) ? 0 : 1);
+			e += hdr + 1;
+		}
+		if (p2 & 0x80)
+			it->k.len = p3 % hdr;
+		break;
+	}
+	case BTRFS_ORPHAN_ITEM_KEY:
+		it->k.objectid = BTRFS_ORPHAN_OBJECTID;
+		it->k.offset = 256 + p1 % 32;
+		break;
+	case BTRFS_DIR_INDEX_KEY:
+		it->k.len = p2 & 0x80 ? p3 % DIR_ITEM_SIZE : DIR_ITEM_SIZE + 1;
+		put_le64(it->data + DIR_LOCATION_OBJECTID, 256 + p1 % 32);
+		it->data[DIR_LOCATION_TYPE] = BTRFS_INODE_ITEM_KEY;
+		it->data[DIR_TYPE] = p2 & 2 ? BTRFS_FT_DIR : BTRFS_FT_REG_FILE;
+		it->data[DIR_NAME_LEN] = 1;
+		it->data[DIR_ITEM_SIZE] = 'n';
 		break;
 	case BTRFS_ROOT_REF_KEY:
 		it->k.tree = BTRFS_ROOT_TREE_OBJECTID;
