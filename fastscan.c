@@ -34,12 +34,12 @@ struct fastscan {
 	/* Streaming a subvolume with changes not yet committed: a file's
 	 * multiplicity is the names its INODE_REF and INODE_EXTREF items
 	 * hold (its nlink may lag), none for an inode with an ORPHAN item
-	 * (orphans, sorted), and where the walk meets each file and
+	 * (orphans: NULL when none), and where the walk meets each file and
 	 * directory is told from the same items (its DIR_INDEX items may
 	 * lag too).  counting: the current file's names are being counted
-	 * (settle_inode()); cur_dir: the current inode is a directory. */
+	 * (names_counted()); cur_dir: the current inode is a directory. */
 	int refs, counting, cur_dir;
-	struct u64_vec orphans;
+	struct seen_set *orphans;
 	/* The subvolume may have changes not yet committed (pending.h),
 	 * known when a listener is told of files (fastscan_file.stale). */
 	int uncommitted;
@@ -85,6 +85,14 @@ static void note_bad(struct usage_ctx *ctx, enum extent_error err,
 	}
 }
 
+/* Where the walk meets each file and directory comes from INODE_REF
+ * items, not DIR_INDEX items (which may lag): a subtree listed through its
+ * names, or a subvolume streamed with changes not yet committed. */
+static int places_by_refs(const struct fastscan *ts)
+{
+	return !ts->whole || ts->refs;
+}
+
 /* Tell sharing.h about the inode streamed, its names counted. */
 static int share_inode(struct fastscan *ts)
 {
@@ -93,45 +101,28 @@ static int share_inode(struct fastscan *ts)
 			    ts->cur_ino, ts->cur_names, ts->cur_mult);
 }
 
-/* Whether inode ino of the tree streamed has an ORPHAN item (refs). */
-static int orphaned(const struct fastscan *ts, uint64_t ino)
+/*
+ * The current file's names are all counted (an item past its refs comes,
+ * or its end).  refs: it counts once per name, as the walk meets it.  A
+ * file whose names sharing.h waited for (share_later) is told of now.
+ */
+static int names_counted(struct fastscan *ts)
 {
-	size_t lo = 0, hi = ts->orphans.n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (ts->orphans.v[mid] == ino)
-			return 1;
-		if (ts->orphans.v[mid] < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (ts->counting) {
+		ts->counting = 0;
+		/* BTRFS_LINK_MAX, as on_inode() */
+		if (ts->cur_names > 65535) {
+			note_bad(ts->ctx, EXTENT_BAD_SIZE, 0);
+			return 0;
+		}
+		ts->cur_mult = ts->cur_names;
+		if (ts->ls)
+			ts->cur.nlink = ts->cur_names;
+		ts->share_later = ts->cur_mult && ts->ctx->sharing;
+		if (ts->cur_mult == 1)
+			usage_begin_file(ts->ctx);
 	}
-	return 0;
-}
-
-/* refs: the current file's names are all counted (an item past its refs
- * comes, or its end): it counts once per name, as the walk meets it. */
-static int settle_inode(struct fastscan *ts)
-{
-	ts->counting = 0;
-	/* BTRFS_LINK_MAX, as on_inode() */
-	if (ts->cur_names > 65535) {
-		note_bad(ts->ctx, EXTENT_BAD_SIZE, 0);
-		return 0;
-	}
-	ts->cur_mult = ts->cur_names;
-	if (ts->ls)
-		ts->cur.nlink = ts->cur_names;
-	if (ts->cur_mult && ts->ctx->sharing) {
-		int ret = share_inode(ts);
-
-		if (ret)
-			return ret;
-	}
-	if (ts->cur_mult == 1)
-		usage_begin_file(ts->ctx);
-	return 0;
+	return ts->share_later ? share_inode(ts) : 0;
 }
 
 /* Replay the extents of an inode reached by several paths. */
@@ -141,16 +132,9 @@ static int finish_inode(struct fastscan *ts)
 	size_t i;
 	int ret;
 
-	if (ts->counting) {
-		ret = settle_inode(ts);
-		if (ret)
-			return ret;
-	}
-	if (ts->share_later) {
-		ret = share_inode(ts);
-		if (ret)
-			return ret;
-	}
+	ret = names_counted(ts);
+	if (ret)
+		return ret;
 	if (ts->ls && ts->cur_mult) {
 		ret = ts->ls->file(ts->ls->arg, &ts->cur);
 		if (ret)
@@ -204,7 +188,8 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 	/* refs: an inode with an ORPHAN item has lost its last name (its
 	 * INODE_REF's removal may wait for the commit,
 	 * btrfs_delayed_delete_inode_ref(), while it is open) */
-	if (ts->refs && ts->orphans.n && orphaned(ts, it->objectid))
+	if (ts->refs && ts->orphans &&
+	    seen_contains(ts->orphans, it->objectid))
 		return 0;
 	if (ts->refs && S_ISDIR(mode))
 		ts->cur_dir = 1;
@@ -233,14 +218,14 @@ static int on_inode(struct fastscan *ts, const struct search_item *it)
 		ts->cur.generation = get_le64(it->data + INODE_GENERATION);
 		ts->cur.disk = ts->cur.ram = 0;
 		ts->cur.stale = ts->uncommitted;
-		ts->cur.by_names = !ts->whole || ts->refs;
+		ts->cur.by_names = places_by_refs(ts);
 		ts->cur_name[0] = 0;
 		ts->cur.name = ts->cur_name;
 		ts->cur.name_len = 0;
 		ts->cur.parent = 0;
 	}
 	if (ts->counting)
-		return 0;	/* settle_inode() */
+		return 0;	/* names_counted() */
 	if (ts->cur_mult && ts->ctx->sharing) {
 		ts->cur_names = nlink;
 		if (!ts->whole) {
@@ -261,23 +246,13 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 {
 	struct extent_info ei, *p;
 	enum extent_error err;
+	int ret;
 
 	if (it->objectid != ts->cur_ino)
 		return 0;
-	if (ts->counting) {
-		int ret = settle_inode(ts);
-
-		if (ret)
-			return ret;
-	}
-	if (!ts->cur_mult)
-		return 0;
-	if (ts->share_later) {
-		int ret = share_inode(ts);
-
-		if (ret)
-			return ret;
-	}
+	ret = names_counted(ts);
+	if (ret || !ts->cur_mult)
+		return ret;
 	err = extent_parse(it->data, it->len, ts->sectorsize, &ei);
 	if (err) {
 		note_bad(ts->ctx, err, it->offset);
@@ -286,8 +261,6 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 	if (ts->ls) {
 		extent_current(&ei, &ts->cur.disk, &ts->cur.ram);
 		if (ts->ls->ref) {
-			int ret;
-
 			ei.file_pos = it->offset;
 			/* the other kinds are all in ei: no bytes to copy
 			 * for a listener on another thread (lsdefer.h) */
@@ -459,12 +432,12 @@ static int stream_item(const struct search_item *it, void *arg)
 			first_name(ts, it);
 		if (ts->share_later || ts->counting)
 			ts->cur_names += search_ref_names(it);
-		return (!ts->whole || ts->refs) && ts->ls && ts->ls->place ?
+		return places_by_refs(ts) && ts->ls && ts->ls->place ?
 		       tell_refs(ts, it, WALKORDER_FILE) : 0;
 	case BTRFS_DIR_ITEM_KEY:
 		return ts->whole ? each_dir_entry(it, stream_entry, ts) : 0;
 	case BTRFS_DIR_INDEX_KEY:
-		return ts->whole && !ts->refs ? tell_place(ts, it) : 0;
+		return places_by_refs(ts) ? 0 : tell_place(ts, it);
 	default:
 		return 0;
 	}
@@ -905,16 +878,22 @@ static int orphan_item(const struct search_item *it, void *arg)
 
 	if (it->type != BTRFS_ORPHAN_ITEM_KEY)
 		return 0;
-	return u64_vec_push(&ts->orphans, it->offset);
+	if (!ts->orphans) {
+		ts->orphans = seen_create();
+		if (!ts->orphans)
+			return -ENOMEM;
+	}
+	return seen_insert(ts->orphans, it->offset) < 0 ? -ENOMEM : 0;
 }
 
 /* The inodes with an ORPHAN item in the current tree, into ts->orphans
- * (sorted: the items' order). */
+ * (left NULL when there is none, as on most trees). */
 static int read_orphans(struct fastscan *ts)
 {
 	struct btrfs_ioctl_search_key key;
 
-	ts->orphans.n = 0;
+	seen_free(ts->orphans);
+	ts->orphans = NULL;
 	search_key_range(&key, ts->tree_id, BTRFS_ORPHAN_OBJECTID,
 			 BTRFS_ORPHAN_ITEM_KEY, BTRFS_ORPHAN_OBJECTID,
 			 BTRFS_ORPHAN_ITEM_KEY);
@@ -983,7 +962,7 @@ static void fastscan_init(struct fastscan *ts, struct usage_ctx *ctx, int fd,
 static int fastscan_done(struct fastscan *ts, int ret)
 {
 	seen_free(ts->queued);
-	free(ts->orphans.v);
+	seen_free(ts->orphans);
 	free(ts->pending);
 	free(ts->nested.v);
 	free(ts->subvols.v);
