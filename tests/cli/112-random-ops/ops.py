@@ -212,6 +212,8 @@ def check_report():
 def check_exclusive():
     global checks
     cands = [d for d in dirs if d != MNT] + files
+    if not cands:
+        return  # everything was deleted: no path to ask about
     S = sorted(rnd.sample(cands, min(len(cands), rnd.choice([1, 2]))))
     S = [s for s in S if not any(s != t and under(s, t) for t in S)]
     want = exclusive_by_definition(lambda f: any(under(f, s) for s in S))
