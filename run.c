@@ -1182,6 +1182,16 @@ static int on_file(void *arg, int *fd, const char *path,
 	return one_file(arg, fd, -1, NULL, path, st, depth);
 }
 
+/* st_blocks * 512 of a btrfs file whose inode item holds nbytes:
+ * btrfs_getattr() rounds them up to a sector (no delalloc counted: a
+ * committed inode item has none); nbytes when the sector is not known. */
+static uint64_t stat_bytes(uint64_t nbytes, uint32_t sectorsize)
+{
+	if (sectorsize < 512)
+		return nbytes;
+	return (nbytes + sectorsize - 1) / sectorsize * sectorsize;
+}
+
 /*
  * --sample: a regular file under a directory the pre-pass counted (so
  * nothing is mounted beneath it) is as its inode item said then
@@ -1202,9 +1212,7 @@ static int known_stat(struct run *run, dev_t dev, ino_t ino, struct stat *st)
 	st->st_mode = S_IFREG;
 	st->st_nlink = f.nlink;
 	st->st_size = (off_t)f.size;
-	/* btrfs_getattr(): the inode's bytes rounded up to a sector */
-	st->st_blocks = (blkcnt_t)((f.nbytes + fs->sectorsize - 1) /
-				   fs->sectorsize * (fs->sectorsize / 512));
+	st->st_blocks = (blkcnt_t)(stat_bytes(f.nbytes, fs->sectorsize) / 512);
 	return 1;
 }
 
@@ -1367,6 +1375,7 @@ struct sample_scan {
 	int fd;			/* the directory's */
 	dev_t dev;
 	uint64_t id;
+	uint32_t sectorsize;	/* the filesystem's (usage_probe_fs()) */
 	struct prune *prune;	/* NULL, or the names' */
 	struct walkorder *order;	/* NULL, or where the walk meets them */
 	int by_names;	/* a file listed not in inode order (by_names) */
@@ -1468,7 +1477,7 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 	};
 	const struct sample_facts *known = &facts;
 	struct stat st;
-	uint64_t x;
+	uint64_t nb, x;
 
 	sc->by_names |= f->by_names;
 	if (f->stale) {
@@ -1484,10 +1493,11 @@ static int sample_listed(void *arg, const struct fastscan_file *f)
 			known = &facts;
 		}
 	}
-	/* as estrun_data_bytes(): st_blocks on btrfs is nbytes (and any
-	 * delalloc, which a committed inode item has none of) */
-	x = facts.nbytes && facts.nbytes <= facts.size ? facts.nbytes :
-							 facts.size;
+	/* as estrun_data_bytes() of the stat the walk has of it
+	 * (known_stat()): an inline extent with others after it leaves
+	 * nbytes off a sector's multiple */
+	nb = stat_bytes(facts.nbytes, sc->sectorsize);
+	x = nb && nb <= facts.size ? nb : facts.size;
 
 	/* a nested subvolume's st_dev is not known here: its files are
 	 * keyed by it and the walk maps its st_dev to the same when it
@@ -1551,6 +1561,7 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	struct sample_scan sc = { .p = p, .fd = fd, .dev = st->st_dev,
 				.stat_fd = -1 };
 	struct fastscan_listener qls;
+	const struct usage_fs *fs;
 	struct lsdefer *ld = NULL;
 	size_t since = sampleplan_files(p);
 	int ret, lret;
@@ -1570,6 +1581,8 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	if (ret != 1 || mounts_beneath(run->mounts, st) ||
 	    fastscan_probe(fd, &sc.id))
 		return WALK_ENTER;
+	fs = usage_fs_of(run->usage, st->st_dev);
+	sc.sectorsize = fs ? fs->sectorsize : 0;
 	if (!run->prescanned) {
 		run->prescanned = seen_create();
 		if (!run->prescanned)
