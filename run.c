@@ -894,7 +894,8 @@ static int drawn(const struct run *run, const struct stat *st)
 }
 
 /* --sample: whether file st is one of the pre-pass's sharers (it
- * references an extent or inline bytes another file references too); all
+ * references an extent or inline bytes another file references too, or
+ * holds preallocated space or part of an extent: sampleplan_run()); all
  * are when they are not known. */
 static int sharer(const struct run *run, dev_t dev, ino_t ino)
 {

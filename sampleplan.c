@@ -33,8 +33,13 @@ struct sampleplan_dev {
 struct sampleplan_ref {
 	uint64_t ref, file;
 	uint32_t ord;		/* the file's place in the walk */
-	uint32_t bytes;		/* of the file's data it covers (an extent
+	uint32_t bytes : 31;	/* of the file's data it covers (an extent
 				 * item covers at most 128 MiB) */
+	/* the same layout needs its file's extents, drawn or not: a
+	 * PREALLOC item's (kept as it is), a bookend's (an item that holds
+	 * part of its extent: a file partly overwritten, whose writes
+	 * layout.c follows) */
+	uint32_t extents_needed : 1;
 };
 
 /* An extent item kept for the walk (sampleplan_kept_get()): what
@@ -200,6 +205,10 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 						       ei->num_bytes;
 	p->refs[p->nrefs].bytes = bytes < INT32_MAX ? (uint32_t)bytes :
 						      INT32_MAX;
+	p->refs[p->nrefs].extents_needed =
+		ei->type == BTRFS_FILE_EXTENT_PREALLOC ||
+		(ei->type == BTRFS_FILE_EXTENT_REG &&
+		 (ei->offset || ei->num_bytes != ei->ram_bytes));
 	p->refs[p->nrefs++].file = 0;
 	return 0;
 }
@@ -864,8 +873,23 @@ static size_t sampleplan_group(const struct sampleplan *p, size_t i)
 	return j;
 }
 
-/* The files that reference an extent or an inline item another file
- * references too: NULL when out of memory.  Sorts the references. */
+/* Whether one of the references refs[i..j) has extents_needed. */
+static int sampleplan_extents_needed(const struct sampleplan *p, size_t i,
+				     size_t j)
+{
+	for (; i < j; i++)
+		if (p->refs[i].extents_needed)
+			return 1;
+	return 0;
+}
+
+/*
+ * The files that reference an extent or an inline item another file
+ * references too, and those whose extents the same layout needs whether
+ * they are drawn or not (extents_needed: preallocated space it keeps as
+ * it is, a file partly overwritten whose writes it follows, layout.c):
+ * NULL when out of memory.  Sorts the references.
+ */
 static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 {
 	struct seen_set *s = seen_create();
@@ -878,7 +902,8 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 	sampleplan_sort(p, p->o->threads);
 	for (i = 0; i < p->nrefs; i = j) {
 		j = sampleplan_group(p, i);
-		if (p->refs[j - 1].file == p->refs[i].file)
+		if (p->refs[j - 1].file == p->refs[i].file &&
+		    !sampleplan_extents_needed(p, i, j))
 			continue;	/* one file's only */
 		for (k = i; k < j; k++)
 			if ((p->fx[p->refs[k].ord].kept ?

@@ -102,9 +102,11 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
  * everything), else 1; *bands is NULL or the bands found (free with
  * sample_bands_free()); *sharers NULL (not known: any file may share)
  * or the sample_key()s of the files that reference an extent (or an
- * inline item of the same bytes) another file listed references too:
- * where the same-layout model needs to know which file meets a shared
- * extent first (layout.h), only these matter.  With sharers, *kept holds
+ * inline item of the same bytes) another file listed references too, or
+ * that hold preallocated space or part of an extent: where the
+ * same-layout model needs to know which file meets a shared extent first
+ * (layout.h), what a file keeps as it is and whose writes it follows,
+ * drawn or not, only these matter.  With sharers, *kept holds
  * the extent items the pre-pass met of them (NULL when none could be
  * kept; free with sampleplan_kept_free()), and a sharer whose items are
  * all there has a value in *sharers that says which (seen_value(),

@@ -9,7 +9,10 @@
 # are inode numbers of the tree's own directories too): the same sample,
 # estimates and intervals as the walk of every file (--walk), for several
 # seeds, settings and fractions, and fewer than half of the 300
-# directories opened.  On one CPU (taskset), where the pre-pass keeps its
+# directories opened.  Among them files that outgrew an inline extent
+# into preallocated space (what the pre-pass takes for their data is
+# what the walk's stat says; the same layout keeps that space) and files
+# partly overwritten.  On one CPU (taskset), where the pre-pass keeps its
 # bookkeeping on its own thread, the same sample again.  On the --walk
 # pass only the first check applies (both runs walk).
 . "$(dirname "$0")/../common.sh"
@@ -48,6 +51,35 @@ mkdir p/d8/nest2/x
 { text_data 1M; random_data 1M; } >p/d8/nest2/x/big
 for i in $(seq 1 30); do
 	text_data $((i * 300)) >"p/d9/e/nest/s$i"
+done
+# files that outgrew an inline extent the kernel kept: text stored
+# inline, then preallocated space after it, cut back.  The same layout
+# keeps that space as it is, drawn or not; their inode items' bytes are
+# no multiple of a sector, which the stat rounds up (in 20 directories)
+for i in $(seq 1 60); do
+	text_data $((i * 29 % 900 + 1100)) >"p/d$((i % 20 + 1))/g$i"
+done
+sync
+for i in $(seq 1 60); do
+	fallocate -l $((i * 4096 + 20000)) "p/d$((i % 20 + 1))/g$i"
+done
+sync
+for i in $(seq 1 60); do
+	truncate -s $((i * 4096 + 16384 - i * 37 % 1000)) \
+		"p/d$((i % 20 + 1))/g$i"
+done
+sync
+# files partly overwritten after a commit: the extents of their first
+# write held in part (bookends), whose writes the same layout follows
+# (in 20 directories)
+for i in $(seq 1 60); do
+	{ text_data $((i * 700 + 30000)); random_data $((i * 300)); } \
+		>"p/d$((i % 20 + 21))/w$i"
+done
+sync
+for i in $(seq 1 60); do
+	text_data $((i * 100 + 3000)) | dd of="p/d$((i % 20 + 21))/w$i" bs=4096 \
+		seek=$((i % 5 + 1)) conv=notrunc status=none
 done
 sync
 ndirs=$(find p -type d -name 'd*' | wc -l)
