@@ -55,30 +55,30 @@ done
 # files that outgrew an inline extent the kernel kept: text stored
 # inline, then preallocated space after it, cut back.  The same layout
 # keeps that space as it is, drawn or not; their inode items' bytes are
-# no multiple of a sector, which the stat rounds up (in 20 directories)
+# no multiple of a sector, which the stat rounds up (in 10 directories)
 for i in $(seq 1 60); do
-	text_data $((i * 29 % 900 + 1100)) >"p/d$((i % 20 + 1))/g$i"
+	text_data $((i * 29 % 900 + 1100)) >"p/d$((i % 10 + 1))/g$i"
 done
 sync
 for i in $(seq 1 60); do
-	fallocate -l $((i * 4096 + 20000)) "p/d$((i % 20 + 1))/g$i"
+	fallocate -l $((i * 4096 + 20000)) "p/d$((i % 10 + 1))/g$i"
 done
 sync
 for i in $(seq 1 60); do
 	truncate -s $((i * 4096 + 16384 - i * 37 % 1000)) \
-		"p/d$((i % 20 + 1))/g$i"
+		"p/d$((i % 10 + 1))/g$i"
 done
 sync
 # files partly overwritten after a commit: the extents of their first
 # write held in part (bookends), whose writes the same layout follows
-# (in 20 directories)
+# (in the same 10 directories)
 for i in $(seq 1 60); do
 	{ text_data $((i * 700 + 30000)); random_data $((i * 300)); } \
-		>"p/d$((i % 20 + 21))/w$i"
+		>"p/d$((i % 10 + 1))/w$i"
 done
 sync
 for i in $(seq 1 60); do
-	text_data $((i * 100 + 3000)) | dd of="p/d$((i % 20 + 21))/w$i" bs=4096 \
+	text_data $((i * 100 + 3000)) | dd of="p/d$((i % 10 + 1))/w$i" bs=4096 \
 		seek=$((i % 5 + 1)) conv=notrunc status=none
 done
 sync
