@@ -80,6 +80,16 @@ int extent_account(struct cs_stats *st, struct seen_set *seen,
 		   const struct extent_info *ei);
 
 /*
+ * Whether the regular or prealloc extent item ei references only part of
+ * its extent (a bookend: a later write took the rest from this file, or
+ * a clone took only part of it).
+ */
+static inline int extent_partial(const struct extent_info *ei)
+{
+	return ei->offset || ei->num_bytes != ei->ram_bytes;
+}
+
+/*
  * What ei adds to a file's current stored bytes (*disk: an inline item's
  * payload, a regular extent's whole disk_num_bytes) and their uncompressed
  * size (*ram); holes and prealloc add nothing.  The current ratio

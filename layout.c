@@ -948,7 +948,7 @@ static int plan_groups(struct layout_ticket *t, const struct layout_file *f,
 		t->grp[e] = (uint32_t)g;
 		/* a bookend: part of the data it was written with is gone
 		 * from this file */
-		if (ei->offset || ei->num_bytes != ei->ram_bytes) {
+		if (extent_partial(ei)) {
 			t->gtent[g] = 1;
 			t->tentative = follow;
 		}

@@ -207,8 +207,7 @@ int sampleplan_ref(struct sampleplan *p, const struct extent_info *ei,
 						      INT32_MAX;
 	p->refs[p->nrefs].extents_needed =
 		ei->type == BTRFS_FILE_EXTENT_PREALLOC ||
-		(ei->type == BTRFS_FILE_EXTENT_REG &&
-		 (ei->offset || ei->num_bytes != ei->ram_bytes));
+		(ei->type == BTRFS_FILE_EXTENT_REG && extent_partial(ei));
 	p->refs[p->nrefs++].file = 0;
 	return 0;
 }
