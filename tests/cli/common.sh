@@ -240,6 +240,15 @@ compare_nosync()
 	NO_SYNC=1 compare "$@"
 }
 
+# settle: the data written so far under the current directory gets its
+# extents in the tree, as FIEMAP_FLAG_SYNC waits for them (btrfs_fiemap()),
+# without a commit: else writeback could add them between two runs that
+# are compared.
+settle()
+{
+	find . -type f -exec filefrag -s {} + >/dev/null
+}
+
 # super_generation [N]: the generation in the superblock of the image of
 # the Nth setup_fs (default 0): the last transaction committed.
 super_generation()

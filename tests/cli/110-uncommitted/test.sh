@@ -40,14 +40,6 @@ delayed_index() { "$PYTHON" "$treesearch" index "$@"; }
 # stat for one of the files.
 delayed_nlink() { "$PYTHON" "$treesearch" nlink "$@"; }
 
-# settle: the data written so far gets its extents in the tree, as
-# FIEMAP_FLAG_SYNC waits for them (btrfs_fiemap()), without a commit: else
-# writeback could add them between the oracle's run and ours.
-settle()
-{
-	find . -type f -exec filefrag -s {} + >/dev/null
-}
-
 # run_case NAME: in a new directory, build_NAME then sync, change_NAME
 # (not committed), settle; delayed_NAME must hold, and the first comparison, on
 # ${KEY[NAME]}, must be done before the next commit (the superblock's

@@ -40,12 +40,7 @@ for run in "1 500 compress-force=zstd:1" "3 800 compress=zstd:1,commit=600"; do
 	# as written back, not committed (commit=600), then committed
 	for state in written committed; do
 		if [ $state = written ]; then
-			"$PYTHON" -c 'import os, sys
-for d, _, fs in os.walk(sys.argv[1]):
-    for f in fs:
-        p = os.path.join(d, f)
-        if os.path.isfile(p) and not os.path.islink(p):
-            fd = os.open(p, os.O_RDONLY); os.fdatasync(fd); os.close(fd)' "$PWD"
+			settle
 		else
 			sync
 		fi
