@@ -88,6 +88,7 @@ struct estrun_slot {
 	size_t cap_gd;
 	int gdone;		/* gdelta holds the file's groups */
 	uint32_t inl;		/* est_ops.files()' inl */
+	uint64_t stop;		/* estrun_submit_writes()' */
 	unsigned h;		/* sampling: the file's stratum */
 	unsigned band;		/* its current ratio band */
 	const uint8_t *pb;	/* NULL or its parts' bands (sample.h) */
@@ -1017,6 +1018,27 @@ static size_t estrun_take_batch(struct estrun *r, struct estrun_worker *w)
 	return k;
 }
 
+/*
+ * A file defragment stops rewriting at sl->stop: its disk in one go (what
+ * the rewrite writes) is that of one write of its data before it
+ * (est_ops.writes(), as files()' in one go is of the whole file).
+ * Returns 0 or the file's error.
+ */
+static int estrun_cut(struct estrun_worker *w, struct estrun_slot *sl)
+{
+	const size_t n = w->r->n;
+	const struct est_write wr = { .start = 0, .end = sl->stop };
+	size_t i;
+	int ret;
+
+	if (!sl->delta)
+		return 0;
+	ret = w->r->ops->writes(w->ctx, sl->fd, &sl->st, &wr, 1, 1, w->part);
+	for (i = 0; !ret && i < n; i++)
+		sl->delta[EST_WRITTEN(n) + 3 * i + 2] = w->part[3 * i];
+	return ret;
+}
+
 /* Estimate the k files of w->batch, outside the lock. */
 static void estrun_batch(struct estrun_worker *w, size_t k)
 {
@@ -1053,6 +1075,8 @@ static void estrun_batch(struct estrun_worker *w, size_t k)
 						    sl->wr, sl->nw, sl->ng,
 						    sl->gdelta);
 		sl->gdone = !sl->err && sl->ng;
+		if (!sl->err && sl->stop && !w->r->sampling)
+			sl->err = estrun_cut(w, sl);
 		if (w->r->sampling && !sl->err)
 			sl->err = estrun_whole(sl, w->r->n);
 		close(sl->fd);
@@ -1496,6 +1520,21 @@ static int estrun_pop_same(struct estrun *r, size_t token,
 	return 0;
 }
 
+/* The share of unit k of sl's file that defragment rewrites: all of it
+ * but past where it stops (estrun_slot.stop). */
+static double estrun_rw_share(const struct estrun_slot *sl, uint64_t k)
+{
+	uint64_t off, len;
+
+	if (!sl->stop)
+		return 1;
+	sample_unit(sl->st.st_size, estrun_data_bytes(&sl->st), k, &off,
+		    &len);
+	if (sl->stop >= off + len)
+		return 1;
+	return sl->stop > off ? (double)(sl->stop - off) / len : 0;
+}
+
 /* The units of a sampled big file that estrun_known_raw() knows: out of
  * the populations of each setting, their raw size into its totals (times
  * the file's factors for the same layout). */
@@ -1527,7 +1566,8 @@ static void estrun_add_known(struct estrun *r, const struct estrun_slot *sl,
 			r->known[4 * i] += (double)raw;
 			r->known[4 * i + 1] += (double)raw;
 			if (rw)
-				r->known_rw[i] += (double)raw;
+				r->known_rw[i] += (double)raw *
+						  estrun_rw_share(sl, k);
 			if (sl->aux < 0)
 				continue;	/* outside the same layout */
 			a = estrun_part_aux(pf, sl->pb, k, sl->aux);
@@ -1636,7 +1676,11 @@ static void estrun_add_units(struct estrun *r, const struct estrun_slot *sl)
 			if (r->rewritten && i % 2 == 0)
 				sample_acc_add_cur(&r->acc_rw[i / 2],
 						   (unsigned)v[0], v[1], c,
-						   rw ? v[3 + i] : 0);
+						   rw ? estrun_round(
+							   v[3 + i] *
+							   estrun_rw_share(
+								   sl, v[2]))
+						      : 0);
 			if (sl->aux < 0)
 				continue;	/* outside: 0 for sure */
 			y = bs && ne && pf[v[2]] >= 0 ?
@@ -1813,13 +1857,13 @@ static int estrun_collect(struct estrun *r, int wait)
 int estrun_submit(struct estrun *r, int *fd, const char *path,
 		  const struct stat *st, size_t token)
 {
-	return estrun_submit_writes(r, fd, path, st, token, NULL, 0, 0, 0);
+	return estrun_submit_writes(r, fd, path, st, token, NULL, 0, 0, 0, 0);
 }
 
 int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 			 const struct stat *st, size_t token,
 			 const struct est_write *wr, size_t nw, size_t ng,
-			 uint32_t inl)
+			 uint32_t inl, uint64_t stop)
 {
 	struct estrun_slot *sl = NULL;
 	struct sample_file_bands fb;
@@ -1914,6 +1958,7 @@ int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 	sl->ng = sl->nw = sl->npw = 0;
 	sl->gdone = 0;
 	sl->inl = inl;
+	sl->stop = stop < (uint64_t)st->st_size ? stop : 0;
 	if (ng && nw) {
 		/* a big file read in parts: its writes for the parts read
 		 * (estrun_unit_writes()), no values of the whole file's */

@@ -163,12 +163,15 @@ int estrun_submit(struct estrun *r, int *fd, const char *path,
  * go, its nw writes (copied) of ng groups are estimated as written
  * (est_ops.writes()), with sampling only when the file is read whole (a
  * big file's parts are estimated in one go); inl is est_ops.files()' (0:
- * none).  ng 0 and inl 0 is estrun_submit().
+ * none).  stop: 0, or where defragment stops rewriting the file
+ * (rewrite.h): its disk in one go, and with sampling the rewrite's
+ * units, are of the data before it only.  ng, inl and stop 0 is
+ * estrun_submit().
  */
 int estrun_submit_writes(struct estrun *r, int *fd, const char *path,
 			 const struct stat *st, size_t token,
 			 const struct est_write *wr, size_t nw, size_t ng,
-			 uint32_t inl);
+			 uint32_t inl, uint64_t stop);
 
 /*
  * Wait for every submitted file and deliver its result.  Returns 0 or the

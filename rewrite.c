@@ -2,8 +2,10 @@
 /* Which files defrag -c would rewrite, and their old extents (rewrite.h). */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <btrfsutil.h>
 #include "array.h"
 #include "ioctl.h"
@@ -20,12 +22,33 @@ struct rw_subvol {
 	struct seen_set *inodes;
 };
 
+/* An extent a rewritten file's item keeps (rewrite_resolve()). */
+struct rw_kept {
+	size_t fs_idx;
+	uint64_t bytenr;
+};
+
 struct rewrite {
 	struct sharing *sh;
 	struct rw_subvol *sv;
 	size_t nsv, cap_sv;
+	struct rw_kept *kept;
+	size_t nkept, cap_kept;
+	bool tail_left;		/* defrag_stop() applies (the kernel's) */
 	uint64_t freed;
 };
+
+/* Linux 5.17 or later: defrag_get_extent() (fs/btrfs/defrag.c), whose
+ * slot search defrag_stop() follows.  An unreadable release: assumed. */
+static bool kernel_leaves_tail(void)
+{
+	struct utsname u;
+	unsigned maj, min;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return true;
+	return maj > 5 || (maj == 5 && min >= 17);
+}
 
 struct rewrite *rewrite_create(void)
 {
@@ -38,6 +61,7 @@ struct rewrite *rewrite_create(void)
 		free(rw);
 		return NULL;
 	}
+	rw->tail_left = kernel_leaves_tail();
 	return rw;
 }
 
@@ -50,6 +74,7 @@ void rewrite_free(struct rewrite *rw)
 	for (i = 0; i < rw->nsv; i++)
 		seen_free(rw->sv[i].inodes);
 	free(rw->sv);
+	free(rw->kept);
 	sharing_free(rw->sh);
 	free(rw);
 }
@@ -66,6 +91,66 @@ static int target(const struct extent_info *ei)
 	if (ei->type == BTRFS_FILE_EXTENT_INLINE)
 		return 1;
 	return ei->type == BTRFS_FILE_EXTENT_REG && ei->disk_bytenr;
+}
+
+/*
+ * Where defrag stops rewriting the file, or 0 when it rewrites it to its
+ * end.  btrfs_defrag_file() goes through the file in clusters of 256 KiB
+ * from offset 0; each cluster looks its extents up in the extent map tree
+ * (defrag_lookup_extent()), and where it finds a map merged from
+ * adjacent extents (EXTENT_FLAG_MERGED: raw extents contiguous on disk
+ * and in the file, mergeable_maps()), reads the file extent item from
+ * the subvolume tree instead (defrag_get_extent()).  That search, for a
+ * cluster that starts inside the file's last extent item, lands on the
+ * item after it, the next inode's; it steps back only when that item is
+ * the same inode's extent item, so it finds nothing, and neither that
+ * cluster nor any later one is rewritten.  So when the last item is raw
+ * and its extent map merges with the item before it, the file is
+ * rewritten up to the first cluster boundary inside that last item, and
+ * the rest of it keeps its old extent (seen on Linux 6.18: a 300 MB file
+ * written without compression, three items of 128, 128 and 30 MiB, kept
+ * its last 30 MiB).  Not so when the last item ends its leaf of the tree
+ * (the search steps back from past the leaf's end), which the search
+ * ioctl does not tell: assumed not to.
+ */
+static uint64_t defrag_stop(const struct stat *st,
+			    const struct extent_info *ext, size_t n)
+{
+	const uint64_t cluster = 256 * 1024;
+	const struct extent_info *p, *l;
+	uint64_t c, end;
+
+	if (n < 2)
+		return 0;
+	p = &ext[n - 2];
+	l = &ext[n - 1];
+	if (l->type != BTRFS_FILE_EXTENT_REG || !l->disk_bytenr ||
+	    l->compression || p->type != BTRFS_FILE_EXTENT_REG ||
+	    !p->disk_bytenr || p->compression ||
+	    p->file_pos + p->num_bytes != l->file_pos ||
+	    p->disk_bytenr + p->offset + p->num_bytes !=
+		    l->disk_bytenr + l->offset)
+		return 0;
+	c = (l->file_pos / cluster + 1) * cluster;
+	end = l->file_pos + l->num_bytes;
+	if ((uint64_t)st->st_size < end)
+		end = st->st_size;
+	return c < end ? c : 0;
+}
+
+/* The extent of an item the rewrite leaves in place: freed by nothing. */
+static int keep(struct rewrite *rw, size_t fs_idx, uint64_t bytenr)
+{
+	struct rw_kept *k;
+
+	if (!bytenr)
+		return 0;
+	k = array_grow(rw->kept, &rw->cap_kept, rw->nkept, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	rw->kept = k;
+	rw->kept[rw->nkept++] = (struct rw_kept){ fs_idx, bytenr };
+	return 0;
 }
 
 /* The subvolume of the file on fd, learnt once per st_dev. */
@@ -105,12 +190,13 @@ static int subvol_of(struct rewrite *rw, int fd, const struct stat *st,
 
 int rewrite_file(struct rewrite *rw, size_t fs_idx, int fd,
 		 const struct stat *st, const struct extent_info *ext,
-		 size_t n)
+		 size_t n, uint64_t *stop)
 {
 	struct rw_subvol *sv;
 	size_t i;
 	int ret, regular = 0;
 
+	*stop = 0;
 	for (i = 0; i < n; i++)
 		if (target(&ext[i]))
 			regular = 1;
@@ -121,6 +207,12 @@ int rewrite_file(struct rewrite *rw, size_t fs_idx, int fd,
 		return ret;
 	if (sv->ro)
 		return 0;
+	/* a file of several names is defragged again through each: the
+	 * next pass finds its last item as the first one left it, no longer
+	 * merged with a raw extent before it, and rewrites it (assumed
+	 * among the paths, as a tree's hard links mostly are) */
+	if (rw->tail_left && st->st_nlink < 2)
+		*stop = defrag_stop(st, ext, n);
 	ret = seen_insert(sv->inodes, (uint64_t)st->st_ino);
 	if (ret <= 0)
 		return ret < 0 ? ret : 1;	/* another link: fed already */
@@ -133,14 +225,25 @@ int rewrite_file(struct rewrite *rw, size_t fs_idx, int fd,
 	for (i = 0; !ret && i < n; i++)
 		if (target(&ext[i]))
 			ret = sharing_extent(rw->sh, fs_idx, &ext[i]);
+	/* what stays: preallocated ranges (of an extent written in part),
+	 * and the last item past where defrag stops */
+	for (i = 0; !ret && i < n; i++)
+		if (ext[i].type == BTRFS_FILE_EXTENT_PREALLOC)
+			ret = keep(rw, fs_idx, ext[i].disk_bytenr);
+	if (!ret && *stop)
+		ret = keep(rw, fs_idx, ext[n - 1].disk_bytenr);
 	return ret ? ret : 1;
 }
 
 int rewrite_resolve(struct rewrite *rw, int (*tick)(void *), void *arg)
 {
 	struct sharing_result res;
-	int ret = sharing_resolve(rw->sh, tick, arg);
+	size_t i;
+	int ret;
 
+	for (i = 0; i < rw->nkept; i++)
+		sharing_keep(rw->sh, rw->kept[i].fs_idx, rw->kept[i].bytenr);
+	ret = sharing_resolve(rw->sh, tick, arg);
 	if (ret)
 		return ret;
 	sharing_total(rw->sh, &res);

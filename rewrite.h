@@ -23,7 +23,11 @@
  * inode: defragging a hard link again frees what the first pass wrote).
  * The old extents freed are the exclusive space of the rewritten files'
  * regular extents (sharing.h): a snapshot, a reflink or a file outside the
- * paths keeps them; the inline data of a rewritten file is freed whole
+ * paths keeps them, and so does an item the rewrite leaves in place (a
+ * prealloc range of an extent written in part; the last extent item of
+ * a file where defrag stops early, rewrite.c defrag_stop(), whose new
+ * extents are then those of the data before that point only); the
+ * inline data of a rewritten file is freed whole
  * (counted per path, as compsize counts it).  This module decides which
  * files are rewritten and feeds their old extents to a sharing set.
  */
@@ -43,13 +47,16 @@ void rewrite_free(struct rewrite *rw);
 
 /*
  * A file the walk found, open on fd, on filesystem fs_idx, with its extent
- * items ext[0..n).  Returns 1 if defrag would rewrite it (a regular extent
- * in a writable subvolume; its old extents are now in the set, once per
- * inode), 0 if not, or -errno (-ENOMEM; the subvolume could not be told).
+ * items ext[0..n) (in file order, file_pos set).  Returns 1 if defrag
+ * would rewrite it (a regular extent in a writable subvolume; its old
+ * extents are now in the set, once per inode), 0 if not, or -errno
+ * (-ENOMEM; the subvolume could not be told).  *stop: where defrag stops
+ * rewriting it (rewrite.c defrag_stop(): the rest keeps its old extent),
+ * 0 when it rewrites it to its end.
  */
 int rewrite_file(struct rewrite *rw, size_t fs_idx, int fd,
 		 const struct stat *st, const struct extent_info *ext,
-		 size_t n);
+		 size_t n, uint64_t *stop);
 
 /*
  * Which old extents a file outside the set references: one look at the

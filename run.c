@@ -92,6 +92,7 @@ struct run {
 	size_t cap_est_rows;
 	struct sharing *sharing;	/* NULL without --exclusive */
 	struct rewrite *rewrite;	/* NULL without --rewrite (or root) */
+	uint64_t rw_stop;	/* plan_file()'s: rewrite_file()'s *stop */
 	dev_t top_dev;		/* st_dev of the argument being walked */
 	/* The settings estimated: opt->est, then with --rewrite the
 	 * compress-force twin of each compress= one not asked for already
@@ -972,6 +973,7 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 	};
 	int ret;
 
+	run->rw_stop = 0;
 	if (run->env->usage && fs && !extents_unneeded(run, st)) {
 		run->next = 0;
 		ret = kept_sharer(run, st);
@@ -996,11 +998,13 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 		if (run->rewrite && f.have_extents &&
 		    st->st_dev == run->top_dev) {
 			ret = rewrite_file(run->rewrite, fs->fs_idx, fd, st,
-					   run->ext, run->next);
+					   run->ext, run->next, &run->rw_stop);
 			if (ret == -ENOMEM)
 				return ret;
 			/* a subvolume that can't be told: not rewritten */
 			f.rewrite = ret == 1;
+			if (!f.rewrite)
+				run->rw_stop = 0;
 		}
 	}
 	return layout_plan(run->layout, &f,
@@ -1069,7 +1073,8 @@ static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
 	 * the ticket, resolved or not, goes with the layout. */
 	ng = layout_writes(run->layout, ticket, &wr, &nw);
 	return estrun_submit_writes(run->est, fd, path, st, ticket, wr, nw,
-				    ng, layout_inline(run->layout, ticket));
+				    ng, layout_inline(run->layout, ticket),
+				    run->rw_stop);
 }
 
 /*

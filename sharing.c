@@ -446,6 +446,19 @@ int sharing_extent(struct sharing *sh, size_t fs_idx,
 	return 0;
 }
 
+void sharing_keep(struct sharing *sh, size_t fs_idx, uint64_t bytenr)
+{
+	struct share_fs *fs = fs_find(sh, fs_idx);
+	struct ext_entry *e = fs && bytenr ?
+			      table_find(&fs->extents, bytenr) : NULL;
+
+	if (!e || e->shared)
+		return;
+	e->shared = 1;
+	if (e->decided != DECIDED)
+		fs->undecided--;
+}
+
 uint32_t sharing_row_push(struct sharing *sh)
 {
 	uint32_t id = (uint32_t)sh->nrows, up = row_cur(sh);

@@ -87,6 +87,14 @@ int sharing_walk_file(struct sharing *sh, size_t fs_idx, int fd,
 int sharing_extent(struct sharing *sh, size_t fs_idx,
 		   const struct extent_info *ei);
 
+/*
+ * An extent of S (disk_bytenr bytenr on filesystem fs_idx) that a
+ * reference from inside S keeps whatever happens to the rest: shared, not
+ * exclusive (a rewrite that leaves an item of S in place, rewrite.h).
+ * Nothing when bytenr is not an extent of S.  Before sharing_resolve().
+ */
+void sharing_keep(struct sharing *sh, size_t fs_idx, uint64_t bytenr);
+
 /* Rows: open a row (a subset of S) inside the open ones, and close the
  * innermost.  Returns the row's id (1, 2, ... in opening order), or 0
  * when out of memory (sharing_resolve() then fails with -ENOMEM). */

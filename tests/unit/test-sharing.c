@@ -80,6 +80,31 @@ static void test_rows(void)
 	sharing_free(sh);
 }
 
+/* An extent an item left in place keeps is shared, not exclusive: once,
+ * whoever asks, and nothing for an extent not of S (its fd is -1:
+ * resolving reads nothing else). */
+static void test_keep(void)
+{
+	struct sharing *sh = make();
+	struct sharing_result res;
+
+	add(sh, 257, 1, 1, reg(1 << 20, 4096, 0));
+	add(sh, 258, 1, 1, reg(2 << 20, 8192, 3));
+	add(sh, 259, 1, 1, reg(3 << 20, 16384, 0));
+	sharing_keep(sh, FS, 2 << 20);
+	sharing_keep(sh, FS, 2 << 20);
+	sharing_keep(sh, FS, 9 << 20);		/* not of S */
+	sharing_keep(sh, FS + 1, 1 << 20);	/* another filesystem */
+	sharing_keep(sh, FS, 0);		/* a hole */
+	CU_ASSERT_EQUAL(sharing_resolve(sh, NULL, NULL), 0);
+	sharing_total(sh, &res);
+	CU_ASSERT_EQUAL(res.extents, 3);
+	CU_ASSERT_EQUAL(res.shared_extents, 1);
+	CU_ASSERT_EQUAL(res.exclusive, 4096 + 16384);
+	CU_ASSERT_EQUAL(res.type[3], 0);
+	sharing_free(sh);
+}
+
 static void put_le(uint8_t *p, uint64_t v, int n)
 {
 	int i;
@@ -210,6 +235,7 @@ static void test_outside(void)
 
 static CU_TestInfo tests[] = {
 	{ "rows", test_rows },
+	{ "extents an item left keeps", test_keep },
 	{ "outside references", test_outside },
 	CU_TEST_INFO_NULL,
 };

@@ -11,6 +11,13 @@
 # on all of it) changes when the real `btrfs filesystem defragment -r -c`
 # runs on it, each setting on its own copy of the image.  btrfs-progs
 # before 6.14 passes no level: -czstd is zstd:3, -czlib zlib:3.
+# Where the rewrite leaves items in place: 1 MB of text then 0.98 MB of
+# random bytes, the last raw in extents of 512 KiB contiguous on disk,
+# the last of which defrag leaves past its first 256 KiB cluster
+# (rewrite.c defrag_stop()); the same with a second name, in a directory
+# defrag walks long before (its second pass rewrites the rest); and a
+# preallocated extent written in part, which its preallocated ranges
+# keep.
 # Target: within 1% of the change measured.
 #
 # Usage (as root): bash tests/cli/estimate/rewrite.sh
@@ -28,6 +35,13 @@ head -c 1000000 /usr/bin/bash >"$c/bash-head" || die "no /usr/bin/bash"
 head -c 500000 /dev/urandom >"$c/random"
 { head -c 300000 "$c/big-text"; head -c 300000 /dev/urandom; } >"$c/half"
 
+# tail_file PATH: text, then random bytes written raw in extents of
+# 512 KiB (compress='s pieces), the last one longer than 256 KiB
+tail_file()
+{
+	{ head -c 1000000 "$c/big-text"; head -c 982464 /dev/urandom; } >"$1"
+}
+
 truncate -s 512M "$tmp/img" && mkfs.btrfs -q -f "$tmp/img" >/dev/null 2>&1 &&
 	mount -o "loop,$A" "$tmp/img" "$mnt" || die "cannot mount a btrfs image"
 m=$mnt
@@ -39,6 +53,11 @@ btrfs -q subvolume create "$m/sv" >/dev/null &&
 	cp --reflink=always "$m/sv/a/big-text" "$m/other/big-text.ref" &&
 	sync && btrfs -q subvolume snapshot -r "$m/sv" "$m/snap" >/dev/null &&
 	cp -a "$c" "$m/sv/after" &&
+	tail_file "$m/sv/after/tail" && tail_file "$m/sv/after/tail.l1" &&
+	ln "$m/sv/after/tail.l1" "$m/sv/a/tail.l2" &&
+	fallocate -l 1M "$m/sv/after/prealloc" &&
+	dd if="$c/big-text" of="$m/sv/after/prealloc" bs=256K seek=1 count=1 \
+		conv=notrunc status=none &&
 	btrfs -q subvolume create "$m/sv/nested" >/dev/null &&
 	cp -a "$c/big-text" "$c/half" "$m/sv/nested" &&
 	sync || die "building the layout failed"
