@@ -10,6 +10,7 @@
 #include "array.h"
 #include "ioctl.h"
 #include "rewrite.h"
+#include "search.h"
 #include "seen.h"
 #include "sharing.h"
 
@@ -35,6 +36,7 @@ struct rewrite {
 	struct rw_kept *kept;
 	size_t nkept, cap_kept;
 	bool tail_left;		/* defrag_stop() applies (the kernel's) */
+	struct search_ctx *search;	/* item_after()'s */
 	uint64_t freed;
 };
 
@@ -75,6 +77,7 @@ void rewrite_free(struct rewrite *rw)
 		seen_free(rw->sv[i].inodes);
 	free(rw->sv);
 	free(rw->kept);
+	search_free(rw->search);
 	sharing_free(rw->sh);
 	free(rw);
 }
@@ -110,8 +113,8 @@ static int target(const struct extent_info *ei)
  * the rest of it keeps its old extent (seen on Linux 6.18: a 300 MB file
  * written without compression, three items of 128, 128 and 30 MiB, kept
  * its last 30 MiB).  Not so when the last item ends its leaf of the tree
- * (the search steps back from past the leaf's end), which the search
- * ioctl does not tell: assumed not to.
+ * (the search steps back from past the leaf's end): the search ioctl
+ * tells where the tree ends (item_after()), not where a leaf does.
  */
 static uint64_t defrag_stop(const struct stat *st,
 			    const struct extent_info *ext, size_t n)
@@ -136,6 +139,33 @@ static uint64_t defrag_stop(const struct stat *st,
 	if ((uint64_t)st->st_size < end)
 		end = st->st_size;
 	return c < end ? c : 0;
+}
+
+static int any_item(const struct search_item *item, void *arg)
+{
+	(void)item;
+	*(int *)arg = 1;
+	return 1;
+}
+
+/* Whether the tree of the subvolume fd is in holds an item past (ino,
+ * EXTENT_DATA, off); 1 when that can't be told. */
+static int item_after(struct rewrite *rw, int fd, uint64_t ino,
+		      uint64_t off)
+{
+	struct btrfs_ioctl_search_key key;
+	int found = 0;
+
+	if (!rw->search)
+		rw->search = search_create(4096);
+	if (!rw->search)
+		return 1;
+	search_key_range(&key, 0, ino, BTRFS_EXTENT_DATA_KEY, UINT64_MAX,
+			 UINT8_MAX);
+	key.min_offset = off + 1;
+	if (search_run(rw->search, fd, &key, 0, any_item, &found) < 0)
+		return 1;
+	return found;
 }
 
 /* The extent of an item the rewrite leaves in place: freed by nothing. */
@@ -213,6 +243,9 @@ int rewrite_file(struct rewrite *rw, size_t fs_idx, int fd,
 	 * among the paths, as a tree's hard links mostly are) */
 	if (rw->tail_left && st->st_nlink < 2)
 		*stop = defrag_stop(st, ext, n);
+	/* the newest file's last item ends the tree: the search steps back */
+	if (*stop && !item_after(rw, fd, st->st_ino, ext[n - 1].file_pos))
+		*stop = 0;
 	ret = seen_insert(sv->inodes, (uint64_t)st->st_ino);
 	if (ret <= 0)
 		return ret < 0 ? ret : 1;	/* another link: fed already */

@@ -15,9 +15,10 @@
 # random bytes, the last raw in extents of 512 KiB contiguous on disk,
 # the last of which defrag leaves past its first 256 KiB cluster
 # (rewrite.c defrag_stop()); the same with a second name, in a directory
-# defrag walks long before (its second pass rewrites the rest); and a
-# preallocated extent written in part, which its preallocated ranges
-# keep.
+# defrag walks long before (its second pass rewrites the rest), and as
+# the subvolume's newest file (its last item ends the tree: rewritten
+# whole); and a preallocated extent written in part, which its
+# preallocated ranges keep.
 # Target: within 1% of the change measured.
 #
 # Usage (as root): bash tests/cli/estimate/rewrite.sh
@@ -53,11 +54,12 @@ btrfs -q subvolume create "$m/sv" >/dev/null &&
 	cp --reflink=always "$m/sv/a/big-text" "$m/other/big-text.ref" &&
 	sync && btrfs -q subvolume snapshot -r "$m/sv" "$m/snap" >/dev/null &&
 	cp -a "$c" "$m/sv/after" &&
-	tail_file "$m/sv/after/tail" && tail_file "$m/sv/after/tail.l1" &&
-	ln "$m/sv/after/tail.l1" "$m/sv/a/tail.l2" &&
 	fallocate -l 1M "$m/sv/after/prealloc" &&
 	dd if="$c/big-text" of="$m/sv/after/prealloc" bs=256K seek=1 count=1 \
 		conv=notrunc status=none &&
+	tail_file "$m/sv/after/tail" && tail_file "$m/sv/after/tail.l1" &&
+	ln "$m/sv/after/tail.l1" "$m/sv/a/tail.l2" &&
+	tail_file "$m/sv/after/tail.newest" &&
 	btrfs -q subvolume create "$m/sv/nested" >/dev/null &&
 	cp -a "$c/big-text" "$c/half" "$m/sv/nested" &&
 	sync || die "building the layout failed"
