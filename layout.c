@@ -83,7 +83,7 @@ struct layout_share {
 struct layout_ticket {
 	size_t user;
 	size_t nlev;		/* levels open at layout_plan() */
-	int rewrite;		/* layout_file.rewrite */
+	uint32_t rewrite;	/* layout_file.rewrite */
 	struct layout_share *sh;
 	size_t cap_sh;
 	/* A file written in steps (layout_writes()): its writes, ng groups
@@ -1479,9 +1479,11 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 		tot->fresh_input += v[5];
 		/* defragment keeps the file's flags, holes and prealloc,
 		 * and writes it in one go (an inline extent it outgrew
-		 * joins the rest) */
+		 * joins the rest); inline data, less than a sector, counts
+		 * at each of its names */
 		if (d && t->rewrite && t->sh[0].fresh)
-			tot->rewrite_disk += d[2];
+			tot->rewrite_disk += d[2] < l->sectorsize ?
+					     d[2] * t->rewrite : d[2];
 		/* rows: innermost first, same layout then fresh copy */
 		for (k = 1; out && k < t->nlev; k++) {
 			uint64_t *row = &out[(t->nlev - 1 - k) * 6 * l->nest];

@@ -68,9 +68,11 @@ struct layout_file {
 	uint32_t sectorsize;	/* its sector size */
 	uint64_t size;		/* st_size */
 	uint64_t inline_key;	/* layout_inline_key() of its inline item */
-	/* defrag -c would rewrite it (rewrite.h): its estimate counts in
-	 * layout_total.rewrite_disk, once per inode */
-	int rewrite;
+	/* defrag -c would rewrite it (rewrite.h): 0, or its names
+	 * (st_nlink): its estimate counts in layout_total.rewrite_disk once
+	 * per inode, or once per name where it is inline (compsize counts
+	 * inline data per path) */
+	uint32_t rewrite;
 	/* met once, whatever the levels (one link, one path): its inode
 	 * need not be remembered */
 	int once;

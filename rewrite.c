@@ -255,9 +255,15 @@ int rewrite_file(struct rewrite *rw, size_t fs_idx, int fd,
 		ret = sharing_file(rw->sh, fs_idx, sv->root, st->st_ino,
 				   (uint32_t)st->st_nlink,
 				   (uint32_t)st->st_nlink);
-	for (i = 0; !ret && i < n; i++)
-		if (target(&ext[i]))
-			ret = sharing_extent(rw->sh, fs_idx, &ext[i]);
+	for (i = 0; !ret && i < n; i++) {
+		struct extent_info ei = ext[i];
+
+		/* inline data counts at each name (compsize's per path) */
+		if (ei.type == BTRFS_FILE_EXTENT_INLINE && st->st_nlink > 1)
+			ei.inline_len *= st->st_nlink;
+		if (target(&ei))
+			ret = sharing_extent(rw->sh, fs_idx, &ei);
+	}
 	/* what stays: preallocated ranges (of an extent written in part),
 	 * and the last item past where defrag stops */
 	for (i = 0; !ret && i < n; i++)

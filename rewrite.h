@@ -20,15 +20,15 @@
  *
  * The new extents are each rewritten inode's fresh-copy prediction under
  * compress-force with that algorithm and level (layout.h, once per
- * inode: defragging a hard link again frees what the first pass wrote).
+ * inode: defragging a hard link again frees what the first pass wrote;
+ * inline data once per name, as compsize counts it).
  * The old extents freed are the exclusive space of the rewritten files'
  * regular extents (sharing.h): a snapshot, a reflink or a file outside the
  * paths keeps them, and so does an item the rewrite leaves in place (a
  * prealloc range of an extent written in part; the last extent item of
  * a file where defrag stops early, rewrite.c defrag_stop(), whose new
  * extents are then those of the data before that point only); the
- * inline data of a rewritten file is freed whole
- * (counted per path, as compsize counts it).  This module decides which
+ * inline data of a rewritten file is freed whole, at each of its names.  This module decides which
  * files are rewritten and feeds their old extents to a sharing set.
  */
 #ifndef COMPSIZE_REWRITE_H

@@ -1002,7 +1002,8 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 			if (ret == -ENOMEM)
 				return ret;
 			/* a subvolume that can't be told: not rewritten */
-			f.rewrite = ret == 1;
+			f.rewrite = ret != 1 ? 0 :
+				    st->st_nlink ? (uint32_t)st->st_nlink : 1;
 			if (!f.rewrite)
 				run->rw_stop = 0;
 		}

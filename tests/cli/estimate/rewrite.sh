@@ -17,8 +17,10 @@
 # (rewrite.c defrag_stop()); the same with a second name, in a directory
 # defrag walks long before (its second pass rewrites the rest), and as
 # the subvolume's newest file (its last item ends the tree: rewritten
-# whole); and a preallocated extent written in part, which its
-# preallocated ranges keep.
+# whole); a preallocated extent written in part, which its
+# preallocated ranges keep; and text files of 3000 bytes flagged
+# nocompress, in a sector each, with four names: defrag compresses them
+# inline, counted at each name.
 # Target: within 1% of the change measured.
 #
 # Usage (as root): bash tests/cli/estimate/rewrite.sh
@@ -59,6 +61,13 @@ btrfs -q subvolume create "$m/sv" >/dev/null &&
 		conv=notrunc status=none &&
 	tail_file "$m/sv/after/tail" && tail_file "$m/sv/after/tail.l1" &&
 	ln "$m/sv/after/tail.l1" "$m/sv/a/tail.l2" &&
+	for i in $(seq 0 39); do
+		f=$m/sv/after/nocomp$i
+		touch "$f" && chattr +m "$f" &&
+			head -c 3000 "$c/text/t$i" >"$f" &&
+			ln "$f" "$f.2" && ln "$f" "$f.3" && ln "$f" "$f.4" ||
+			die "building the layout failed"
+	done &&
 	tail_file "$m/sv/after/tail.newest" &&
 	btrfs -q subvolume create "$m/sv/nested" >/dev/null &&
 	cp -a "$c/big-text" "$c/half" "$m/sv/nested" &&
