@@ -114,7 +114,8 @@ static int target(const struct extent_info *ei)
  * written without compression, three items of 128, 128 and 30 MiB, kept
  * its last 30 MiB).  Not so when the last item ends its leaf of the tree
  * (the search steps back from past the leaf's end): the search ioctl
- * tells where the tree ends (item_after()), not where a leaf does.
+ * tells where the tree ends, and where the next item lies in a leaf of
+ * another generation (item_after()), not where every leaf does.
  */
 static uint64_t defrag_stop(const struct stat *st,
 			    const struct extent_info *ext, size_t n)
@@ -141,20 +142,32 @@ static uint64_t defrag_stop(const struct stat *st,
 	return c < end ? c : 0;
 }
 
-static int any_item(const struct search_item *item, void *arg)
+/* item_after()'s search: the item itself, then the next one. */
+struct next_item {
+	int n;
+	uint64_t transid[2];
+};
+
+static int two_items(const struct search_item *item, void *arg)
 {
-	(void)item;
-	*(int *)arg = 1;
-	return 1;
+	struct next_item *x = arg;
+
+	x->transid[x->n++] = item->transid;
+	return x->n == 2;
 }
 
-/* Whether the tree of the subvolume fd is in holds an item past (ino,
- * EXTENT_DATA, off); 1 when that can't be told. */
+/*
+ * Whether the item (ino, EXTENT_DATA, off) of the tree of the subvolume fd
+ * is in has an item after it in its leaf, as far as the search ioctl
+ * tells: none when it ends the tree, or when the next item lies in a
+ * leaf of another generation (each item comes with its leaf's); 1 when
+ * that can't be told.
+ */
 static int item_after(struct rewrite *rw, int fd, uint64_t ino,
 		      uint64_t off)
 {
 	struct btrfs_ioctl_search_key key;
-	int found = 0;
+	struct next_item x = { 0 };
 
 	if (!rw->search)
 		rw->search = search_create(4096);
@@ -162,10 +175,10 @@ static int item_after(struct rewrite *rw, int fd, uint64_t ino,
 		return 1;
 	search_key_range(&key, 0, ino, BTRFS_EXTENT_DATA_KEY, UINT64_MAX,
 			 UINT8_MAX);
-	key.min_offset = off + 1;
-	if (search_run(rw->search, fd, &key, 0, any_item, &found) < 0)
+	key.min_offset = off;
+	if (search_run(rw->search, fd, &key, 0, two_items, &x) < 0)
 		return 1;
-	return found;
+	return x.n == 2 && x.transid[0] == x.transid[1];
 }
 
 /* The extent of an item the rewrite leaves in place: freed by nothing. */
@@ -243,7 +256,8 @@ int rewrite_file(struct rewrite *rw, size_t fs_idx, int fd,
 	 * among the paths, as a tree's hard links mostly are) */
 	if (rw->tail_left && st->st_nlink < 2)
 		*stop = defrag_stop(st, ext, n);
-	/* the newest file's last item ends the tree: the search steps back */
+	/* a last item that ends its leaf (the newest file's ends the tree):
+	 * the search steps back */
 	if (*stop && !item_after(rw, fd, st->st_ino, ext[n - 1].file_pos))
 		*stop = 0;
 	ret = seen_insert(sv->inodes, (uint64_t)st->st_ino);
