@@ -28,8 +28,9 @@
  * prealloc range of an extent written in part; the last extent item of
  * a file where defrag stops early, rewrite.c defrag_stop(), whose new
  * extents are then those of the data before that point only); the
- * inline data of a rewritten file is freed whole, at each of its names.  This module decides which
- * files are rewritten and feeds their old extents to a sharing set.
+ * inline data of a rewritten file is freed whole, at each of its names.
+ * This module decides which files are rewritten and feeds their old
+ * extents to a sharing set.
  */
 #ifndef COMPSIZE_REWRITE_H
 #define COMPSIZE_REWRITE_H
@@ -52,7 +53,8 @@ void rewrite_free(struct rewrite *rw);
  * extents are now in the set, once per inode), 0 if not, or -errno
  * (-ENOMEM; the subvolume could not be told).  *stop: where defrag stops
  * rewriting it (rewrite.c defrag_stop(): the rest keeps its old extent),
- * 0 when it rewrites it to its end.
+ * 0 when it rewrites it to its end, and whenever it returns other than
+ * 1.
  */
 int rewrite_file(struct rewrite *rw, size_t fs_idx, int fd,
 		 const struct stat *st, const struct extent_info *ext,

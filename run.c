@@ -1004,8 +1004,6 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 			/* a subvolume that can't be told: not rewritten */
 			f.rewrite = ret != 1 ? 0 :
 				    st->st_nlink ? (uint32_t)st->st_nlink : 1;
-			if (!f.rewrite)
-				run->rw_stop = 0;
 		}
 	}
 	return layout_plan(run->layout, &f,
