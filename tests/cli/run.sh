@@ -7,7 +7,8 @@
 # Usage: tests/cli/run.sh COMPSIZE_BINARY [TEST_NAME_GLOB...]
 #   e.g. tests/cli/run.sh ./compsize            # every test
 #        tests/cli/run.sh ./compsize '01[0-4]*'  # a few
-# Environment: ORACLE (default /usr/sbin/compsize), TIMEOUT, KEEP_LOGS=1.
+# Environment: ORACLE (default /usr/sbin/compsize), TIMEOUT, KEEP_LOGS=1,
+# CLI_JOBS (tests at a time, default one per CPU).
 
 set -u
 export LC_ALL=C
@@ -77,27 +78,103 @@ for dir in "$here"/[0-9][0-9][0-9]-*/; do
 done
 [ ${#tests[@]} -gt 0 ] || die "no test matches: $*"
 
-start=$(date +%s)
+# CLI_JOBS tests at a time (default: one per CPU).  A test whose test.sh
+# has a line "# serial: REASON" runs alone, after the others: it needs a
+# filesystem no other test commits (a global sync from another test
+# commits every filesystem) or a machine at rest (its timing checks).
+# The tests named in the file "slow" start first, slowest first, so that
+# the longest one does not start last.
+CLI_JOBS=${CLI_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[[ $CLI_JOBS =~ ^[1-9][0-9]*$ ]] || die "CLI_JOBS=$CLI_JOBS: not a positive number"
+parallel=()
+serial=()
+declare -A chosen=()
 for name in "${tests[@]}"; do
-	log=$CLI_TMPROOT/$name.log
-	t0=$(date +%s)
-	(cd "$here/$name" && bash ./test.sh) >"$log" 2>&1
-	rc=$?
-	t1=$(date +%s)
-	if [ $rc = 0 ]; then
-		echo "PASS $name ($((t1 - t0))s)"
+	chosen[$name]=1
+done
+ordered=()
+if [ -f "$here/slow" ]; then
+	while read -r name _; do
+		case $name in '' | '#'*) continue ;; esac
+		[ -n "${chosen[$name]:-}" ] || continue
+		ordered+=("$name")
+		chosen[$name]=
+	done <"$here/slow"
+fi
+for name in "${tests[@]}"; do
+	[ -z "${chosen[$name]}" ] || ordered+=("$name")
+done
+for name in "${ordered[@]}"; do
+	if grep -q '^# serial: ' "$here/$name/test.sh"; then
+		serial+=("$name")
+	else
+		parallel+=("$name")
+	fi
+done
+
+# report NAME: the result of a test that has ended, from its files.
+report()
+{
+	local name=$1 log=$CLI_TMPROOT/$1.log rc secs
+	rc=$(cat "$CLI_TMPROOT/$name.rc")
+	secs=$(cat "$CLI_TMPROOT/$name.secs")
+	if [ "$rc" = 0 ]; then
+		echo "PASS $name (${secs}s)"
 		passed=$((passed + 1))
-	elif [ $rc = 77 ]; then
+	elif [ "$rc" = 77 ]; then
 		# The test could not check (its log says why): counted, shown.
-		echo "SKIP $name ($((t1 - t0))s)"
+		echo "SKIP $name (${secs}s)"
 		grep '^SKIP' "$log" | sed 's/^/    /'
 		skipped=$((skipped + 1))
 	else
-		echo "FAIL $name (exit $rc, $((t1 - t0))s)"
+		echo "FAIL $name (exit $rc, ${secs}s)"
 		sed 's/^/    /' "$log"
 		failed=$((failed + 1))
 	fi
 	[ "${KEEP_LOGS:-0}" = 1 ] && echo "    log: $log"
+	return 0
+}
+
+# launch NAME: start a test in the background; its exit code and seconds
+# go to files beside its log.
+declare -A running=()
+launch()
+{
+	local name=$1
+	(
+		t0=$(date +%s)
+		(cd "$here/$name" && bash ./test.sh) >"$CLI_TMPROOT/$name.log" 2>&1
+		rc=$?
+		echo "$rc" >"$CLI_TMPROOT/$name.rc"
+		echo $(($(date +%s) - t0)) >"$CLI_TMPROOT/$name.secs"
+	) &
+	running[$!]=$name
+}
+
+# reap: wait for one test to end and report it.
+reap()
+{
+	local pid
+	wait -n -p pid "${!running[@]}" || true
+	[ -n "${pid:-}" ] && [ -n "${running[$pid]:-}" ] ||
+		die "lost track of the tests running: ${running[*]}"
+	report "${running[$pid]}"
+	unset "running[$pid]"
+}
+
+start=$(date +%s)
+for name in "${parallel[@]}"; do
+	while [ ${#running[@]} -ge "$CLI_JOBS" ]; do
+		reap
+	done
+	launch "$name"
+done
+while [ ${#running[@]} -gt 0 ]; do
+	reap
+done
+for name in "${serial[@]}"; do
+	launch "$name"
+	reap
 done
 
 # Nothing of ours may stay mounted or attached.
@@ -113,7 +190,7 @@ fi
 if [ "${KEEP_LOGS:-0}" != 1 ] && [ -z "$leaks" ]; then
 	rm -rf --one-file-system "$CLI_TMPROOT"
 fi
-echo "# $(( $(date +%s) - start ))s for ${#tests[@]} tests; COMPSIZE=$COMPSIZE ORACLE=$ORACLE" >&2
+echo "# $(( $(date +%s) - start ))s for ${#tests[@]} tests (${#serial[@]} alone, the others $CLI_JOBS at a time); COMPSIZE=$COMPSIZE ORACLE=$ORACLE" >&2
 summary="$passed passed, $failed failed"
 [ "$skipped" = 0 ] || summary+=", $skipped skipped"
 echo "$summary"
