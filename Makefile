@@ -184,23 +184,29 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-# Every test, the fuzzers time-boxed (CHECK_FUZZ_SECONDS each; CI runs
-# them longer on top).
+# Every test, the fuzzers time-boxed (CHECK_FUZZ_SECONDS each, 0: none;
+# CI runs them longer on top).  The CLI tests run CLI_JOBS at a time
+# (default one per CPU; tests/cli/run.sh).
 CHECK_FUZZ_SECONDS ?= 15
 check: deps
 	$(MAKE) check-unit check-cli check-estimate
+ifneq ($(CHECK_FUZZ_SECONDS),0)
 	$(MAKE) fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS)
+endif
 
 check-unit: tests/unit/run-unit
 	$(E) "  UNIT    tests/unit/run-unit"
 	$(Q)./tests/unit/run-unit
 
 # The suite runs twice: on the fast scan (the default) and on --walk.
+# SANITIZED tells the tests a build with sanitizers (few_seeds in
+# tests/cli/common.sh).
+CLI_ENV := SANITIZED=$(if $(SAN),1,0)
 check-cli: compsize compsize-estimate.so
 	$(E) "  CLI     fast scan"
-	$(Q)tests/cli/run.sh ./compsize
+	$(Q)$(CLI_ENV) tests/cli/run.sh ./compsize
 	$(E) "  CLI     --walk"
-	$(Q)WALK_COMPSIZE=$(CURDIR)/compsize tests/cli/run.sh tests/cli/walk.sh
+	$(Q)$(CLI_ENV) WALK_COMPSIZE=$(CURDIR)/compsize tests/cli/run.sh tests/cli/walk.sh
 
 demo: deps
 	$(MAKE) compsize compsize-estimate.so
@@ -276,9 +282,13 @@ tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(PLUGIN_OBJS) \
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(CODEC_LIBS)
 # Kernel oracle for --estimate (root, loop devices, ~1-3 minutes); the
 # est-driver above runs the estimate module alone: ESTIMATE=path/to/it.
+# In a build with sanitizers, which check memory more than figures: four
+# of the fourteen settings, each codec and both modes.
+EST_SETTINGS := $(if $(SAN),compress=zstd:3 compress-force=zstd:-5 \
+	compress=lzo compress-force=zlib:9)
 check-estimate: compsize compsize-estimate.so
 	$(E) "  CLI     --estimate against the kernel"
-	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/test.sh
+	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/test.sh $(EST_SETTINGS)
 	$(E) "  CLI     --estimate on shared data against the kernel"
 	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/sharing.sh
 	$(E) "  CLI     --estimate on partly overwritten shared files against the kernel"
@@ -291,11 +301,13 @@ clean-est-driver:
 .PHONY: check-estimate clean-est-driver
 
 # ---- fuzz: libFuzzer harnesses (tests/fuzz/), clang only ----
-# make fuzz [FUZZ_SECONDS=60] builds tests/fuzz/<target>-fuzz with ASan and
-# UBSan and runs each for FUZZ_SECONDS from its committed seed corpus
-# (tests/fuzz/corpus/<target>/); new inputs and crash reproducers go to
-# tests/fuzz/work/.  Rerun a crash: tests/fuzz/<target>-fuzz FILE.
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_JOBS=2] builds tests/fuzz/<target>-fuzz
+# with ASan and UBSan and runs each for FUZZ_SECONDS, FUZZ_JOBS at a time,
+# from its committed seed corpus (tests/fuzz/corpus/<target>/); new inputs
+# and crash reproducers go to tests/fuzz/work/ (tests/fuzz/run.sh).  Rerun
+# a crash: tests/fuzz/<target>-fuzz FILE.
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 FUZZ_CC ?= clang
 FUZZ_TARGETS := extents search batch tree estimate
 FUZZ_BINS := $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
@@ -334,20 +346,7 @@ tests/fuzz/%-fuzz: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
 fuzz-build: $(FUZZ_BINS)
 
 fuzz: $(FUZZ_BINS)
-	$(Q)for t in $(FUZZ_TARGETS); do \
-		mkdir -p tests/fuzz/work/$$t; \
-		echo "  FUZZ    $$t for $(FUZZ_SECONDS)s"; \
-		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		./tests/fuzz/$$t-fuzz -max_total_time=$(FUZZ_SECONDS) \
-			-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-			-artifact_prefix=tests/fuzz/work/$$t- \
-			tests/fuzz/work/$$t tests/fuzz/corpus/$$t \
-			>tests/fuzz/work/$$t.log 2>&1 || \
-			{ tail -n 60 tests/fuzz/work/$$t.log; exit 1; }; \
-		grep -E '^#[0-9]+[[:space:]]+DONE' tests/fuzz/work/$$t.log | sed 's/^/          /'; \
-		grep -E 'stat::(number_of_executed_units|average_exec_per_sec)' \
-			tests/fuzz/work/$$t.log | sed 's/^/          /'; \
-	done
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 clean: clean-fuzz
 clean-fuzz:
