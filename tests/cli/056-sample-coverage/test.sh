@@ -63,12 +63,24 @@ text() {
 		2>/dev/null | sort | xargs cat 2>/dev/null |
 		tail -c +$(($2 * 3145728 + 1)) | head -c "$1" || true
 }
+# put FILE: standard input into FILE in one go: made beside the image
+# first, then copied.  Written into the filesystem as it came, over some
+# seconds, a file of text and compressed runs was stored with 12-15 of
+# its 24 MiB raw on some runs (text too: NOCOMPRESS set early), 6 MiB
+# (the compressed runs) when copied in: the widths below are for the
+# layout of the data copied in.
+put() {
+	cat >"$TESTDIR/put.tmp"
+	cp "$TESTDIR/put.tmp" "$1"
+	rm "$TESTDIR/put.tmp"
+}
 for i in 0 1 2 3 4 5; do
 	text 3145728 "$i"
 	incompressible 1048576
-done >home/mixed.bin
+done | put home/mixed.bin
 files=$(find /usr/lib -type f -name '*.so*' -size +100k 2>/dev/null | sort | head -40 || true)
-xargs cat <<<"$files" 2>/dev/null | head -c 8388608 >home/libs.bin || true
+{ xargs cat <<<"$files" 2>/dev/null || true; } | head -c 8388608 |
+	put home/libs.bin
 files=$(find /usr/share/doc -type f -size -64k 2>/dev/null | sort | head -300 || true)
 while read -r f; do
 	cp "$f" "home/small/$(echo "$f" | md5sum | cut -c1-12)" 2>/dev/null || true
@@ -82,7 +94,7 @@ import random, sys
 r = random.Random(1)
 sys.stdout.buffer.write(bytes(b'0123456789abcdef'[r.getrandbits(4)]
                               for _ in range(1 << 20)))" >hex.part
-{ text 25165824 0; cat hex.part; text 25165824 9; } >nc/big.bin
+{ text 25165824 0; cat hex.part; text 25165824 9; } | put nc/big.bin
 rm hex.part
 # sparse: a 100 MiB file holding 1 MiB of text at 30 MiB and at 70 MiB,
 # beside 40 MiB of text and the small files: without root its parts
@@ -91,7 +103,7 @@ rm hex.part
 # the file as empty with no uncertainty (30 of 40 held under lzo)
 mkdir sparse
 cp -r home/small sparse/
-text 41943040 2 >sparse/text.bin
+text 41943040 2 | put sparse/text.bin
 truncate -s 100M sparse/holes.bin
 for at in 30 70; do
 	text 1048576 $((at / 10)) | dd of=sparse/holes.bin bs=1M seek="$at" \
