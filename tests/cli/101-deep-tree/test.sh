@@ -22,18 +22,28 @@ setup_fs compress-force=zstd:3
 text_data 8K >"$TESTDIR/text8k"
 text_data 1K >"$TESTDIR/text1k"
 
-# Relative mkdir/cd steps: no step ever names a long path.
-mkdir deep
-cd deep
-for ((i = 0; i < DEPTH; i++)); do
-	cp "$TESTDIR/text8k" a
-	mkdir d
-	# Created after d: readdir returns it once d's subtree is done.
-	if ((i % 3)); then cp "$TESTDIR/text1k" z; else random_data 5K >z; fi
-	cd d
-done
-text_data 100K >leaf
-cd "$MNT"
+text_data 100K >"$TESTDIR/text100k"
+
+# Relative mkdir/chdir steps: no step ever names a long path.  In one
+# process: three for each of 1,200 levels took most of the test's time.
+"$PYTHON" - "$TESTDIR" "$DEPTH" <<'PY'
+import os, sys
+tmp, depth = sys.argv[1], int(sys.argv[2])
+text = {n: open("%s/text%s" % (tmp, n), "rb").read()
+        for n in ("8k", "1k", "100k")}
+os.mkdir("deep")
+os.chdir("deep")
+for i in range(depth):
+    with open("a", "wb") as f:
+        f.write(text["8k"])
+    os.mkdir("d")
+    # Created after d: readdir returns it once d's subtree is done.
+    with open("z", "wb") as f:
+        f.write(text["1k"] if i % 3 else os.urandom(5 * 1024))
+    os.chdir("d")
+with open("leaf", "wb") as f:
+    f.write(text["100k"])
+PY
 
 # The default reads directories from metadata; --walk (where the binary
 # has it) opens every level, keeping only a few open at once.
