@@ -41,8 +41,11 @@ sync
 mapfile -t files < <(find d -type f | sort)
 mapfile -t ctl < <(find c -type f | sort)
 
-# pages FILE: its pages in the page cache
-pages() { fincore --noheadings --output PAGES "$1" | tr -d " "; }
+# pages FILE...: each one's pages in the page cache, a line each (one
+# fincore for all: a process per file took most of the test's time)
+pages() { fincore --noheadings --raw --output PAGES -- "$@"; }
+# sectors FILE...: each one's size in 4 KiB pages, a line each
+sectors() { stat -c %s -- "$@" | awk '{ print int(($1 + 4095) / 4096) }'; }
 # drop FILE...: out of the page cache (clean after the sync)
 drop() { python3 -c 'import os, sys
 for p in sys.argv[1:]:
@@ -62,14 +65,11 @@ est=(-e zstd:1,zstd:3,lzo,zlib:3 --format=json)
 # held MIN FILE...: how many FILEs hold at least MIN/100 of their pages
 held()
 {
-	local f total min=$1 n=0
+	local min=$1
 
 	shift
-	for f in "$@"; do
-		total=$(( ($(stat -c %s "$f") + 4095) / 4096 ))
-		[ $(($(pages "$f") * 100)) -lt $((total * min)) ] || n=$((n + 1))
-	done
-	echo $n
+	paste <(sectors "$@") <(pages "$@") |
+		awk -v min="$min" '$2 * 100 >= $1 * min { n++ } END { print n + 0 }'
 }
 # kept NAME COUNT OF: fail unless COUNT of OF is within 10 points of the
 # share of controls still whole (all cached whole before the run), and 90%
@@ -95,10 +95,7 @@ kept "all cached" "$(held 50 "${files[@]}")" ${#files[@]}
 drop "${files[@]}"
 sleep 0.2
 drop "${files[@]}"
-left=0
-for f in "${files[@]}"; do
-	[ "$(pages "$f")" = 0 ] || left=$((left + 1))
-done
+left=$(pages "${files[@]}" | awk '$1 != 0 { n++ } END { print n + 0 }')
 [ $left -le 4 ] ||
 	skip "POSIX_FADV_DONTNEED leaves the pages of $left clean files here"
 
@@ -119,10 +116,7 @@ for i, p in enumerate(sys.argv[1:]):
     os.close(fd)
 PY
 cat "${ctl[@]}" >/dev/null
-before=()
-for f in "${files[@]}"; do
-	before+=("$(pages "$f")")
-done
+mapfile -t before < <(pages "${files[@]}")
 expect_ours 0 '' "${est[@]}" "$MNT/d"
 CHECKS=$((CHECKS + 1))
 [ "$(sizes "$OUT/ours.out")" = "$(cat "$OUT/warm.sizes")" ] ||
@@ -133,10 +127,12 @@ CHECKS=$((CHECKS + 1))
 # page, allowed)
 CHECKS=$((CHECKS + 1))
 bad=() whole=0 kept_half=0 part=0
+mapfile -t totals < <(sectors "${files[@]}")
+mapfile -t after < <(pages "${files[@]}")
 for ((i = 0; i < ${#files[@]}; i++)); do
 	f=${files[i]}
-	total=$(( ($(stat -c %s "$f") + 4095) / 4096 ))
-	p=$(pages "$f")
+	total=${totals[i]}
+	p=${after[i]}
 	if [ "${before[i]}" = "$total" ]; then
 		whole=$((whole + 1))
 		[ $((p * 2)) -lt "$total" ] || kept_half=$((kept_half + 1))
