@@ -186,7 +186,7 @@ deps:
 
 # Every test, the fuzzers time-boxed (CHECK_FUZZ_SECONDS each, 0: none;
 # CI runs them longer on top).  The CLI tests run CLI_JOBS at a time
-# (default one per CPU; tests/cli/run.sh).
+# (default 1; tests/cli/run.sh).
 CHECK_FUZZ_SECONDS ?= 15
 check: deps
 	$(MAKE) check-unit check-cli check-estimate

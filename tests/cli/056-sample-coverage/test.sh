@@ -66,9 +66,11 @@ text() {
 # put FILE: standard input into FILE in one go: made beside the image
 # first, then copied.  Written into the filesystem as it came, over some
 # seconds, a file of text and compressed runs was stored with 12-15 of
-# its 24 MiB raw on some runs (text too: NOCOMPRESS set early), 6 MiB
-# (the compressed runs) when copied in: the widths below are for the
-# layout of the data copied in.
+# its 24 MiB raw where a sync elsewhere (another test's, a loop of them)
+# wrote it back meanwhile, cut where its data was then (text too:
+# NOCOMPRESS set early); copied in, 6 MiB raw (the compressed runs) on
+# every run, idle, loaded or under a sync a second.  The widths below
+# are for that layout.
 put() {
 	cat >"$TESTDIR/put.tmp"
 	cp "$TESTDIR/put.tmp" "$1"
