@@ -185,6 +185,7 @@ cover() {
 		for seed in $(seq 1 "$SEEDS"); do
 			run_prog s "$bin" -b -e "$SETTINGS" --sample="$pct%" --seed="$seed" \
 				--format=json "$dir"
+			CHECKS=$((CHECKS + 1))
 			[ "$(cat "$OUT/s.rc")" = 0 ] || fail "$who: $dir seed $seed: exit $(cat "$OUT/s.rc"): $(cat "$OUT/s.err")"
 			while read -r s d ci n fd fci; do
 				[ "$n" -gt 0 ] || fail "$who: $dir seed $seed: empty sample"
