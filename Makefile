@@ -199,7 +199,7 @@ check-unit: tests/unit/run-unit
 	$(Q)./tests/unit/run-unit
 
 # The suite runs twice: on the fast scan (the default) and on --walk.
-# SANITIZED tells the tests a build with sanitizers (few_seeds in
+# SANITIZED tells the tests a build with sanitizers (pick_seeds in
 # tests/cli/common.sh).
 CLI_ENV := SANITIZED=$(if $(SAN),1,0)
 check-cli: compsize compsize-estimate.so

@@ -7,7 +7,7 @@
 #   ORACLE    reference binary, compsize 1.5 (default /usr/sbin/compsize)
 #   TIMEOUT   seconds allowed per compsize invocation (default 60)
 #   VERBOSE   1: print every oracle result (to check what a case covers)
-#   SANITIZED 1: COMPSIZE is built with sanitizers (few_seeds below)
+#   SANITIZED 1: COMPSIZE is built with sanitizers (pick_seeds below)
 #
 # A test builds its case on images made by setup_fs, then calls compare (our
 # output must equal the oracle's byte for byte: stdout, stderr and exit code,
@@ -91,21 +91,41 @@ fail()
 	FAILURES=$((FAILURES + 1))
 }
 
-# skip REASON: this machine can't run what the test checks; run.sh reports
-# SKIP with the reason and counts it (exit 77, as automake's tests do).
-# few_seeds: true on the --walk pass (WALK_COMPSIZE set: the walk draws the
-# same sample as the fast scan, 056) and in a build with sanitizers
-# (SANITIZED=1, set by make check-cli when SAN is): there a test that
-# counts how often an interval holds over many seeds draws only a few,
-# with every check but those counts.  The counts are the same for the
-# same seeds in every build (fixed data, fixed UUIDs): the plain build's
-# pass on the fast scan counts them; the sanitizers check each draw's
-# memory, which a few draws exercise as well as many.
-few_seeds()
+# pick_seeds MANY FEW: SEEDS (unless given) MANY, or FEW on the --walk
+# pass (WALK_COMPSIZE set: the walk draws the same sample as the fast
+# scan, 056) and in a build with sanitizers (SANITIZED=1, set by make
+# check-cli when SAN is); COUNT 1 where the test checks its counts over
+# the seeds, 0 where it draws the few, with every other check.  The
+# counts are the same for the same seeds in every build (fixed data,
+# fixed UUIDs): the plain build's pass on the fast scan counts them; the
+# sanitizers check each draw's memory, which a few draws exercise as well
+# as many.
+pick_seeds()
 {
-	[ -n "${WALK_COMPSIZE:-}" ] || [ "${SANITIZED:-0}" = 1 ]
+	COUNT=1
+	if [ -z "${SEEDS:-}" ] &&
+		{ [ -n "${WALK_COMPSIZE:-}" ] || [ "${SANITIZED:-0}" = 1 ]; }; then
+		SEEDS=$2 COUNT=0
+	fi
+	SEEDS=${SEEDS:-$1}
 }
 
+# same_as_fast WHAT FILE ARGS...: on the --walk pass, the sample's
+# estimates, intervals and units read in FILE (the walk's, with ARGS) are
+# the fast scan's with ARGS.
+same_as_fast()
+{
+	local what=$1 file=$2 a b
+	shift 2
+	run_prog fast "$WALK_COMPSIZE" "$@"
+	a=$(jq -c '[.estimates[] | .disk, .disk_ci95, .sample_units_read]' "$OUT/fast.out")
+	b=$(jq -c '[.estimates[] | .disk, .disk_ci95, .sample_units_read]' "$file")
+	CHECKS=$((CHECKS + 1))
+	[ "$a" = "$b" ] || fail "$what: fast scan $a, walk $b"
+}
+
+# skip REASON: this machine can't run what the test checks; run.sh reports
+# SKIP with the reason and counts it (exit 77, as automake's tests do).
 skip()
 {
 	echo "SKIP: $*" >&2

@@ -18,7 +18,7 @@
 # size alone, and a sparse file's parts without data no units.  On the
 # --walk pass, a few seeds give the same estimates on the walk as on the
 # fast scan instead.  In a build with sanitizers, 5 seeds, every check but
-# the counts over seeds and the mean widths (few_seeds, common.sh).
+# the counts over seeds and the mean widths (pick_seeds, common.sh).
 #
 # The bound: with 100 seeds a right 95% interval holds 95 +- 2.2 times
 # (binomial); 87 or fewer happens with probability 0.2% for one setting,
@@ -29,11 +29,7 @@
 # gives the same counts.
 . "$(dirname "$0")/../common.sh"
 
-COUNT=1
-if [ -z "${SEEDS:-}" ] && few_seeds; then
-	SEEDS=5 COUNT=0
-fi
-SEEDS=${SEEDS:-100}
+pick_seeds 100 5
 MIN_HIT=${MIN_HIT:-88}
 MAX_HIT=${MAX_HIT:-99}
 MAX_HOME_WIDTH=${MAX_HOME_WIDTH:-180}
@@ -155,14 +151,11 @@ if [ -n "${WALK_COMPSIZE:-}" ]; then
 	remount_fs compress=no
 	for seed in 1 2 3; do
 		for dir in home raw; do
-			run_prog fast "$COMPSIZE" -b -e "$SETTINGS" --sample=10% \
+			run_prog walk "$COMPSIZE" -b -e "$SETTINGS" --sample=10% \
 				--seed=$seed --format=json $dir
-			run_prog walk "$bin" -b -e "$SETTINGS" --sample=10% \
-				--seed=$seed --format=json $dir
-			a=$(jq -c '[.estimates[] | .disk, .disk_ci95, .sample_units_read]' "$OUT/fast.out")
-			b=$(jq -c '[.estimates[] | .disk, .disk_ci95, .sample_units_read]' "$OUT/walk.out")
-			CHECKS=$((CHECKS + 1))
-			[ "$a" = "$b" ] || fail "$dir seed $seed: fast scan $a, walk $b"
+			same_as_fast "$dir seed $seed" "$OUT/walk.out" -b \
+				-e "$SETTINGS" --sample=10% --seed=$seed \
+				--format=json $dir
 		done
 	done
 	exit 0

@@ -7,7 +7,7 @@
 # (with 40 seeds a right 95% interval holds 38 +- 1.4 times; 32 or fewer
 # has probability 0.07%).  On the --walk pass, 5 seeds and no coverage
 # count (the walk draws the same sample: 056); in a build with
-# sanitizers, 5 seeds and no counts over seeds (few_seeds, common.sh).
+# sanitizers, 5 seeds and no counts over seeds (pick_seeds, common.sh).
 # The option's misuses are usage errors.  Without
 # any sample option, an estimate foretold to take more than a minute (one
 # thread, fourteen settings: well over a minute for this tree's data)
@@ -15,11 +15,7 @@
 . "$(dirname "$0")/../common.sh"
 
 MIN_HIT=${MIN_HIT:-33}
-COUNT=1
-if [ -z "${SEEDS:-}" ] && few_seeds; then
-	SEEDS=5 COUNT=0
-fi
-SEEDS=${SEEDS:-40}
+pick_seeds 40 5
 SETTINGS=zstd:1,compress=lzo
 PREC=${PREC:-3}
 

@@ -14,14 +14,11 @@
 # - each row holding much of the data is right on average: the mean of
 #   its estimates over the seeds within MAX_BIAS% of the full estimate.
 # On the --walk pass (the walk draws the same sample: 056) and in a build
-# with sanitizers (few_seeds, common.sh) 4 seeds, and no check of the
+# with sanitizers (pick_seeds, common.sh) 4 seeds, and no check of the
 # means.
 . "$(dirname "$0")/../common.sh"
 
-if [ -z "${SEEDS:-}" ] && few_seeds; then
-	SEEDS=4
-fi
-SEEDS=${SEEDS:-30}
+pick_seeds 30 4
 MAX_ERR=${MAX_ERR:-6}
 MAX_BIAS=${MAX_BIAS:-5}
 SETTINGS=zstd:3,compress-force=zstd:3

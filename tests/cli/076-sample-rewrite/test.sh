@@ -10,15 +10,11 @@
 # each setting (with 60 seeds a right 95% interval holds 57 +- 1.7 times;
 # 51 or fewer has probability 0.4%), every run says the half-width in
 # JSON, CSV and the table's Rewrite cell, and without --sample there is
-# none.  On the --walk pass and in a build with sanitizers (few_seeds,
+# none.  On the --walk pass and in a build with sanitizers (pick_seeds,
 # common.sh), 4 seeds and no coverage count.
 . "$(dirname "$0")/../common.sh"
 
-COUNT=1
-if [ -z "${SEEDS:-}" ] && few_seeds; then
-	SEEDS=4 COUNT=0
-fi
-SEEDS=${SEEDS:-60}
+pick_seeds 60 4
 MIN_HIT=${MIN_HIT:-52}
 SETTINGS=zstd:3,compress-force=lzo
 bin=${WALK_COMPSIZE:-$COMPSIZE}

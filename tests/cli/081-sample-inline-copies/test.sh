@@ -20,16 +20,12 @@
 # fewer happens with probability 0.1%.  The data is deterministic (a seeded
 # generator), and so is the filesystem's UUID, which names it in the
 # draws: a run here always gives the same counts.  On the --walk pass and
-# in a build with sanitizers (few_seeds, common.sh), 10 seeds and no
+# in a build with sanitizers (pick_seeds, common.sh), 10 seeds and no
 # counts over them; on the walk, each seed's estimate and interval the
 # fast scan's.
 . "$(dirname "$0")/../common.sh"
 
-COUNT=1
-if [ -z "${SEEDS:-}" ] && few_seeds; then
-	SEEDS=10 COUNT=0
-fi
-SEEDS=${SEEDS:-200}
+pick_seeds 200 10
 MIN_HIT=${MIN_HIT:-181}
 # the mean half-width, in 1/10000 of the full estimate
 MAX_WIDTH=${MAX_WIDTH:-500}
@@ -64,14 +60,9 @@ full=$(jq '.estimates[0].disk' "$OUT/ours.out")
 held=0 width=0
 for seed in $(seq 1 "$SEEDS"); do
 	expect_ours 0 '' -b -e lzo --sample=1% --seed="$seed" --format=json .
-	if [ -n "${WALK_COMPSIZE:-}" ]; then
-		run_prog fast "$WALK_COMPSIZE" -b -e lzo --sample=1% \
-			--seed="$seed" --format=json .
-		a=$(jq -c '[.estimates[] | .disk, .disk_ci95, .sample_units_read]' "$OUT/fast.out")
-		b=$(jq -c '[.estimates[] | .disk, .disk_ci95, .sample_units_read]' "$OUT/ours.out")
-		CHECKS=$((CHECKS + 1))
-		[ "$a" = "$b" ] || fail "seed $seed: fast scan $a, walk $b"
-	fi
+	[ -z "${WALK_COMPSIZE:-}" ] ||
+		same_as_fast "seed $seed" "$OUT/ours.out" -b -e lzo \
+			--sample=1% --seed="$seed" --format=json .
 	read -r h w < <(jq -r --argjson t "$full" '.estimates[0] |
 		"\(if ((.disk - $t) | fabs) <= .disk_ci95 then 1 else 0 end) \(.disk_ci95 * 10000 / $t | floor)"' \
 		"$OUT/ours.out")
