@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "decide.h"
+#include "heap.h"
 #include "est-plugin.h"
 #include "estimate.h"
 #include "exitcode.h"
@@ -707,8 +708,10 @@ int main(int argc, char **argv)
 							  : CS_EXIT_ERROR;
 		goto out;
 	}
-	if (opt.nest)
+	if (opt.nest) {
 		note_old_kernel(&opt);
+		heap_tune();
+	}
 
 	code = CS_EXIT_FATAL;
 	if (opt.nest && est_plugin_load(err, sizeof(err))) {
