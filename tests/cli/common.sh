@@ -202,11 +202,6 @@ run_prog()
 	local label=$1 bin=$2 rc=0 dir
 	shift 2
 	[ "${bin#/}" != "$bin" ] || bin=$PWD/$bin
-	# the --walk pass's wrapper: what it would run, without its bash
-	if [ -n "${WALK_COMPSIZE:-}" ] && [ "$bin" -ef "$_CLI_DIR/walk.sh" ]; then
-		bin=$WALK_COMPSIZE
-		set -- --walk "$@"
-	fi
 	dir=$TESTDIR/argv0/${bin//\//_}
 	[ -L "$dir/compsize" ] || { mkdir -p "$dir" && ln -s "$bin" "$dir/compsize"; }
 	PATH=$dir:$PATH timeout "$TIMEOUT" compsize "$@" \
