@@ -136,23 +136,8 @@ static void test_huge(void)
 	}
 }
 
-/* heap_grown() before heap_tune(): nothing, whatever the heap does. */
-static void test_untuned(void)
-{
-	void *p;
-
-	if (heap_advised)
-		return;	/* tuned by an earlier test in this process */
-	p = malloc(40u << 20);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	heap_grown();
-	CU_ASSERT_EQUAL(heap_advised, 0);
-	free(p);
-}
-
 static CU_TestInfo tests[] = {
 	{ "a big table in huge pages", test_huge },
-	{ "nothing before heap_tune()", test_untuned },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(heap, tests)
