@@ -29,6 +29,18 @@ void unit_skip(const char *fmt, ...)
 	nskipped++;
 }
 
+int unit_counting(void)
+{
+	const char *s = getenv("STATS");
+
+	return s && !strcmp(s, "1");
+}
+
+unsigned unit_seeds(unsigned many, unsigned few)
+{
+	return unit_counting() ? many : few;
+}
+
 void unit_add_suite(const char *name, CU_TestInfo *tests)
 {
 	if (nsuites == MAX_SUITES) {

@@ -401,6 +401,7 @@ static void test_coverage(void)
 					      "few-big", "tiny" };
 	static const double fracs[] = { 0.01, 0.05, 0.20 };
 	static const char *const modes[] = { "size ", "bands", "raw  " };
+	unsigned seeds = unit_seeds(400, 8);
 	double cover, hw, readf;
 	int shape, fi, bands;
 
@@ -408,14 +409,17 @@ static void test_coverage(void)
 		for (bands = 0; bands < 3; bands++)
 			for (fi = 0; fi < 3; fi++) {
 				sim_coverage(shape, shape == 3 ? 20000 : 3000,
-					     fracs[fi], bands, 400,
+					     fracs[fi], bands, seeds,
 					     &cover, &hw, &readf);
+				if (!unit_counting())
+					continue;
 				printf("\n      %-9s %s %4.0f%%: coverage %.1f%%, mean half-width %.1f%%",
 				       shapes[shape], modes[bands],
 				       fracs[fi] * 100, cover * 100, hw * 100);
 				CU_ASSERT(cover >= 0.90 && cover <= 0.99);
 			}
-	printf("\n     ");
+	if (unit_counting())
+		printf("\n     ");
 }
 
 /* Every unit read: exact, no interval; a larger budget keeps every unit
@@ -713,7 +717,7 @@ static void test_cur(void)
 {
 	static struct cur_pop p;
 	struct sample_result r, r0;
-	unsigned rare, same, s, hit, hit0;
+	unsigned rare, same, s, hit, hit0, n = unit_seeds(400, 8);
 	double truth, hw, hw0;
 	size_t i;
 
@@ -724,7 +728,7 @@ static void test_cur(void)
 				truth += (double)p.y[i];
 			hit = hit0 = 0;
 			hw = hw0 = 0;
-			for (s = 0; s < 400; s++) {
+			for (s = 0; s < n; s++) {
 				cur_pop_sample(&p, 0.05, s, 1, &r);
 				cur_pop_sample(&p, 0.05, s, 0, &r0);
 				CU_ASSERT_EQUAL(r0.b, 0);
@@ -732,9 +736,11 @@ static void test_cur(void)
 				       truth <= r.total + r.half;
 				hit0 += r0.total - r0.half <= truth &&
 					truth <= r0.total + r0.half;
-				hw += r.half / truth / 400;
-				hw0 += r0.half / truth / 400;
+				hw += r.half / truth / n;
+				hw0 += r0.half / truth / n;
 			}
+			if (!unit_counting())
+				continue;
 			printf("\n      %s, %2u in 1000 apart: coverage %.1f%% (%.1f%% without), mean half-width %.2f%% (%.2f%%)",
 			       same ? "the current setting" : "another setting",
 			       rare, hit / 4.0, hit0 / 4.0, 100 * hw,
@@ -744,7 +750,8 @@ static void test_cur(void)
 			if (!rare)
 				CU_ASSERT(hw < 0.7 * hw0);
 		}
-	printf("\n     ");
+	if (unit_counting())
+		printf("\n     ");
 	/* everything read: exact */
 	cur_pop_build(&p, 10, 0);
 	for (truth = 0, i = 0; i < p.n; i++)
@@ -765,27 +772,30 @@ static void test_predict(void)
 {
 	static struct cur_pop p;
 	struct sample_result r, r8;
-	unsigned rare, cur, s;
+	unsigned rare, cur, s, n = unit_seeds(200, 8);
 	double se8, pred, got, same;
 
 	for (cur = 0; cur < 2; cur++)
 		for (rare = 0; rare <= 10; rare += 10) {
 			cur_pop_build(&p, rare, 0);
 			pred = got = 0;
-			for (s = 0; s < 200; s++) {
+			for (s = 0; s < n; s++) {
 				cur_pop_predict(&p, 0.02, s, (int)cur, &r, 0.08,
 						&se8);
 				cur_pop_sample(&p, 0.08, s, (int)cur, &r8);
 				CU_ASSERT(se8 < r.se);
-				pred += se8 / 200;
-				got += r8.se / 200;
+				pred += se8 / n;
+				got += r8.se / n;
 			}
+			if (!unit_counting())
+				continue;
 			printf("\n      %s, %2u in 1000 apart: foretold %.4g, got %.4g",
 			       cur ? "current bytes" : "data bytes alone",
 			       rare, pred, got);
 			CU_ASSERT(pred > 0.85 * got && pred < 1.15 * got);
 		}
-	printf("\n     ");
+	if (unit_counting())
+		printf("\n     ");
 	cur_pop_predict(&p, 0.05, 3, 1, &r, 0.05, &same);
 	CU_ASSERT(same > 0.999 * r.se && same < 1.001 * r.se);
 	cur_pop_predict(&p, 0.05, 3, 1, &r, 1.0, &same);

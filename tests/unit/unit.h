@@ -18,6 +18,15 @@ void unit_add_suite(const char *name, CU_TestInfo *tests);
  */
 void unit_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Seeds for a statistical test: many under make check-stats (STATS=1 in
+ * the environment), where unit_counting() is 1 and the test checks what
+ * it counts over them (an interval's coverage, a mean); else few, with
+ * every other check (make check, valgrind, the sanitizers).
+ */
+unsigned unit_seeds(unsigned many, unsigned few);
+int unit_counting(void);
+
 #define UNIT_SUITE(name, tests)                                            \
 	static void __attribute__((constructor)) unit_reg_##name(void)     \
 	{                                                                  \
