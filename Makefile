@@ -17,9 +17,10 @@
 #                            static, which keeps a scan's resident size
 #                            below compsize 1.5's)
 #
-# Targets: all (default), check (= check-unit check-cli check-estimate),
-#          check-unit, check-cli, check-estimate, deps, demo,
-#          check-install, check-deb, install, uninstall, clean, fuzz, bench.
+# Targets: all (default), check (every test: tests/run.sh), check-unit,
+#          check-cli, check-estimate, check-stats, check-san, deps, demo,
+#          check-install, check-deb, install, uninstall, clean, fuzz,
+#          fuzz-build, bench.
 
 PREFIX  ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -61,7 +62,7 @@ PC_DEB_zlib := zlib1g-dev
 PC_DEB_cunit := libcunit1-dev
 NO_PC_GOALS := deps check demo clean clean-fuzz clean-est-driver uninstall
 ifneq ($(filter-out $(NO_PC_GOALS),$(or $(MAKECMDGOALS),all)),)
-PC_NEED := $(LIBS_PC) $(if $(filter check-unit tests/unit/run-unit,$(MAKECMDGOALS)),cunit)
+PC_NEED := $(LIBS_PC) $(if $(filter check-unit check-san check-stats tests/unit/run-unit,$(MAKECMDGOALS)),cunit)
 ifeq ($(shell command -v $(PKG_CONFIG)),)
 $(error $(PKG_CONFIG) not found: install pkg-config (make deps installs every build dependency))
 endif
@@ -184,29 +185,42 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-# Every test, the fuzzers time-boxed (CHECK_FUZZ_SECONDS each, 0: none;
-# CI runs them longer on top).  The CLI tests run CLI_JOBS at a time
-# (default 1; tests/cli/run.sh).
-CHECK_FUZZ_SECONDS ?= 15
+# make check: every test through tests/run.sh (tests/README.md): the unit
+# tests, the CLI tests on loop-mounted btrfs (each compared on the fast
+# scan and on --walk), the estimates against the kernel and the fuzzers
+# (CHECK_FUZZ_SECONDS each beyond their corpus), one line per test and a
+# verdict line.  TESTS='cli/04* unit' runs some of them, X=GROUP leaves a
+# group out (make check X=fuzz), G=GROUP runs one (default auto).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+CHECK_FUZZ_SECONDS ?= 5
+G ?= auto
+RUN_TESTS = SANITIZED=$(if $(SAN),1,0) FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) \
+	tests/run.sh $(foreach g,$(G),-g $(g)) $(foreach x,$(X),-x $(x))
 check: deps
-	$(MAKE) check-unit check-cli check-estimate
-ifneq ($(CHECK_FUZZ_SECONDS),0)
-	$(MAKE) fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS)
-endif
+	$(Q)$(MAKE) -j$(NPROC) all tests/unit/run-unit fuzz-build
+	$(Q)$(RUN_TESTS) $(TESTS)
 
 check-unit: tests/unit/run-unit
 	$(E) "  UNIT    tests/unit/run-unit"
 	$(Q)./tests/unit/run-unit
 
-# The suite runs twice: on the fast scan (the default) and on --walk.
-# SANITIZED tells the tests a build with sanitizers (pick_seeds in
-# tests/cli/common.sh).
-CLI_ENV := SANITIZED=$(if $(SAN),1,0)
 check-cli: compsize compsize-estimate.so
-	$(E) "  CLI     fast scan"
-	$(Q)$(CLI_ENV) tests/cli/run.sh ./compsize
-	$(E) "  CLI     --walk"
-	$(Q)$(CLI_ENV) WALK_COMPSIZE=$(CURDIR)/compsize tests/cli/run.sh tests/cli/walk.sh
+	$(Q)$(RUN_TESTS) 'cli/*'
+
+# The statistical calibration: the tests in group stats with their many
+# seeds (STATS=1), each interval's coverage counted over them; make check
+# runs them with a few seeds and every other check, the walk twins
+# (tests/cli/README.md) included, which the calibration leaves out.
+check-stats: compsize compsize-estimate.so tests/unit/run-unit
+	$(Q)STATS=1 WALK_TWIN=0 SANITIZED=$(if $(SAN),1,0) \
+		tests/run.sh -g stats $(TESTS)
+
+# The CI's run under sanitizers (make SAN=address,undefined check-san):
+# the units and the CLI tests in group san, chosen by coverage to reach
+# every line the whole suite reaches (tests/coverage.sh); the fuzzers,
+# always built with sanitizers, run in make check and make fuzz.
+check-san: compsize compsize-estimate.so tests/unit/run-unit
+	$(Q)SANITIZED=$(if $(SAN),1,0) tests/run.sh -g san -x fuzz $(TESTS)
 
 demo: deps
 	$(MAKE) compsize compsize-estimate.so
@@ -272,7 +286,8 @@ clean:
 		.pkglibdir .docdir *.o *.d estimate/*.o estimate/*.d \
 		tests/unit/*.o tests/unit/*.d tests/unit/run-unit
 
-.PHONY: all deps check check-unit check-cli check-install check-deb demo \
+.PHONY: all deps check check-unit check-cli check-stats check-san \
+	check-install check-deb demo \
 	bench install uninstall clean
 
 # estimate test driver: the estimate module alone, for tests/cli/estimate.
@@ -280,21 +295,10 @@ tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(PLUGIN_OBJS) \
 		est-setting.o est-load.o
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(CODEC_LIBS)
-# Kernel oracle for --estimate (root, loop devices, ~1-3 minutes); the
-# est-driver above runs the estimate module alone: ESTIMATE=path/to/it.
-# In a build with sanitizers, which check memory more than figures: four
-# of the fourteen settings, each codec and both modes.
-EST_SETTINGS := $(if $(SAN),compress=zstd:3 compress-force=zstd:-5 \
-	compress=lzo compress-force=zlib:9)
+# The estimates against the kernel (tests/cli/estimate/, group estimate
+# of tests/run.sh; root, loop devices, a few minutes).
 check-estimate: compsize compsize-estimate.so
-	$(E) "  CLI     --estimate against the kernel"
-	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/test.sh $(EST_SETTINGS)
-	$(E) "  CLI     --estimate on shared data against the kernel"
-	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/sharing.sh
-	$(E) "  CLI     --estimate on partly overwritten shared files against the kernel"
-	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/overwrite.sh
-	$(E) "  CLI     --rewrite against btrfs filesystem defragment -c"
-	$(Q)COMPSIZE=$(CURDIR)/compsize bash tests/cli/estimate/rewrite.sh
+	$(Q)$(RUN_TESTS) 'estimate/*'
 clean: clean-est-driver
 clean-est-driver:
 	rm -f tests/cli/estimate/est-driver
@@ -302,14 +306,16 @@ clean-est-driver:
 
 # ---- fuzz: libFuzzer harnesses (tests/fuzz/), clang only ----
 # make fuzz [FUZZ_SECONDS=60] [FUZZ_JOBS=2] builds tests/fuzz/<target>-fuzz
-# with ASan and UBSan and runs each for FUZZ_SECONDS, FUZZ_JOBS at a time,
-# from its committed seed corpus (tests/fuzz/corpus/<target>/); new inputs
-# and crash reproducers go to tests/fuzz/work/ (tests/fuzz/run.sh).  Rerun
-# a crash: tests/fuzz/<target>-fuzz FILE.
+# with ASan and UBSan and runs each over its committed seed corpus
+# (tests/fuzz/corpus/<target>/) and then for FUZZ_SECONDS, FUZZ_JOBS at a
+# time (tests/run.sh -g fuzz; make check runs them too); new inputs and
+# crash reproducers go to tests/fuzz/work/.  Rerun a crash:
+# tests/fuzz/<target>-fuzz FILE.
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
 FUZZ_CC ?= clang
-FUZZ_TARGETS := extents search batch tree estimate
+# A harness tests/fuzz/T.c for each corpus tests/fuzz/corpus/T/.
+FUZZ_TARGETS := $(notdir $(wildcard tests/fuzz/corpus/*))
 FUZZ_BINS := $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	-fsanitize=fuzzer-no-link,address,undefined -std=gnu11 $(WARN_FLAGS) \
@@ -345,10 +351,24 @@ tests/fuzz/%-fuzz: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
 
 fuzz-build: $(FUZZ_BINS)
 
+# The same harnesses without libFuzzer, built by $(CC) with this build's
+# flags (tests/fuzz/replay.c runs each input named, or each file of a
+# directory named): to rerun a crash under gdb or valgrind, and for
+# tests/coverage.sh to see what the corpora reach.
+FUZZ_REPLAY_BINS := $(FUZZ_TARGETS:%=tests/fuzz/%-replay)
+tests/fuzz/search-replay tests/fuzz/batch-replay tests/fuzz/tree-replay: \
+		tests/fuzz/sim-kernel.c
+tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_OBJS)
+	$(E) "  LD      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) $(FUZZ_LDFLAGS_$*) \
+		-o $@ $^ $(LDLIBS) $(CODEC_LIBS)
+fuzz-replay: $(FUZZ_REPLAY_BINS)
+
 fuzz: $(FUZZ_BINS)
-	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run.sh -j $(FUZZ_JOBS) -g fuzz
 
 clean: clean-fuzz
 clean-fuzz:
-	rm -rf tests/fuzz/obj tests/fuzz/work $(FUZZ_BINS)
-.PHONY: fuzz fuzz-build clean-fuzz
+	rm -rf tests/fuzz/obj tests/fuzz/work $(FUZZ_BINS) $(FUZZ_REPLAY_BINS) \
+		tests/log
+.PHONY: fuzz fuzz-build fuzz-replay clean-fuzz
