@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Small files stored inline: compressed on a compress-force mount, raw on a
 # plain one; a file just above max_inline gets a regular extent.
 . "$(dirname "$0")/../common.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # A large compressible file on compress-force mounts (one per codec): many
 # 128K compressed extents.
 . "$(dirname "$0")/../common.sh"

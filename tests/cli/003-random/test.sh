@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Incompressible data: compress-force falls back to uncompressed extents;
 # and the same on a plain mount, mixed with compressible data.
 . "$(dirname "$0")/../common.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Preallocated extents: fully fallocated, fallocated then partly written,
 # preallocated beyond EOF (keep-size).
 . "$(dirname "$0")/../common.sh"

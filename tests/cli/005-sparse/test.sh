@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Sparse files: all-hole files, holes in the middle, with the no-holes feature
 # (default) and with explicit hole extents (-O ^no-holes).
 . "$(dirname "$0")/../common.sh"

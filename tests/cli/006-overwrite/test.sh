@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Partly overwritten extents: the old extent stays on disk, only part of it is
 # referenced.
 . "$(dirname "$0")/../common.sh"

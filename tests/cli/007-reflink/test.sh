@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Reflinked copies share extents: counted once in Disk Usage, every reference
 # in Referenced.
 . "$(dirname "$0")/../common.sh"

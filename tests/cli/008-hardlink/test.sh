@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Hard links: every name is a processed file, extents are counted once.
 . "$(dirname "$0")/../common.sh"
 

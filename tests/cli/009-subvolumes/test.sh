@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Subvolumes, nested subvolumes and snapshots, with and without -x (every
 # subvolume has its own st_dev).
 . "$(dirname "$0")/../common.sh"

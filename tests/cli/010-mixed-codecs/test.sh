@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # zlib, lzo, zstd and uncompressed extents in one tree (defragment -c), and
 # in one file.
 . "$(dirname "$0")/../common.sh"

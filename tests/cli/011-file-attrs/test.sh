@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # chattr +m (no compression) and +C (nodatacow, never compressed) files on
 # compress and compress-force mounts.
 . "$(dirname "$0")/../common.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Only empty files: "All empty or still-delalloced files." and exit 1.
 . "$(dirname "$0")/../common.sh"
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Odd file names: spaces, newline, leading dash, UTF-8, invalid UTF-8, as
 # arguments and inside the tree.
 . "$(dirname "$0")/../common.sh"

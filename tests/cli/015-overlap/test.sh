@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Overlapping arguments: the same files reached several times count as
 # several files, their extents once.
 . "$(dirname "$0")/../common.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Trailing and doubled slashes, "." and "..": only the path spelling differs.
 . "$(dirname "$0")/../common.sh"
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Symlinks are never followed: ignored inside the tree and as arguments, but
 # a trailing slash on an argument resolves it.
 . "$(dirname "$0")/../common.sh"

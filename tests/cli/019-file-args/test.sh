@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Files given directly as arguments, alone, several, and mixed with
 # directories.
 . "$(dirname "$0")/../common.sh"

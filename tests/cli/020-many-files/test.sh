@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # A few thousand files in a few directories (many searches, many directory
 # entries; inline, regular and empty files mixed).
 . "$(dirname "$0")/../common.sh"

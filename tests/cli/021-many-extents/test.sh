@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto report
 # Files with hundreds to thousands of extent items, around the sizes where
 # one TREE_SEARCH_V2 call (64 KiB buffer: 771 items) is not enough.
 . "$(dirname "$0")/../common.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick errors
 # A non-btrfs mount inside the tree.  compsize 1.5 dies on the first file in
 # it ("Not btrfs (or SEARCH_V2 unsupported).", exit 1, no report).
 # Deliberate improvement: ours warns once per mount point, reports the rest

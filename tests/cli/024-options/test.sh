@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Option spellings and positions that compsize 1.5 accepts (GNU getopt
 # permutes options after paths; "--" ends options).
 . "$(dirname "$0")/../common.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick errors
 # Deliberate improvement: a missing path is reported and the run goes on;
 # exit 1.  compsize 1.5 silently ignores ENOENT.
 . "$(dirname "$0")/../common.sh"

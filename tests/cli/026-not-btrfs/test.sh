@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick errors
 # Deliberate improvement: an argument that is not on btrfs is reported and
 # the run goes on; exit 1.  compsize 1.5 dies on a file ("PATH: Not btrfs (or
 # SEARCH_V2 unsupported).") and says nothing about a directory.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Arguments on two btrfs filesystems at once.
 #
 # compsize 1.5 identifies an extent by its disk bytenr alone, so extents of

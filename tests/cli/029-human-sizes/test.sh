@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # Human-readable sizes around every unit boundary (1024 and 10240 of each
 # unit), and percentages.  Inline files give byte-exact totals; reflinked
 # preallocated extents give large Referenced sums cheaply.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick report
 # btrfs mounted inside a btrfs tree: a bind mount of the same filesystem
 # (same st_dev: crossed even with -x, files counted twice, extents once) and
 # another btrfs filesystem (crossed, or skipped with -x, like a subvolume).

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick estimate
 # --estimate from the command line: bad items are usage errors before any
 # work, it runs without root and on other filesystems (allocated size in
 # place of the usage by type), JSON and CSV carry every setting, rows get

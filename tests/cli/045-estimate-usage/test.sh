@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick estimate
 # With --estimate the usage of a directory is counted by the fast scan
 # while the workers read its files: when estrun's queue first fills, or
 # when the walk leaves the directory (run.c: defer_scan()).  Either

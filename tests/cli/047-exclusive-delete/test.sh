@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick exclusive kernel
 # A real deletion frees what --exclusive said it would: the Data "Used" of
 # `btrfs filesystem usage` drops by exactly the exclusive bytes reported
 # before (the files here have no inline data, which lives in metadata).

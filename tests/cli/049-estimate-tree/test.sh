@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick estimate
 # --estimate follows the usage report's tree and counts a hard-linked
 # inode once (issue #15): a tmpfs below the argument is skipped with the
 # report's warning (not read, and the usage table stays: estimating used

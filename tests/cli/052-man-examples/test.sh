@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick format
 # The man page's EXAMPLES, run as written (as jq runs its manual's), with
 # build/, /srv and /mnt replaced by a test filesystem: an example that is
 # never run drifts.  Where the page shows the output, ours must have the

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick format
 # Every option --help lists is in the man page (as \-\-name) and in the
 # README (as --name); the man page renders without warnings and names no
 # file of the source tree (docs/...: not installed; the build writes the

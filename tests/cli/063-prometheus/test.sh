@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick format
 # --format=prometheus: promtool accepts it, a real node_exporter's textfile
 # collector serves it, and every series has the value compsize's JSON of
 # the same tree gives (rows, types, counts, --exclusive, --estimate); odd

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# serial: its runs are stopped after 2.5 s and its first line comes at 1 s:
-#   timed on a machine at rest
+# groups: auto estimate serial
+# Alone (group serial): its runs are stopped after 2.5 s and its first
+#   line comes at 1 s: timed on a machine at rest
 # The --estimate progress line: its total is known early (a walk of its
 # own, ahead of the estimate's, which the bounded queue holds back), counts
 # a sparse file's data, not its apparent size, writes the rate in the

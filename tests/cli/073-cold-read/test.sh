@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto estimate
 # A full --estimate of files not in the page cache, with the next files'
 # reads started ahead (docs/estimate.md, Reading): the same predictions as
 # with every file cached, and the page-cache policy holds file by file:

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto slow sample stats
 # Report rows under --sample are regression estimates of each row
 # (docs/sampling.md, Report rows), not Horvitz-Thompson sums: on a tree of
 # system files in directories of every size (--depth=2: some 1,300 rows,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto sample
 # A sample's walk goes only where a file must be met (prune.h): the files
 # not drawn, sharing nothing and with one link are counted from what the
 # pre-pass listed, and the directories holding none of the others are not

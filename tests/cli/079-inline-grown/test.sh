@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick estimate kernel
 # Files that outgrew an inline extent the kernel kept: a page of text
 # stored inline, then pages written after it (a database grown a page at
 # a time); text stored inline, then preallocated space after it, cut

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto sample stats
 # --sample beside snapshots of small files (docs/sampling.md, Allocation).
 # A snapshot's copy of a file stored inline shares no extent, only its
 # inline item's bytes, and compsize 1.5 counts inline data with every

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto robust
 # A tree 1,200 directories deep with files before and after each subdirectory
 # (so every level is read again after its subtree, from where it stopped), and
 # a path longer than PATH_MAX.  Ours runs with 64 descriptors at most: the walk

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick robust
 # compsize must never modify what it analyzes.  On a strictatime mount every
 # read of a directory or a file updates its atime, so: record atime, mtime
 # and ctime of every file and directory (stat reads neither), run compsize in

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# serial: it times how soon a signal stops the scan: on a machine at rest
+# groups: auto robust serial
+# Alone (group serial): it times how soon a signal stops the scan: on a
+#   machine at rest
 # Signals during a long scan: SIGINT and SIGTERM stop compsize within a
 # second with nothing on stdout (no partial report that could be mistaken
 # for a result) and a 128+signal status; SIGUSR1 prints the statistics so

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick robust
 # EACCES inside the tree.  Root normally can't get EACCES on a local
 # filesystem (CAP_DAC_OVERRIDE), so compsize runs as root without
 # CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH but with CAP_SYS_ADMIN: the

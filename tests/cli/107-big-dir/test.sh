@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto slow robust
 # One directory of 100,000 entries (many getdents batches, a large btrfs
 # dir index): 99,000 small inline files, 900 files with regular extents,
 # 100 subdirectories; compared with the oracle.

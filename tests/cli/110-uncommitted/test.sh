@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# serial: it reads changes not yet committed (commit=600): another test's sync
-#   would commit them
+# groups: auto robust serial
+# Alone (group serial): it reads changes not yet committed (commit=600):
+#   another test's sync would commit them
 # Changes not yet committed: btrfs inserts and deletes DIR_INDEX items and
 # updates inode items (nlink) lazily, at the next transaction commit, and a
 # tree search doesn't see them before.  readdir and stat do, and so must

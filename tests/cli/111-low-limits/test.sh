@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto quick robust
 # Low resource limits.  Under ulimit -n 16 every mode reads a tree deeper
 # than the descriptors (the walk closes directories nearest the root while
 # opens fail with EMFILE), with the report compsize 1.5 gives without the

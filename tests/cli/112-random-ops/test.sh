@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# serial: it reads changes not yet committed (commit=600): another test's sync
-#   would commit them
+# groups: auto quick robust serial
+# Alone (group serial): it reads changes not yet committed (commit=600):
+#   another test's sync would commit them
 # Random file operations (writes of five kinds of data, reflinks, hard
 # links, renames, deletes, overwrites, truncates, fallocate, punched holes,
 # subvolumes and snapshots, the odd sync) on images mounted with a long

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# groups: auto sample stats
 # --sample and a big file rewritten a block at a time after a snapshot,
 # as a VM image or a database beside its snapshots is (docs/sampling.md,
 # The same layout).  A 6 MiB file of text and random runs, a reflinked

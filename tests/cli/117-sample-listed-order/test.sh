@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# serial: it reads changes not yet committed (commit=600): another test's sync
-#   would commit them
+# groups: auto quick sample serial
+# Alone (group serial): it reads changes not yet committed (commit=600):
+#   another test's sync would commit them
 # A sample's pre-pass decides which of the files that share an extent, or
 # hold the same inline bytes, counts it: the first the walk meets
 # (readdir: each directory's entries in DIR_INDEX order, depth first).

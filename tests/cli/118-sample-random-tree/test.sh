@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# serial: it reads changes not yet committed (commit=600): another test's sync
-#   would commit them
+# groups: auto sample serial
+# Alone (group serial): it reads changes not yet committed (commit=600):
+#   another test's sync would commit them
 # A sample drawn through the fast scan's pre-pass is the sample, estimate
 # and interval of the walk of every file (--walk), on random trees of
 # every kind of file (tree.py: inline, sparse and preallocated files,
