@@ -2,16 +2,19 @@
 #
 # Helpers sourced by every tests/cli/NNN-name/test.sh.
 #
-# Environment (set by run.sh, or by hand to run one test alone):
+# Environment (set by tests/run.sh, or by hand to run one test alone):
 #   COMPSIZE  absolute path of the compsize under test
 #   ORACLE    reference binary, compsize 1.5 (default /usr/sbin/compsize)
 #   TIMEOUT   seconds allowed per compsize invocation (default 60)
 #   VERBOSE   1: print every oracle result (to check what a case covers)
-#   SANITIZED 1: COMPSIZE is built with sanitizers (pick_seeds below)
+#   STATS     1: the statistical tests' many seeds (pick_seeds below)
+#   SANITIZED 1: COMPSIZE is built with sanitizers (estimate/test.sh)
+#   WALK_TWIN 0: no walk twins (walk_twin below)
 #
 # A test builds its case on images made by setup_fs, then calls compare (our
 # output must equal the oracle's byte for byte: stdout, stderr and exit code,
-# with and without -b) or expect_ours (deliberate improvements).  Failures are
+# with and without -b) or expect_ours (deliberate improvements), each on the
+# fast scan and on the path walk (--walk) alike.  Failures are
 # counted, not fatal, so one run shows every difference; any command of the
 # test itself that fails aborts the test (set -e).  The EXIT trap unmounts
 # everything below the test's temporary directory, deepest first, and removes
@@ -91,40 +94,59 @@ fail()
 	FAILURES=$((FAILURES + 1))
 }
 
-# pick_seeds MANY FEW: SEEDS (unless given) MANY, or FEW on the --walk
-# pass (WALK_COMPSIZE set: the walk draws the same sample as the fast
-# scan, 056) and in a build with sanitizers (SANITIZED=1, set by make
-# check-cli when SAN is); COUNT 1 where the test checks its counts over
-# the seeds, 0 where it draws the few, with every other check.  The
-# counts are the same for the same seeds in every build (fixed data,
-# fixed UUIDs): the plain build's pass on the fast scan counts them; the
-# sanitizers check each draw's memory, which a few draws exercise as well
-# as many.
+# pick_seeds MANY FEW: SEEDS (unless given) MANY under make check-stats
+# (STATS=1), else FEW; COUNT 1 where the test then checks its counts over
+# the seeds (the calibration), 0 where it draws the few with every other
+# check.  The counts are the same for the same seeds on every run (fixed
+# data, fixed UUIDs), so the calibration need not run on every make check.
 pick_seeds()
 {
-	COUNT=1
-	if [ -z "${SEEDS:-}" ] &&
-		{ [ -n "${WALK_COMPSIZE:-}" ] || [ "${SANITIZED:-0}" = 1 ]; }; then
-		SEEDS=$2 COUNT=0
+	if [ "${STATS:-0}" = 1 ]; then
+		COUNT=1
+		SEEDS=${SEEDS:-$1}
+	else
+		COUNT=0
+		SEEDS=${SEEDS:-$2}
 	fi
-	SEEDS=${SEEDS:-$1}
 }
 
-# same_as_fast WHAT FILE ARGS...: on the --walk pass, the sample's
-# estimates, intervals and units read in FILE (the walk's, with ARGS) are
-# the fast scan's with ARGS.
-same_as_fast()
+# walk_twin LABEL ARGS...: after run_prog LABEL "$COMPSIZE" ARGS..., the
+# same on the path walk (--walk, into LABEL-walk) must give the same exit
+# code, stdout and stderr, what is measured anew on every run aside (the
+# estimates' speeds and CPU costs: steady.py).  For a sample: the walk
+# draws the same sample as the fast scan.
+walk_twin()
 {
-	local what=$1 file=$2 a b
-	shift 2
-	run_prog fast "$WALK_COMPSIZE" "$@"
-	a=$(jq -c '[.estimates[] | .disk, .disk_ci95, .sample_units_read]' "$OUT/fast.out")
-	b=$(jq -c '[.estimates[] | .disk, .disk_ci95, .sample_units_read]' "$file")
+	local label=$1 f
+	shift
+	run_prog "$label-walk" "$COMPSIZE" --walk "$@"
 	CHECKS=$((CHECKS + 1))
-	[ "$a" = "$b" ] || fail "$what: fast scan $a, walk $b"
+	for f in rc err out; do
+		cp "$OUT/$label.$f" "$OUT/fast.steady"
+		cp "$OUT/$label-walk.$f" "$OUT/walk.steady"
+		if [ $f = out ]; then
+			"$PYTHON" "$_CLI_DIR/steady.py" <"$OUT/$label.$f" >"$OUT/fast.steady"
+			"$PYTHON" "$_CLI_DIR/steady.py" <"$OUT/$label-walk.$f" >"$OUT/walk.steady"
+		fi
+		cmp -s "$OUT/fast.steady" "$OUT/walk.steady" && continue
+		fail "compsize $(_quote_args "$@"): on --walk, another $f (rc: exit code)"
+		diff -u --label "fast scan" --label "--walk" \
+			"$OUT/fast.steady" "$OUT/walk.steady" >&2 || true
+	done
 }
 
-# skip REASON: this machine can't run what the test checks; run.sh reports
+# run_ours LABEL ARGS...: run_prog LABEL "$COMPSIZE" ARGS..., and its
+# walk twin (walk_twin; WALK_TWIN=0: not): what a test then checks of
+# $OUT/LABEL.* holds of the path walk too.
+run_ours()
+{
+	local label=$1
+	shift
+	run_prog "$label" "$COMPSIZE" "$@"
+	[ "${WALK_TWIN:-1}" = 0 ] || walk_twin "$label" "$@"
+}
+
+# skip REASON: this machine can't run what the test checks; tests/run.sh reports
 # SKIP with the reason and counts it (exit 77, as automake's tests do).
 skip()
 {
@@ -248,22 +270,28 @@ _quote_args()
 }
 
 # compare_once ARGS...: oracle and ours must agree on stdout, stderr and
-# exit code.
+# exit code, ours on the fast scan (the default) and on the path walk
+# (--walk) alike.  WALK_TWIN=0 leaves the walk out (COMPSIZE pointed at
+# the oracle itself, which has no --walk).
 compare_once()
 {
+	local run
 	CHECKS=$((CHECKS + 1))
 	[ "${NO_SYNC:-0}" = 1 ] || sync
 	run_prog oracle "$ORACLE" "$@"
 	run_prog ours "$COMPSIZE" "$@"
+	[ "${WALK_TWIN:-1}" = 0 ] || run_prog ours-walk "$COMPSIZE" --walk "$@"
 	if [ "${VERBOSE:-0}" = 1 ]; then
 		echo "### compsize $(_quote_args "$@")   (in $PWD)"
 		_render oracle
 	fi >&2
-	if ! cmp -s <(_render oracle) <(_render ours); then
-		fail "compsize $(_quote_args "$@")   (in $PWD)"
-		diff -u --label "oracle (compsize 1.5)" --label ours \
-			<(_render oracle) <(_render ours) >&2 || true
-	fi
+	for run in ours ours-walk; do
+		[ "$run" = ours ] || [ "${WALK_TWIN:-1}" = 1 ] || continue
+		cmp -s <(_render oracle) <(_render "$run") && continue
+		fail "compsize $([ $run = ours ] || echo '--walk ')$(_quote_args "$@")   (in $PWD)"
+		diff -u --label "oracle (compsize 1.5)" --label "$run" \
+			<(_render oracle) <(_render "$run") >&2 || true
+	done
 }
 
 # compare ARGS...: compare_once ARGS, then again with -b.
@@ -324,6 +352,9 @@ compare_x()
 # STDERR_REGEX; an empty STDERR_REGEX means stderr must be empty, and "*"
 # means stderr is not checked here (use ours_stderr_is next).
 # Output stays in $OUT/ours.* for further checks (ours_stdout_is...).
+# Then the same on --walk (walk_twin; WALK_TWIN=0: not), which must give
+# the same exit code, stdout and stderr: every check made of $OUT/ours.*
+# holds of the walk too.
 expect_ours()
 {
 	local want_rc=$1 re=$2 rc
@@ -343,11 +374,14 @@ expect_ours()
 		if [ -s "$OUT/ours.err" ]; then
 			fail "compsize $(_quote_args "$@"): stderr should be empty"
 			_render ours >&2
+			return 0
 		fi
 	elif ! grep -Eq -- "$re" "$OUT/ours.err"; then
 		fail "compsize $(_quote_args "$@"): stderr does not match /$re/"
 		_render ours >&2
+		return 0
 	fi
+	[ "${WALK_TWIN:-1}" = 0 ] || walk_twin ours "$@"
 }
 
 # ours_stderr_is TEXT: the last expect_ours run's stderr is exactly TEXT
@@ -407,7 +441,8 @@ random_data()
 # layout, as root): a 99% sample (seeds 1-3) within WIDTHS times its 95%
 # interval of it (or 0.01%), and a 10% one's interval holding it at least
 # MIN_HIT times of SEEDS; with MAX_RMS, the 10% samples' root mean square
-# error at most MAX_RMS millionths of it.
+# error at most MAX_RMS millionths of it.  The counts over the seeds only
+# where pick_seeds set COUNT=1 (make check-stats).
 sample_against_full()
 {
 	local s=$1 widths=$2 seeds=$3 min_hit=$4 max_rms=${5:-} full got seed
@@ -436,6 +471,7 @@ sample_against_full()
 		held=$((held + h))
 	done
 	[ -z "${VERBOSE:-}" ] || echo "$s: held $held of $seeds at 10%" >&2
+	[ "${COUNT:-1}" = 1 ] || return 0
 	CHECKS=$((CHECKS + 1))
 	[ "$held" -ge "$min_hit" ] ||
 		fail "$s at 10%: the interval held the full estimate $held times of $seeds (at least $min_hit)"

@@ -86,13 +86,13 @@ expected_exclusive()
 }
 
 # ours_exclusive ARGS...: the same lines from our --exclusive JSON report
-# (types with no exclusive bytes may be missing).
+# (types with no exclusive bytes may be missing), into
+# $OUT/excl-ours.lines; the same on --walk (run_ours).
 ours_exclusive()
 {
-	"$COMPSIZE" --exclusive --format=json "$@" >"$OUT/excl-ours.json" \
-		2>"$OUT/excl-ours.err" || true
+	run_ours excl-ours --exclusive --format=json "$@"
 	jq -r '"TOTAL \(.total.exclusive)", (.types[] | "\(.type) \(.exclusive)")' \
-		"$OUT/excl-ours.json"
+		"$OUT/excl-ours.out" >"$OUT/excl-ours.lines"
 }
 
 # check_exclusive [OPTIONS --] S...: our total and per-type exclusive bytes
@@ -110,7 +110,8 @@ check_exclusive()
 	local want got
 	CHECKS=$((CHECKS + 1))
 	want=$(expected_exclusive "$@")
-	got=$(ours_exclusive "${opts[@]}" "$@")
+	ours_exclusive "${opts[@]}" "$@"
+	got=$(cat "$OUT/excl-ours.lines")
 	# every type we report must match; types we omit must be 0
 	if ! awk 'NR == FNR { got[$1] = $2; next }
 		  ($1 in got) { if (got[$1] != $2) bad = 1; delete got[$1]; next }
@@ -150,8 +151,8 @@ check_rows()
 	shift
 	local row want got n=0
 	CHECKS=$((CHECKS + 1))
-	"$COMPSIZE" --exclusive --format=json "${opts[@]}" "$@" \
-		>"$OUT/rows.json" 2>"$OUT/rows.err" || true
+	run_ours rows --exclusive --format=json "${opts[@]}" "$@"
+	cp "$OUT/rows.out" "$OUT/rows.json"
 	while IFS=$'\t' read -r row got; do
 		want=$(expected_exclusive "$row" | awk '$1 == "TOTAL" { print $2 }')
 		[ -n "$want" ] || want=0

@@ -29,7 +29,7 @@ check_sum()
 {
 	local a want="0 0 0 0 0 0 0" got
 	for a in "$@"; do
-		run_prog ours "$COMPSIZE" -b "$a"
+		run_ours ours -b "$a"
 		want=$(sum_numbers "$want" "$(numbers ours | tr '\n' ' ')")
 	done
 	expect_ours 0 '' -b "$@"

@@ -29,7 +29,7 @@ with_inner()
 {
 	local want got
 	run_prog oracle "$ORACLE" -b -x "$@"
-	run_prog ours "$COMPSIZE" -b "$inner"
+	run_ours ours -b "$inner"
 	want=$(sum_numbers "$(numbers oracle | tr '\n' ' ')" "$(numbers ours | tr '\n' ' ')")
 	expect_ours 0 '' -b "$@"
 	got=$(numbers ours | tr '\n' ' ')

@@ -26,7 +26,7 @@ json() { jq -e "$@" "$OUT/ours.out" >/dev/null || fail "jq $*: $(head -c 300 "$O
 
 # JSON and CSV carry the -b table's numbers.
 for args in "data" "-x data" "data/src data/logs" "data/media/photo.jpg"; do
-	run_prog table "$COMPSIZE" -b $args
+	run_ours table -b $args
 	expect_ours 0 '' --format=json $args
 	jq -e . "$OUT/ours.out" >/dev/null || fail "invalid JSON for $args"
 	want=$(awk 'NR == 1 { gsub(/[^0-9 ]/, " "); print $1, $2, $3, $4 }' "$OUT/table.out")
@@ -63,13 +63,13 @@ for walk in "" --walk; do
 		for ((i = 0; i < n; i++)); do
 			p=$(jq -r ".paths[$i].path" "$OUT/depth.json")
 			row=$(jq -c ".paths[$i] | del(.path)" "$OUT/depth.json")
-			run_prog alone "$COMPSIZE" $walk --format=json "$p"
+			run_ours alone $walk --format=json "$p"
 			alone=$(jq -c 'del(.errors)' "$OUT/alone.out")
 			[ "$row" = "$alone" ] ||
 				fail "$walk --depth=$depth row $p:"$'\n'"$row"$'\n'"alone: $alone"
 		done
 		# the grand total is the run on data
-		run_prog alone "$COMPSIZE" --format=json data
+		run_ours alone --format=json data
 		[ "$(jq -c 'del(.paths)' "$OUT/depth.json")" = "$(jq -c . "$OUT/alone.out")" ] ||
 			fail "--depth=$depth: grand total differs from compsize data"
 	done
@@ -95,7 +95,7 @@ expect_ours 0 '' --per-file --format=json data
 cp "$OUT/ours.out" "$OUT/perfile.json"
 for f in data/src/main.c data/logs/prealloc data/src/photo-copy.jpg; do
 	row=$(jq -c --arg p "$f" '.paths[] | select(.path == $p) | del(.path)' "$OUT/perfile.json")
-	run_prog alone "$COMPSIZE" --format=json "$f"
+	run_ours alone --format=json "$f"
 	[ "$row" = "$(jq -c 'del(.errors)' "$OUT/alone.out")" ] || fail "--per-file row $f"
 done
 
@@ -115,7 +115,7 @@ jq -e '[.paths[].total | select(.uncompressed > 0) | .disk / .uncompressed] as $
 expect_ours 0 '' --per-file --top=3 --format=json data
 [ "$(jq -r '[.paths[].path] | join("|")' "$OUT/ours.out")" = \
   "$(jq -r '[.paths[].path][:3] | join("|")' "$OUT/perfile.json" >/dev/null;
-     run_prog all "$COMPSIZE" --per-file --sort=disk --format=json data
+     run_ours all --per-file --sort=disk --format=json data
      jq -r '[.paths[].path][:3] | join("|")' "$OUT/all.out")" ] ||
 	fail "--top=3 is not the first 3 by disk"
 

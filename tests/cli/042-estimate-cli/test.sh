@@ -46,7 +46,7 @@ expect_ours 0 '' --depth=1 -e zstd:1 --format=json data
 cp "$OUT/ours.out" "$OUT/rows.json"
 for d in data/text data/random; do
 	row=$(jq -c --arg p "$d" '.paths[] | select(.path == $p) | .estimates[0] | {disk, uncompressed, input}' "$OUT/rows.json")
-	run_prog alone "$COMPSIZE" -e zstd:1 --format=json "$d"
+	run_ours alone -e zstd:1 --format=json "$d"
 	[ "$row" = "$(jq -c '.estimates[0] | {disk, uncompressed, input}' "$OUT/alone.out")" ] ||
 		fail "--depth=1 -e: row $d $row differs from a run on it alone"
 done

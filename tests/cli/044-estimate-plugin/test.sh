@@ -7,8 +7,7 @@
 # used says why in one line and exits 3 before reading anything.
 . "$(dirname "$0")/../common.sh"
 
-# The real binary, also on the --walk pass (walk.sh is a wrapper script).
-bin=${WALK_COMPSIZE:-$COMPSIZE}
+bin=$COMPSIZE
 so=$(dirname "$bin")/compsize-estimate.so
 [ -f "$so" ] || { fail "no $so beside $bin (make builds it)"; exit 1; }
 

@@ -77,7 +77,8 @@ oracle_types all "$MNT"
 oracle_types out "${outside[@]}"
 want=$(awk 'NR == FNR { o[$1] = $2; next } $1 == "TOTAL" { print $2 - o[$1] }' \
 	"$OUT/out.types" "$OUT/all.types")
-got=$("$COMPSIZE" -x --exclusive --format=json sv | jq .total.exclusive)
+run_ours x -x --exclusive --format=json sv
+got=$(jq .total.exclusive "$OUT/x.out")
 [ "$got" = "$want" ] || fail "-x sv: ours $got, definition $want"
 
 # rows: each against the whole filesystem
@@ -87,9 +88,11 @@ check_rows --per-file -- sv/dir
 check_rows --depth=0 -- sv snap1 snap2
 
 # the table, CSV and JSON say the same; the default output is unchanged
-"$COMPSIZE" -b --exclusive sv >"$OUT/t.out"
-"$COMPSIZE" --exclusive --format=json sv >"$OUT/t.json"
-"$COMPSIZE" --exclusive --format=csv sv >"$OUT/t.csv"
+run_ours t -b --exclusive sv
+run_ours tj --exclusive --format=json sv
+mv "$OUT/tj.out" "$OUT/t.json"
+run_ours tc --exclusive --format=csv sv
+mv "$OUT/tc.out" "$OUT/t.csv"
 a=$(awk '$1 == "TOTAL" { print $6 }' "$OUT/t.out")
 b=$(jq .total.exclusive "$OUT/t.json")
 c=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "exclusive") col = i }

@@ -24,7 +24,8 @@ check_delete()
 	shift
 	CHECKS=$((CHECKS + 1))
 	sync
-	excl=$("$COMPSIZE" --exclusive --format=json "$@" | jq .total.exclusive)
+	run_ours excl --exclusive --format=json "$@"
+	excl=$(jq .total.exclusive "$OUT/excl.out")
 	before=$(data_used)
 	if [ "$what" = subvolume ]; then
 		btrfs -q subvolume delete "$@" >/dev/null

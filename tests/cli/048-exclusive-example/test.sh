@@ -22,7 +22,7 @@ read -r -a args <<<"${readme_cmd//\/mnt/$MNT}"
 path=${args[-1]}
 check_rows "${args[@]:1:${#args[@]}-2}" -- "${path#"$MNT"/}"
 # as written: a table whose rows are sorted by the Exclusive column
-"$COMPSIZE" -b "${args[@]:1}" >"$OUT/example.out"
+run_ours example -b "${args[@]:1}"
 CHECKS=$((CHECKS + 1))
 head -1 "$OUT/example.out" | grep -q 'Referenced   Exclusive    Path$' ||
 	fail "example header: $(head -1 "$OUT/example.out")"

@@ -55,9 +55,8 @@ shape "$OUT/ours.out" >"$OUT/shape"
 golden json-shape-rows-estimates.out "$OUT/shape"
 
 # nobody runs copies of the binary and its estimator (the suite's
-# temporary directories are private); the --walk pass's wrapper names the
-# binary in WALK_COMPSIZE.
-bin=${WALK_COMPSIZE:-$COMPSIZE}
+# temporary directories are private).
+bin=$COMPSIZE
 mkdir "$TESTDIR/bin"
 cp "$bin" "$(dirname "$bin")/compsize-estimate.so" "$TESTDIR/bin/"
 chmod 755 "$TESTDIR/bin" "$TESTDIR/bin/"*

@@ -31,8 +31,6 @@ examples=$(awk '
 
 # The man page says "compsize": make that ours, whatever $COMPSIZE is.
 mkdir "$TESTDIR/bin"
-printf '#!/bin/sh\nexec "%s" "$@"\n' "$COMPSIZE" >"$TESTDIR/bin/compsize"
-chmod 755 "$TESTDIR/bin/compsize"
 
 # A build directory written with compress=zstd:1 (text compresses, random
 # data doesn't: types none and zstd, as shown), /srv with six directories
@@ -57,34 +55,42 @@ skeleton()
 	sed -E 's/[-+]?[0-9]+(\.[0-9]+)?[BKMGTPE]?/N/g; s/ +/ /g; s/ $//'
 }
 
-while IFS=$'\t' read -r cmd want; do
-	CHECKS=$((CHECKS + 1))
-	cmd=${cmd//\/mnt\//$MNT/}
-	cmd=${cmd//\/srv/$MNT/srv}
-	if ! (PATH=$TESTDIR/bin:$PATH; cd "$MNT" &&
-	      bash -o pipefail -c "$cmd" >"$OUT/example.out" 2>"$OUT/example.err"); then
-		fail "man page example failed: $cmd"
-		cat "$OUT/example.err" >&2
-		continue
-	fi
-	[ -s "$OUT/example.out" ] || fail "man page example printed nothing: $cmd"
-	if [ -n "$want" ]; then
-		printf '%b' "$want" | sed '/^\.\.\.$/,$d' | skeleton >"$OUT/want.skel"
-		# our paths as the page spells them
-		sed "s|$MNT/|/mnt/|g" "$OUT/example.out" | skeleton |
-			head -n "$(wc -l <"$OUT/want.skel")" >"$OUT/got.skel"
-		cmp -s "$OUT/want.skel" "$OUT/got.skel" || {
-			fail "man page example's output has another layout: $cmd"
-			diff -u --label man --label ours "$OUT/want.skel" "$OUT/got.skel" >&2 || true
-		}
-	fi
-	case $cmd in
-	*--top=5*)
-		[ "$(grep -c . "$OUT/example.out")" = 5 ] ||
-			fail "--top=5 example: $(cat "$OUT/example.out")"
-		if grep -qvE "^[0-9]+"$'\t'"$MNT/srv" "$OUT/example.out"; then
-			fail "--top=5 example: a line is not 'bytes<TAB>path': $(cat "$OUT/example.out")"
+# On the fast scan and on the path walk (--walk): each example as
+# written, and the same with --walk first.
+for scan in "" --walk; do
+	printf '#!/bin/sh\nexec "%s" %s"$@"\n' "$COMPSIZE" "${scan:+$scan }" \
+		>"$TESTDIR/bin/compsize"
+	chmod 755 "$TESTDIR/bin/compsize"
+	echo "# the examples as compsize${scan:+ $scan} ..." >&2
+	while IFS=$'\t' read -r cmd want; do
+		CHECKS=$((CHECKS + 1))
+		cmd=${cmd//\/mnt\//$MNT/}
+		cmd=${cmd//\/srv/$MNT/srv}
+		if ! (PATH=$TESTDIR/bin:$PATH; cd "$MNT" &&
+		      bash -o pipefail -c "$cmd" >"$OUT/example.out" 2>"$OUT/example.err"); then
+			fail "man page example failed: $cmd"
+			cat "$OUT/example.err" >&2
+			continue
 		fi
-		;;
-	esac
-done <<<"$examples"
+		[ -s "$OUT/example.out" ] || fail "man page example printed nothing: $cmd"
+		if [ -n "$want" ]; then
+			printf '%b' "$want" | sed '/^\.\.\.$/,$d' | skeleton >"$OUT/want.skel"
+			# our paths as the page spells them
+			sed "s|$MNT/|/mnt/|g" "$OUT/example.out" | skeleton |
+				head -n "$(wc -l <"$OUT/want.skel")" >"$OUT/got.skel"
+			cmp -s "$OUT/want.skel" "$OUT/got.skel" || {
+				fail "man page example's output has another layout: $cmd"
+				diff -u --label man --label ours "$OUT/want.skel" "$OUT/got.skel" >&2 || true
+			}
+		fi
+		case $cmd in
+		*--top=5*)
+			[ "$(grep -c . "$OUT/example.out")" = 5 ] ||
+				fail "--top=5 example: $(cat "$OUT/example.out")"
+			if grep -qvE "^[0-9]+"$'\t'"$MNT/srv" "$OUT/example.out"; then
+				fail "--top=5 example: a line is not 'bytes<TAB>path': $(cat "$OUT/example.out")"
+			fi
+			;;
+		esac
+	done <<<"$examples"
+done

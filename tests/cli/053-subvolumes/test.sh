@@ -36,8 +36,10 @@ sync
 mkdir "$TESTDIR/other"
 mount -o subvol=home "$(findmnt -no SOURCE "$MNT")" "$TESTDIR/other"
 
-"$COMPSIZE" --subvolumes --format=json "$TESTDIR/other/dir" >"$OUT/sv.json"
-"$COMPSIZE" --subvolumes --format=json . >"$OUT/sv2.json"
+run_ours sv --subvolumes --format=json "$TESTDIR/other/dir"
+mv "$OUT/sv.out" "$OUT/sv.json"
+run_ours sv2 --subvolumes --format=json .
+mv "$OUT/sv2.out" "$OUT/sv2.json"
 CHECKS=$((CHECKS + 1))
 cmp -s "$OUT/sv.json" "$OUT/sv2.json" || fail "--subvolumes depends on the path given"
 CHECKS=$((CHECKS + 1))
@@ -76,18 +78,20 @@ for p in "${paths[@]}"; do
 done
 
 # --sort=exclusive and --top; the table's columns
-"$COMPSIZE" --subvolumes --sort=exclusive --top=2 --format=json . >"$OUT/top.json"
+run_ours top --subvolumes --sort=exclusive --top=2 --format=json .
+mv "$OUT/top.out" "$OUT/top.json"
 CHECKS=$((CHECKS + 1))
 [ "$(jq -c '[.subvolumes[].total.exclusive]' "$OUT/top.json")" = \
   "$(jq -c '[.subvolumes[].total.exclusive] | sort | reverse | .[:2]' "$OUT/sv.json")" ] ||
 	fail "--sort=exclusive --top=2: $(jq -c '[.subvolumes[].total.exclusive]' "$OUT/top.json")"
-"$COMPSIZE" -b --subvolumes . >"$OUT/t.out"
+run_ours t -b --subvolumes .
 CHECKS=$((CHECKS + 1))
 head -1 "$OUT/t.out" | grep -q '^ID  *Flags  *Files  *Perc  *Disk Usage  *Uncompressed *Referenced  *Exclusive  *Path$' ||
 	fail "table header: $(head -1 "$OUT/t.out")"
 grep -q '^[0-9]*  *readonly  *[0-9]* .* /snaps/one$' "$OUT/t.out" || fail "table row of /snaps/one"
 grep -q '^[0-9]*  *-  *[0-9]* .* /snaps/two$' "$OUT/t.out" || fail "table row of /snaps/two"
-"$COMPSIZE" --subvolumes --format=csv . >"$OUT/t.csv"
+run_ours tc --subvolumes --format=csv .
+mv "$OUT/tc.out" "$OUT/t.csv"
 CHECKS=$((CHECKS + 1))
 [ "$(head -1 "$OUT/t.csv" | awk -F, '{ print $(NF - 2), $(NF - 1), $NF }')" = "exclusive id readonly" ] &&
 [ "$(grep -c '^subvolume,.*,TOTAL,' "$OUT/t.csv")" = 6 ] || fail "CSV: $(head -3 "$OUT/t.csv")"
@@ -96,7 +100,8 @@ expect_ours 1 '/proc: not on a btrfs filesystem' --subvolumes /proc
 
 # Several snapshots together with --exclusive: what deleting all of them
 # frees, by the definition
-"$COMPSIZE" --exclusive --format=json snaps/one snaps/two >"$OUT/both.json"
+run_ours both --exclusive --format=json snaps/one snaps/two
+mv "$OUT/both.out" "$OUT/both.json"
 mapfile -d '' outside < <(outside_paths snaps/one snaps/two)
 oracle_types all "$MNT"
 oracle_types out "${outside[@]}"
@@ -123,8 +128,9 @@ data_used()
 	btrfs filesystem usage -b "$MNT" 2>/dev/null |
 		sed -n 's/^Data,[^:]*: *Size:[0-9]*, *Used:\([0-9]*\).*/\1/p'
 }
-excl=$("$COMPSIZE" --subvolumes --format=json . |
-	jq '.subvolumes[] | select(.path == "/base-snap") | .total.exclusive')
+run_ours excl --subvolumes --format=json .
+excl=$(jq '.subvolumes[] | select(.path == "/base-snap") | .total.exclusive' \
+	"$OUT/excl.out")
 before=$(data_used)
 btrfs -q subvolume delete base-snap >/dev/null
 btrfs filesystem sync "$MNT"

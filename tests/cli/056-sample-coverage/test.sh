@@ -17,9 +17,10 @@
 # same without root (as nobody), where the kind of file each name tells
 # stands for the current ratio: the usr tree's interval narrower than by
 # size alone, and a sparse file's parts without data no units.  On the
-# --walk pass, a few seeds give the same estimates on the walk as on the
-# fast scan instead.  In a build with sanitizers, 5 seeds, every check but
-# the counts over seeds and the mean widths (pick_seeds, common.sh).
+# walk (--walk), a few seeds give the same estimates as on the fast scan.
+# The counts over seeds and the mean widths are checked under make
+# check-stats; make check draws 5 seeds with every other check
+# (pick_seeds, common.sh).
 #
 # The bound: with 100 seeds a right 95% interval holds 95 +- 2.2 times
 # (binomial); 87 or fewer happens with probability 0.2% for one setting,
@@ -37,7 +38,7 @@ MAX_HOME_WIDTH=${MAX_HOME_WIDTH:-180}
 MAX_USR_WIDTH=${MAX_USR_WIDTH:-600}
 MAX_USR_WIDTH_NOBODY=${MAX_USR_WIDTH_NOBODY:-1000}
 SETTINGS=zstd:1,compress-force=zstd:3
-bin=${WALK_COMPSIZE:-$COMPSIZE}
+bin=$COMPSIZE
 
 setup_fs compress=zstd:1 -U 5a3b1e00-0056-4c0f-8e5a-c0ffee000056
 # usr-like: the first 1,000 files under 256 KiB of /usr/share, sorted
@@ -145,23 +146,6 @@ truth() {
 	jq -r '.estimates[] | "\(.setting) \(.disk) \(.disk_fresh)"' "$OUT/full.out"
 }
 
-if [ -n "${WALK_COMPSIZE:-}" ]; then
-	# the walk draws the same sample as the fast scan
-	# (raw: the kind of each name, from its inode's first INODE_REF
-	# item in the fast scan's pre-pass, from the path on the walk)
-	remount_fs compress=no
-	for seed in 1 2 3; do
-		for dir in home raw; do
-			run_prog walk "$COMPSIZE" -b -e "$SETTINGS" --sample=10% \
-				--seed=$seed --format=json $dir
-			same_as_fast "$dir seed $seed" "$OUT/walk.out" -b \
-				-e "$SETTINGS" --sample=10% --seed=$seed \
-				--format=json $dir
-		done
-	done
-	exit 0
-fi
-
 # cover WHO TREE:PCT...: the coverage and width checks on each tree, the
 # full estimate and the samples both run by $bin (WHO names it)
 cover() {
@@ -267,3 +251,14 @@ SETTINGS=compress=lzo cover root nc:10
 bin=$(as_nobody "$bin")
 cover nobody usr:10 home:10
 SETTINGS=compress=lzo,zstd:1 cover nobody sparse:10
+
+# The walk draws the same sample as the fast scan (raw: the kind of each
+# name, from its inode's first INODE_REF item in the fast scan's
+# pre-pass, from the path on the walk).
+remount_fs compress=no
+for seed in 1 2 3; do
+	for dir in home raw; do
+		run_ours same -b -e "$SETTINGS" --sample=10% \
+			--seed=$seed --format=json $dir
+	done
+done

@@ -62,7 +62,7 @@ expect()
 
 # Options: exactly those --help lists (long ones with '=' if they take a
 # value).
-run_prog help "$COMPSIZE" --help
+run_ours help --help
 # (the option column: lines "    -b, --bytes ..." and "        --walk ...")
 help_opts=$(sed -nE 's/^ {4}(-[a-z], )? *(--[a-z][a-z-]*=?).*/\1\n\2/p' "$OUT/help.out" |
 	sed 's/, $//' | grep . | sort -u)
@@ -76,7 +76,7 @@ expect 'compsize -b --on' --one-file-system
 
 # --format and --sort: the values the program's own error message lists.
 for opt in format sort; do
-	run_prog bad "$COMPSIZE" --$opt=bogus /
+	run_ours bad --$opt=bogus /
 	values=$(sed -n "s/.*'bogus': use //p" "$OUT/bad.err" | tr -s ', ' '\n\n' |
 		grep -vx or | sort)
 	[ -n "$values" ] || fail "--$opt=bogus: no list of values in: $(cat "$OUT/bad.err")"

@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 man=$top/man/compsize.8
 readme=$top/README.md
 
-run_prog help "$COMPSIZE" --help
+run_ours help --help
 opts=$(sed -nE 's/^ {4}(-[a-z], )? *--([a-z][a-z-]*).*/\2/p' "$OUT/help.out")
 CHECKS=$((CHECKS + 1))
 [ "$(echo "$opts" | wc -w)" -ge 10 ] || fail "found only [$opts] in --help"

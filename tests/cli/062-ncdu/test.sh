@@ -56,7 +56,7 @@ info_bytes()
 }
 
 cd data
-run_prog table "$COMPSIZE" -b .
+run_ours table -b .
 disk=$(awk '$1 == "TOTAL" { print $3 }' "$OUT/table.out")
 CHECKS=$((CHECKS + 1))
 [ -n "$disk" ] || fail "no TOTAL in: $(cat "$OUT/table.out")"
@@ -95,7 +95,7 @@ diff <(sed 1d "$TESTDIR/export") <(sed 1d "$OUT/ours.out") >&2 ||
 	fail "--per-file changed the export"
 
 # Several arguments: a made-up root holds them; the total is theirs.
-run_prog table "$COMPSIZE" -b all/sub all/text all/subvol
+run_ours table -b all/sub all/text all/subvol
 disk=$(awk '$1 == "TOTAL" { print $3 }' "$OUT/table.out")
 expect_ours 0 '' --format=ncdu all/sub all/text all/subvol
 CHECKS=$((CHECKS + 1))

@@ -36,8 +36,8 @@ check()
 		fail "promtool check metrics $*: $(cat "$OUT/promtool")"
 	# its rows: --depth=0 (a row per argument) unless asked otherwise
 	case " $* " in
-	*' --depth='* | *' --per-file '*) run_prog json "$COMPSIZE" --format=json "$@" ;;
-	*) run_prog json "$COMPSIZE" --format=json --depth=0 "$@" ;;
+	*' --depth='* | *' --per-file '*) run_ours json --format=json "$@" ;;
+	*) run_ours json --format=json --depth=0 "$@" ;;
 	esac
 	CHECKS=$((CHECKS + 1))
 	python3 "$here/check.py" "$OUT/metrics" "$OUT/json.out" >/dev/null ||

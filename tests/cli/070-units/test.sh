@@ -44,7 +44,7 @@ compare "$MNT/small" "$MNT/mid"
 # cell) with OPTS.
 refd_cell()
 {
-	run_prog ours "$COMPSIZE" "$@"
+	run_ours ours "$@"
 	awk '$1 == "TOTAL" { print $NF }' "$OUT/ours.out"
 }
 

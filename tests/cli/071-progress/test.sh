@@ -56,57 +56,61 @@ check_total()
 
 est=(-e zlib:1..9 -j1)
 
-# --progress, standard error a file: full lines, with the total by the
-# first (at 1 s), no \r nor escape sequence
-env --default-signal=TERM "$COMPSIZE" --progress "${est[@]}" "$MNT/big" \
-	>/dev/null 2>"$OUT/lines.err" &
-pid=$!
-sleep 2.5
-kill -TERM $pid 2>/dev/null || true
-rc=0
-wait $pid || rc=$?
-CHECKS=$((CHECKS + 1))
-[ "$rc" = 143 ] || fail "--progress, killed: exit $rc (finished too early?)"
-check_total "$OUT/lines.err" "--progress off a terminal"
-CHECKS=$((CHECKS + 1))
-[ "$(head -c 1000 "$OUT/lines.err" | tr -d '\r\033' | wc -c)" = "$(head -c 1000 "$OUT/lines.err" | wc -c)" ] &&
-	[ "$(wc -l <"$OUT/lines.err")" -ge 1 ] ||
-	fail "--progress off a terminal: not plain lines: $(od -c "$OUT/lines.err" | head)"
-
-# no progress off a terminal by default
-expect_ours 0 '' -e zstd:1 "$MNT/big/f0001"
-
-# on a terminal: $1 the options; the typescript into $OUT/tty.out, the
-# exit status of compsize after SIGNAL ($2) into $OUT/tty.rc
-on_tty()
-{
-	script -qefc "env --default-signal=INT,TERM $COMPSIZE $1 ${est[*]} $MNT/big >/dev/null &
-		p=\$!; sleep 2.5; kill -$2 \$p; wait \$p; echo \$? >$OUT/tty.rc" /dev/null \
-		>"$OUT/tty.out" </dev/null
-}
-
-for sig in INT TERM; do
-	on_tty "" $sig
+# on the fast scan and on the path walk alike ($scan)
+for scan in "" --walk; do
+	echo "# the progress of compsize${scan:+ $scan} ..." >&2
+	# --progress, standard error a file: full lines, with the total by the
+	# first (at 1 s), no \r nor escape sequence
+	env --default-signal=TERM "$COMPSIZE" $scan --progress "${est[@]}" "$MNT/big" \
+		>/dev/null 2>"$OUT/lines.err" &
+	pid=$!
+	sleep 2.5
+	kill -TERM $pid 2>/dev/null || true
+	rc=0
+	wait $pid || rc=$?
 	CHECKS=$((CHECKS + 1))
-	want=$((128 + $(kill -l $sig)))
-	[ "$(cat "$OUT/tty.rc")" = $want ] ||
-		fail "SIG$sig on a terminal: exit $(cat "$OUT/tty.rc"), not $want"
-	check_total "$OUT/tty.out" "on a terminal"
-	# the last line drawn is erased: after the last progress text comes
-	# \r ESC [K, and nothing of ours after it (the shell may then print
-	# "Terminated" for its killed job: not ours)
+	[ "$rc" = 143 ] || fail "--progress, killed: exit $rc (finished too early?)"
+	check_total "$OUT/lines.err" "--progress off a terminal"
 	CHECKS=$((CHECKS + 1))
-	python3 - "$OUT/tty.out" <<'PY' ||
+	[ "$(head -c 1000 "$OUT/lines.err" | tr -d '\r\033' | wc -c)" = "$(head -c 1000 "$OUT/lines.err" | wc -c)" ] &&
+		[ "$(wc -l <"$OUT/lines.err")" -ge 1 ] ||
+		fail "--progress off a terminal: not plain lines: $(od -c "$OUT/lines.err" | head)"
+
+	# no progress off a terminal by default (expect_ours: on --walk too)
+	[ -n "$scan" ] || expect_ours 0 '' -e zstd:1 "$MNT/big/f0001"
+
+	# on a terminal: $1 the options; the typescript into $OUT/tty.out, the
+	# exit status of compsize after SIGNAL ($2) into $OUT/tty.rc
+	on_tty()
+	{
+		script -qefc "env --default-signal=INT,TERM $COMPSIZE $scan $1 ${est[*]} $MNT/big >/dev/null &
+			p=\$!; sleep 2.5; kill -$2 \$p; wait \$p; echo \$? >$OUT/tty.rc" /dev/null \
+			>"$OUT/tty.out" </dev/null
+	}
+
+	for sig in INT TERM; do
+		on_tty "" $sig
+		CHECKS=$((CHECKS + 1))
+		want=$((128 + $(kill -l $sig)))
+		[ "$(cat "$OUT/tty.rc")" = $want ] ||
+			fail "SIG$sig on a terminal: exit $(cat "$OUT/tty.rc"), not $want"
+		check_total "$OUT/tty.out" "on a terminal"
+		# the last line drawn is erased: after the last progress text comes
+		# \r ESC [K, and nothing of ours after it (the shell may then print
+		# "Terminated" for its killed job: not ours)
+		CHECKS=$((CHECKS + 1))
+		python3 - "$OUT/tty.out" <<'PY' ||
 import sys
 d = open(sys.argv[1], "rb").read()
 i = d.rfind(b"compsize: estimate")
 j = d.rfind(b"\r\x1b[K")
 sys.exit(0 if 0 <= i < j and b"compsize" not in d[j:] else 1)
 PY
-		fail "SIG$sig on a terminal: the line stays: $(tail -c 60 "$OUT/tty.out" | od -c)"
-done
+			fail "SIG$sig on a terminal: the line stays: $(tail -c 60 "$OUT/tty.out" | od -c)"
+	done
 
-on_tty --no-progress TERM
-CHECKS=$((CHECKS + 1))
-! grep -q 'compsize: estimate' "$OUT/tty.out" ||
-	fail "--no-progress on a terminal: $(od -c "$OUT/tty.out" | head)"
+	on_tty --no-progress TERM
+	CHECKS=$((CHECKS + 1))
+	! grep -q 'compsize: estimate' "$OUT/tty.out" ||
+		fail "--no-progress on a terminal: $(od -c "$OUT/tty.out" | head)"
+done

@@ -34,7 +34,7 @@ CHECKS=$((CHECKS + 1))
 
 # Without root, --format=json still prints its object, with the cause
 # for each argument in errors, and exits 1; CSV prints nothing.
-bin=${WALK_COMPSIZE:-$COMPSIZE}
+bin=$COMPSIZE
 mkdir "$TESTDIR/bin"
 cp "$bin" "$(dirname "$bin")/compsize-estimate.so" "$TESTDIR/bin/"
 chmod 755 "$TESTDIR/bin" "$TESTDIR/bin/"*
@@ -63,17 +63,20 @@ rc=$(nobody --format=csv "$MNT/d")
 # Capabilities in a user namespace don't reach the tree search: the same
 # as without root (JSON with its errors), and an estimate without the
 # usage instead of no report at all
-CHECKS=$((CHECKS + 1))
-rc=0
-unshare -r "$COMPSIZE" --format=json "$MNT/d" >"$OUT/ns.out" 2>"$OUT/ns.err" || rc=$?
-[ "$rc" = 1 ] && jq -e '.errors[0].error == "reading btrfs metadata needs root (CAP_SYS_ADMIN)"' \
-	"$OUT/ns.out" >/dev/null || fail "json in a user namespace: exit $rc: $(cat "$OUT/ns.out" "$OUT/ns.err")"
-CHECKS=$((CHECKS + 1))
-rc=0
-unshare -r "$COMPSIZE" -e zstd:1 "$MNT/d" >"$OUT/ns.out" 2>"$OUT/ns.err" || rc=$?
-[ "$rc" = 0 ] && grep -q '^Processed 3 files, 36K allocated (current usage' "$OUT/ns.out" &&
-	grep -q '^compress=zstd:1 ' "$OUT/ns.out" ||
-	fail "estimate in a user namespace: exit $rc: $(cat "$OUT/ns.out" "$OUT/ns.err")"
+# (on the fast scan and on --walk alike)
+for scan in "" --walk; do
+	CHECKS=$((CHECKS + 1))
+	rc=0
+	unshare -r "$COMPSIZE" $scan --format=json "$MNT/d" >"$OUT/ns.out" 2>"$OUT/ns.err" || rc=$?
+	[ "$rc" = 1 ] && jq -e '.errors[0].error == "reading btrfs metadata needs root (CAP_SYS_ADMIN)"' \
+		"$OUT/ns.out" >/dev/null || fail "json in a user namespace $scan: exit $rc: $(cat "$OUT/ns.out" "$OUT/ns.err")"
+	CHECKS=$((CHECKS + 1))
+	rc=0
+	unshare -r "$COMPSIZE" $scan -e zstd:1 "$MNT/d" >"$OUT/ns.out" 2>"$OUT/ns.err" || rc=$?
+	[ "$rc" = 0 ] && grep -q '^Processed 3 files, 36K allocated (current usage' "$OUT/ns.out" &&
+		grep -q '^compress=zstd:1 ' "$OUT/ns.out" ||
+		fail "estimate in a user namespace $scan: exit $rc: $(cat "$OUT/ns.out" "$OUT/ns.err")"
+done
 
 # Some usage unread (an argument off btrfs): the table shows what is
 # allocated instead of the usage by type, and JSON likewise: no types
@@ -92,15 +95,17 @@ grep -q '^Processed 4 files, .* allocated' "$OUT/ours.out" && ! grep -q '^TOTAL'
 # Negative zstd levels: one note on a kernel before 6.15 (setarch's
 # uname 2.6), none on this one when it is 6.15 or later
 expect_ours 0 '' -e zstd:1 "$MNT/d"
-CHECKS=$((CHECKS + 1))
-setarch "$(uname -m)" --uname-2.6 "$COMPSIZE" -e zstd:-3,zstd:-1 "$MNT/d" \
-	>/dev/null 2>"$OUT/old.err" || fail "zstd:-3 on 2.6: exit $?"
-[ "$(grep -c 'negative zstd levels need Linux 6.15 or later; this kernel is 2\.6\.' "$OUT/old.err")" = 1 ] ||
-	fail "zstd:-3 on 2.6: stderr $(cat "$OUT/old.err")"
-CHECKS=$((CHECKS + 1))
-setarch "$(uname -m)" --uname-2.6 "$COMPSIZE" -e zstd:3 "$MNT/d" \
-	>/dev/null 2>"$OUT/old.err" || fail "zstd:3 on 2.6: exit $?"
-[ ! -s "$OUT/old.err" ] || fail "zstd:3 on 2.6: a note: $(cat "$OUT/old.err")"
+for scan in "" --walk; do
+	CHECKS=$((CHECKS + 1))
+	setarch "$(uname -m)" --uname-2.6 "$COMPSIZE" $scan -e zstd:-3,zstd:-1 "$MNT/d" \
+		>/dev/null 2>"$OUT/old.err" || fail "zstd:-3 on 2.6 $scan: exit $?"
+	[ "$(grep -c 'negative zstd levels need Linux 6.15 or later; this kernel is 2\.6\.' "$OUT/old.err")" = 1 ] ||
+		fail "zstd:-3 on 2.6 $scan: stderr $(cat "$OUT/old.err")"
+	CHECKS=$((CHECKS + 1))
+	setarch "$(uname -m)" --uname-2.6 "$COMPSIZE" $scan -e zstd:3 "$MNT/d" \
+		>/dev/null 2>"$OUT/old.err" || fail "zstd:3 on 2.6 $scan: exit $?"
+	[ ! -s "$OUT/old.err" ] || fail "zstd:3 on 2.6 $scan: a note: $(cat "$OUT/old.err")"
+done
 IFS=. read -r maj min _ <<<"$(uname -r)"
 if [ "$maj" -gt 6 ] || { [ "$maj" = 6 ] && [ "${min%%[!0-9]*}" -ge 15 ]; }; then
 	expect_ours 0 '' -e zstd:-3 "$MNT/d"

@@ -37,12 +37,14 @@ many()
 	local i
 	for ((i = 0; i < $1; i++)); do printf 'sig\n'; done
 }
-# How many copies take about MS milliseconds (at least 2, at most 5000)?
+# How many copies take about MS milliseconds (at least 2, at most 5000),
+# with the options after MS?
 copies_for()
 {
 	local ms=$1 t0 t1 per
+	shift
 	t0=$EPOCHREALTIME
-	"$COMPSIZE" sig sig sig sig sig >/dev/null
+	"$COMPSIZE" "$@" sig sig sig sig sig >/dev/null
 	t1=$EPOCHREALTIME
 	per=$(( (${t1/./} - ${t0/./}) / 5000 + 1 ))	# ms per copy, rounded up
 	per=$((ms / per))
@@ -51,6 +53,7 @@ copies_for()
 mapfile -t LONG < <(many "$(copies_for 20000)")
 mapfile -t WALK_LONG < <(many 15)
 mapfile -t MEDIUM < <(many "$(copies_for 3000)")
+mapfile -t WALK_MEDIUM < <(many "$(copies_for 3000 --walk)")
 [ "${VERBOSE:-0}" = 1 ] && echo "copies: ${#LONG[@]} long, ${#MEDIUM[@]} medium" >&2
 
 # stop_with SIG EXPECTED_RC ARGS...: interrupt a scan that is running.
@@ -90,28 +93,34 @@ fi
 # The tree alone is what the oracle reports.
 compare sig
 
-# SIGUSR1: a partial report, then the run finishes normally, with the
-# report of the same run without the signal.
-run_prog quiet "$COMPSIZE" -b "${MEDIUM[@]}"
-CHECKS=$((CHECKS + 1))
-start_ours -b "${MEDIUM[@]}"
-sleep 0.3
-kill -0 "$PID" 2>/dev/null || fail "SIGUSR1: the scan ended too soon"
-kill -USR1 "$PID" || true
-rc=0
-wait "$PID" || rc=$?
-[ "$rc" = 0 ] || fail "SIGUSR1: exit status $rc"
-[ -s "$OUT/sig.err" ] && { fail "SIGUSR1: stderr:"; cat "$OUT/sig.err" >&2; }
-n=$(wc -l <"$OUT/quiet.out")
-[ "$(grep -c '^Processed ' "$OUT/sig.out")" = 2 ] ||
-	fail "SIGUSR1: expected a partial and a final report: $(grep '^Processed ' "$OUT/sig.out")"
-if ! cmp -s <(tail -n "$n" "$OUT/sig.out") "$OUT/quiet.out"; then
-	fail "SIGUSR1: the final report differs from the one without the signal"
-	diff -u "$OUT/quiet.out" "$OUT/sig.out" >&2 || true
-fi
-partial=$(head -n 1 "$OUT/sig.out" | awk '{ print $2 }')
-total=$(head -n 1 "$OUT/quiet.out" | awk '{ print $2 }')
-[ "$partial" -gt 0 ] && [ "$partial" -lt "$total" ] ||
-	fail "SIGUSR1: partial report of $partial files out of $total"
-[ "${VERBOSE:-0}" = 1 ] && echo "SIGUSR1: partial $partial of $total files" >&2
-true
+# usr1 ARGS...: SIGUSR1 gives a partial report, then the run finishes
+# normally, with the report of the same run without the signal.
+usr1()
+{
+	local rc n partial total
+	run_prog quiet "$COMPSIZE" "$@"
+	CHECKS=$((CHECKS + 1))
+	start_ours "$@"
+	sleep 0.3
+	kill -0 "$PID" 2>/dev/null || fail "SIGUSR1 $1: the scan ended too soon"
+	kill -USR1 "$PID" || true
+	rc=0
+	wait "$PID" || rc=$?
+	[ "$rc" = 0 ] || fail "SIGUSR1 $1: exit status $rc"
+	[ -s "$OUT/sig.err" ] && { fail "SIGUSR1 $1: stderr:"; cat "$OUT/sig.err" >&2; }
+	n=$(wc -l <"$OUT/quiet.out")
+	[ "$(grep -c '^Processed ' "$OUT/sig.out")" = 2 ] ||
+		fail "SIGUSR1 $1: expected a partial and a final report: $(grep '^Processed ' "$OUT/sig.out")"
+	if ! cmp -s <(tail -n "$n" "$OUT/sig.out") "$OUT/quiet.out"; then
+		fail "SIGUSR1 $1: the final report differs from the one without the signal"
+		diff -u "$OUT/quiet.out" "$OUT/sig.out" >&2 || true
+	fi
+	partial=$(head -n 1 "$OUT/sig.out" | awk '{ print $2 }')
+	total=$(head -n 1 "$OUT/quiet.out" | awk '{ print $2 }')
+	[ "$partial" -gt 0 ] && [ "$partial" -lt "$total" ] ||
+		fail "SIGUSR1 $1: partial report of $partial files out of $total"
+	[ "${VERBOSE:-0}" = 1 ] && echo "SIGUSR1 $1: partial $partial of $total files" >&2
+	return 0
+}
+usr1 -b "${MEDIUM[@]}"
+usr1 --walk -b "${WALK_MEDIUM[@]}"

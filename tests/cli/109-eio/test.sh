@@ -16,7 +16,7 @@ text_data 300K >d/good1
 text_data 100K >d/good2
 sync
 img=$TESTDIR/img$((FS_COUNT - 1))	# setup_fs's naming
-run_prog before "$COMPSIZE" -b d
+run_ours before -b d
 cd /
 umount "$MNT"
 
@@ -50,7 +50,7 @@ expect_ours 1 '^compsize: d/bad: Input/output error$' -e zstd:1 --format=json d
 jq -e '.errors == [{"path": "d/bad", "error": "Input/output error"}] and
 	.estimates[0].input > 0' "$OUT/ours.out" >/dev/null ||
 	fail "JSON after EIO: $(head -c 400 "$OUT/ours.out")"
-run_prog good "$COMPSIZE" -e zstd:1 --format=json d/good1 d/good2
+run_ours good -e zstd:1 --format=json d/good1 d/good2
 [ "$(jq .estimates[0].disk "$OUT/ours.out")" = "$(jq .estimates[0].disk "$OUT/good.out")" ] ||
 	fail "the other files' estimate differs from theirs alone"
 # threads or not
