@@ -7,9 +7,18 @@
 
 setup_fs compress-force=zstd:1
 mkdir n
-# compress-force splits writes into 128 KiB extents: N*128K -> N extents.
+# N extents: 8 KiB of text (compressed) every 16 KiB, holes between (no
+# hole items: no-holes is mkfs's default), N extent items in a file.
+text_data 8192 >"$TESTDIR/t8k"
 for n in 511 512 513 770 771 772 1542 1543 1600; do
-	text_data $((n * 128 * 1024)) >n/$n
+	python3 - "$TESTDIR/t8k" "n/$n" "$n" <<'PY'
+import os, sys
+data = open(sys.argv[1], "rb").read()
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+for i in range(int(sys.argv[3])):
+    os.pwrite(fd, data, i * 16384)
+os.close(fd)
+PY
 done
 for n in 511 512 513 770 771 772 1542 1543 1600; do
 	compare n/$n

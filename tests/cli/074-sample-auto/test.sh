@@ -1,18 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # groups: auto slow sample stats
-# --sample=auto and --precision: on a copy of system files, each run stops with every setting's 95%
-# half-width within the precision asked (or makes the full estimate, then
-# exact), says so in one line on standard error, and over SEEDS seeds its
-# interval holds the full estimate at least MIN_HIT times per setting
-# (with 40 seeds a right 95% interval holds 38 +- 1.4 times; 32 or fewer
-# has probability 0.07%).  On the --walk pass, 5 seeds and no coverage
-# count (the walk draws the same sample: 056); in a build with
-# sanitizers, 5 seeds and no counts over seeds (pick_seeds, common.sh).
-# The option's misuses are usage errors.  Without
-# any sample option, an estimate foretold to take more than a minute (one
-# thread, fourteen settings: well over a minute for this tree's data)
-# samples instead and says so; a short one does not.
+# --sample=auto and --precision: on a copy of system files, each run
+# stops with every setting's 95% half-width within the precision asked
+# (or makes the full estimate, then exact), says so in one line on
+# standard error, and over SEEDS seeds its interval holds the full
+# estimate at least MIN_HIT times per setting (with 40 seeds a right 95%
+# interval holds 38 +- 1.4 times; 32 or fewer has probability 0.07%),
+# counted under make check-stats; make check draws 5 seeds with every
+# other check (pick_seeds, common.sh), the first also on --walk.  The
+# option's misuses are usage errors.  Without any sample option, an
+# estimate foretold to take more than a minute (one thread, nineteen
+# settings: well over a minute for 300 MiB of text) samples instead and
+# says so; a short one does not.
 . "$(dirname "$0")/../common.sh"
 
 MIN_HIT=${MIN_HIT:-33}
@@ -20,12 +20,29 @@ pick_seeds 40 5
 SETTINGS=zstd:1,compress=lzo
 PREC=${PREC:-3}
 
-setup_fs compress=zstd:1
-# /usr/include and /usr/share/doc: some 200 MB of headers, documents and
-# compressed changelogs, enough for a sample to stop short of the whole
+setup_fs compress=zstd:1 -U 5a3b1e00-0074-4c0f-8e5a-c0ffee000074
+# 6,000 files of /usr/include and /usr/share/doc (corpus.py: 60-70 MB of
+# headers, documents and compressed changelogs in a fixed tree), enough
+# for a sample to stop short of the whole
 mkdir t
-cp -a /usr/include t/include
-cp -a /usr/share/doc t/doc 2>/dev/null || true
+python3 "$_CLI_DIR/corpus.py" t 6000 262144 /usr/include /usr/share/doc
+# x: 300 files of 1 MiB of text (a seeded generator) beside a reflinked
+# copy of t, whose full estimate under many slow settings on one thread
+# is foretold at over a minute (run.c's cost per GB of each setting)
+# while the scan of its many files is under way
+mkdir -p x/big
+cp -r --reflink=always t x/t
+PYTHONPATH=$_CLI_DIR python3 - <<'PY'
+import random
+import words
+rng = random.Random(74)
+pool = words.text(rng, 1 << 20)
+for n in range(300):
+    with open("x/big/f%03d.txt" % n, "wb") as f:
+        for i in range(256):
+            o = rng.randrange(len(pool) - 4096)
+            f.write(pool[o:o + 4096])
+PY
 sync
 
 # the usage errors
@@ -33,14 +50,14 @@ for bad in "--sample=auto" "--precision=2%" "-e zstd:1 --precision=2% --sample=5
 	"-e zstd:1 --precision=0%" "-e zstd:1 --precision=100%" "-e zstd:1 --precision=2" \
 	"--no-sample" "-e zstd:1 --no-sample --sample=5%" "-e zstd:1 --no-sample --precision=5%"; do
 	# shellcheck disable=SC2086
-	run_prog bad "$COMPSIZE" $bad t
+	run_ours bad $bad t
 	CHECKS=$((CHECKS + 1))
 	[ "$(cat "$OUT/bad.rc")" = 2 ] && [ "$(wc -l <"$OUT/bad.err")" = 1 ] &&
 		grep -q '^compsize: .*\(--sample\|--precision\|--no-sample\)' "$OUT/bad.err" ||
 		fail "$bad: exit $(cat "$OUT/bad.rc"), not 2 with one line: $(cat "$OUT/bad.err")"
 done
 
-run_prog full "$COMPSIZE" -b -e "$SETTINGS" --format=json t
+run_ours full -b -e "$SETTINGS" --format=json t
 [ "$(cat "$OUT/full.rc")" = 0 ] || fail "full estimate: $(cat "$OUT/full.err")"
 declare -A want=() hit=()
 while read -r s d; do
@@ -58,6 +75,9 @@ for seed in $(seq 1 "$SEEDS"); do
 	fi
 	run_prog s "$COMPSIZE" -b -e "$SETTINGS" "${opt[@]}" --seed="$seed" \
 		--format=json t
+	[ "$seed" != 1 ] ||
+		walk_twin s -b -e "$SETTINGS" "${opt[@]}" --seed="$seed" \
+			--format=json t
 	[ "$(cat "$OUT/s.rc")" = 0 ] || fail "seed $seed: exit $(cat "$OUT/s.rc"): $(cat "$OUT/s.err")"
 	CHECKS=$((CHECKS + 1))
 	grep -E "^compsize: --sample=auto: round" "$OUT/s.err" >>"$OUT/rounds"
@@ -115,9 +135,8 @@ if [ "$COUNT" = 1 ]; then
 fi
 
 # the default: sampling where the full estimate would take over a minute
-# (some 15-20 s of sampling here, more under sanitizers)
-[ -z "${WALK_COMPSIZE:-}" ] || exit 0
-TIMEOUT=300 run_prog big "$COMPSIZE" -b -j1 -e all,zstd:10..14 --format=json t
+# (some 10 s of sampling here, more under sanitizers)
+TIMEOUT=300 run_prog big "$COMPSIZE" -b -j1 -e all,zstd:10..14 --format=json x
 CHECKS=$((CHECKS + 1))
 [ "$(cat "$OUT/big.rc")" = 0 ] &&
 	grep -q '^compsize: --estimate: the full estimate of .* would take about [0-9]* minutes here: sampling instead' "$OUT/big.err" &&
@@ -126,7 +145,7 @@ CHECKS=$((CHECKS + 1))
 	fail "-j1 -e all,zstd:10..14: exit $(cat "$OUT/big.rc"), no sample: $(cat "$OUT/big.err") $(head -c 600 "$OUT/big.out")"
 # ... not where it would not, nor with --no-sample
 for o in "" --no-sample; do
-	run_prog small "$COMPSIZE" -b -e zstd:1 $o --format=json t/include
+	run_ours small -b -e zstd:1 $o --format=json t
 	CHECKS=$((CHECKS + 1))
 	[ "$(cat "$OUT/small.rc")" = 0 ] && [ ! -s "$OUT/small.err" ] &&
 		[ "$(jq '.estimates[0].disk_ci95' "$OUT/small.out")" = null ] ||

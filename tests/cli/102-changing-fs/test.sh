@@ -10,7 +10,7 @@
 # non-negative numbers; stderr only "compsize: PATH: cause" lines.
 . "$(dirname "$0")/../common.sh"
 
-SECONDS_TO_RUN=${CHANGE_SECONDS:-20}
+SECONDS_TO_RUN=${CHANGE_SECONDS:-12}
 
 setup_fs compress-force=zstd:3
 mkdir -p tree/flat
@@ -31,7 +31,10 @@ fi
 # (no --rewrite: its change has a sign).
 argsets+=("-e zstd:1,compress-force=lzo --format=json tree"
 	  "-e zstd:1 --sample=30% --depth=1 --format=json tree"
-	  "-e zstd:3 --sample=20% --exclusive --format=json tree")
+	  "-e zstd:3 --sample=20% --exclusive --format=json tree"
+	  "--walk -e zstd:1,compress-force=lzo --format=json tree"
+	  "--walk -e zstd:1 --sample=30% --depth=1 --format=json tree"
+	  "--walk -e zstd:3 --sample=20% --exclusive --format=json tree")
 
 # The writer: a bounded loop, killed by the EXIT trap if the test aborts.
 writer()

@@ -27,20 +27,31 @@ if ! "$COMPSIZE" --walk "$MNT" >/dev/null 2>&1 &&
 fi
 
 # top/a/b/P/T: T holds a 36-level chain (read first, so that P is closed
-# when the walk is back in T) and then 150,000 empty files (seconds of
+# when the walk is back in T) and then 50,000 empty files (half a second of
 # reading); P has files before and after T, and so do its ancestors.
-build()
-{
-	local i
-	rm -rf top moved-T moved-P "$OUT/before.out"
+# Made once in the subvolume proto; each case works in a snapshot of it
+# (an instant copy, where a move stays within one subvolume).
+btrfs -q subvolume create proto
+(
+	cd proto
 	mkdir -p top/a/b/P/T
 	text_data 20K >top/a/early
 	text_data 30K >top/a/b/P/before
 	(cd top/a/b/P/T && mkdir -p "$(printf 'c/%.0s' $(seq 36))" &&
-		seq 1 150000 | xargs touch)
+		seq 1 50000 | xargs touch)
 	random_data 40K >top/a/b/P/after
 	text_data 50K >top/a/b/late
 	text_data 60K >top/a/later
+)
+sync
+ROUND=0
+build()
+{
+	ROUND=$((ROUND + 1))
+	cd "$MNT"
+	btrfs -q subvolume snapshot proto "r$ROUND"
+	cd "r$ROUND"
+	rm -f "$OUT/before.out"
 	sync
 }
 
@@ -53,10 +64,10 @@ freeze_in_T()
 	PID=$!
 	for ((i = 0; i < 2000; i++)); do
 		for fd in /proc/$PID/fd/*; do
-			if [ "$(readlink "$fd" 2>/dev/null)" = "$MNT/top/a/b/P/T" ]; then
+			if [ "$(readlink "$fd" 2>/dev/null)" = "$PWD/top/a/b/P/T" ]; then
 				kill -STOP "$PID"
 				# Still in T, not in the chain below it?
-				if [ "$(readlink "$fd" 2>/dev/null)" = "$MNT/top/a/b/P/T" ] &&
+				if [ "$(readlink "$fd" 2>/dev/null)" = "$PWD/top/a/b/P/T" ] &&
 					! ls -l /proc/$PID/fd | grep '/T/c' >/dev/null; then
 					return 0
 				fi

@@ -9,12 +9,13 @@
 # --sample=30% must hold the kernel's value within its interval.
 #
 # Usage (as root): bash tests/cli/estimate/test.sh [SETTING...]
-# Environment: COMPSIZE (default: ./compsize of this tree, built if needed),
-# JOBS (default 2), ESTIMATE (instead of the CLI, a program taking
-# "SETTINGS PATH" and printing "name disk uncompressed input files comp-MB/s
-# dec-MB/s" lines, such as tests/cli/estimate/est-driver: the estimate
-# module alone; no sampled run then), ORACLE (default /usr/sbin/compsize),
-# CORPUS_MB (approximate size, default 60), KEEP=1 keeps the corpus.
+# Environment: COMPSIZE (default: ./compsize of this tree, built if
+# needed), SANITIZED=1 (four settings by default), JOBS (default 2),
+# ESTIMATE (instead of the CLI, a program taking "SETTINGS PATH" and
+# printing "name disk uncompressed input files comp-MB/s dec-MB/s" lines,
+# such as tests/cli/estimate/est-driver: the estimate module alone; no
+# sampled run then), ORACLE (default /usr/sbin/compsize),
+# CORPUS_MB (approximate size, default 30), KEEP=1 keeps the corpus.
 # Exit status: 0 all targets met, 1 a target missed, 2 setup failure.
 
 set -u
@@ -23,7 +24,7 @@ export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 ORACLE=${ORACLE:-/usr/sbin/compsize}
-CORPUS_MB=${CORPUS_MB:-60}
+CORPUS_MB=${CORPUS_MB:-30}
 
 die()
 {
@@ -137,8 +138,14 @@ corpus_bytes=$(du -sb --apparent-size "$c" | cut -f1)
 echo "corpus: $(find "$c" -type f | wc -l) files, $corpus_bytes bytes"
 
 # ---- settings and targets (percent) ----
+# With no argument, fourteen settings; in a build with sanitizers
+# (SANITIZED=1), which checks memory more than figures, four of them:
+# each codec and both modes.
 if [ $# -gt 0 ]; then
 	settings=("$@")
+elif [ "${SANITIZED:-0}" = 1 ]; then
+	settings=(compress=zstd:3 compress-force=zstd:-5 compress=lzo
+		compress-force=zlib:9)
 else
 	settings=()
 	for opt in compress compress-force; do
