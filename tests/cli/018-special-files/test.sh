@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick report
+# groups: auto quick report san
 # FIFOs, device nodes and sockets inside the tree are skipped; as arguments
 # they are opened (non-blocking) and ignored.
 . "$(dirname "$0")/../common.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick report
+# groups: auto quick report san
 # A few thousand files in a few directories (many searches, many directory
 # entries; inline, regular and empty files mixed).
 . "$(dirname "$0")/../common.sh"

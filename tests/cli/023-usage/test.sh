@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick errors
+# groups: auto quick errors san
 # Deliberate improvements in option handling: --help on stdout (exit 0),
 # --version, usage errors exit 2.  compsize 1.5 prints help on stderr, has no
 # --version, and exits 1 on usage errors.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick errors
+# groups: auto quick errors san
 # Deliberate improvement: without CAP_SYS_ADMIN, TREE_SEARCH_V2 fails with
 # EPERM; ours says it needs root and exits 1.  compsize 1.5 prints
 # "PATH: SEARCH_V2: Operation not permitted" (or "PATH: Permission denied"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto rows
+# groups: auto rows san
 # --format=json|csv, --depth, --per-file, --sort, --top: the same numbers as
 # the -b table, each row equal to a run on that path alone, valid JSON and
 # CSV whatever the file names.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick rows
+# groups: auto quick rows san
 # The README's scripting examples, run as written with /srv/data replaced by
 # a test filesystem: an example that is never run drifts.
 . "$(dirname "$0")/../common.sh"

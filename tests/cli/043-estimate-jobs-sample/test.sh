@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto estimate
+# groups: auto estimate san
 # The estimate runtime: -j, --sample, --seed.  Bad values are one-line usage
 # errors before any work; any number of threads gives the same numbers and
 # the same rows; a sample is the same for the same seed, reports its

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick estimate
+# groups: auto quick estimate san
 # The estimator is a separate object, compsize-estimate.so, loaded for
 # --estimate alone (est-plugin.h): the program itself needs no codec
 # library, scans the same without the object, and when the object can't be

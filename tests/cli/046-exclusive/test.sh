@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto exclusive
+# groups: auto exclusive san
 # --exclusive: what deleting a set of files would free, against the
 # definition computed with compsize 1.5 (tests/cli/exclusive.sh), exactly:
 # snapshots between changes, reflinks across subvolumes, partly overwritten

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick exclusive
+# groups: auto quick exclusive san
 # The "which snapshot should I delete?" example of README.md and the man
 # page, run as written (/mnt replaced by a test filesystem) on the same
 # story, smaller: every row against the definition, sorted by exclusive.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick estimate
+# groups: auto quick estimate san
 # --estimate follows the usage report's tree and counts a hard-linked
 # inode once (issue #15): a tmpfs below the argument is skipped with the
 # report's warning (not read, and the usage table stays: estimating used
@@ -27,6 +27,13 @@ run_prog oracle "$ORACLE" -b -x d
 cmp -s "$OUT/usage.out" "$OUT/oracle.out" ||
 	fail "usage table with -e differs from compsize 1.5 -x: $(diff "$OUT/oracle.out" "$OUT/usage.out")"
 expect_ours 0 '' -b -x -e zstd:1 d
+# A missing path first: its line comes while the estimate holds back what
+# it says (the data's size not yet known), and is said all the same.
+expect_ours 1 '*' -b -x -e zstd:1 missing d
+ours_stderr_is "compsize: missing: No such file or directory"
+CHECKS=$((CHECKS + 1))
+grep -q '^compress=zstd:1 ' "$OUT/ours.out" ||
+	fail "a missing path, then d: no estimate: $(cat "$OUT/ours.out")"
 
 # Hard links: once.  Both models are functions of the data and the
 # extents on disk, so the tree's estimate is exactly the sum of its two

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick estimate
+# groups: auto quick estimate san
 # --estimate answers the decision (issue #15): the setting mounted now is
 # marked, each setting's all-core speeds and CPU cost per GB are given,
 # --device-speed adds the file data each setting moves through such a

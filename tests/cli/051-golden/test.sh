@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick format
+# groups: auto quick format san
 # Golden files kept beside this script (as zstd's tests/cli-tests do): the
 # --help text, the shape of the JSON (every key, in order, with its type;
 # an array by its first element) in each of its variants, and the CSV

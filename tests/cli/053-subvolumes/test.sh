@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick exclusive kernel
+# groups: auto quick exclusive kernel san
 # --subvolumes: a row per subvolume and snapshot of the whole filesystem,
 # mounted or not.  Each row's files, Disk, Uncompressed and Referenced are
 # compsize 1.5 -x on that subvolume; its exclusive bytes are the

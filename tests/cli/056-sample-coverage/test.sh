@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto slow sample stats
+# groups: auto slow sample stats san
 # --sample is honest on real data: on two small trees built from system
 # files (a /usr/share-like tree of small files; a home-like tree where two
 # big files, one mixing text and incompressible blocks, hold most bytes),

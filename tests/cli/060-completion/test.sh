@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick format
+# groups: auto quick format san
 # The bash completion (completion/compsize.bash), driven in bash as readline
 # would: COMP_WORDS split at COMP_WORDBREAKS, COMP_CWORD, COMP_LINE, then
 # COMPREPLY.  Its options and values are checked against the program's own

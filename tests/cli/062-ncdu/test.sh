@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick format
+# groups: auto quick format san
 # --format=ncdu: the export loads in the real ncdu (in tmux), whose totals
 # are compsize's Disk Usage and the files' apparent size; its shape matches
 # the tree on disk (names as bytes, hard links, a reflink, an empty

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick rows
+# groups: auto quick rows san
 # btrfs-progs' unit options (--raw, --human-readable, --iec, --si,
 # --kbytes ... --tbytes, and their combinations): each size is written as
 # btrfs filesystem du writes the same number.  Referenced is what du's

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick rows
+# groups: auto quick rows san
 # What a new user meets at the terminal (issue #17): --per-file with
 # --depth (du -a -d), JSON without root, the allocated report when some
 # usage can't be read, the note on negative zstd levels for kernels before

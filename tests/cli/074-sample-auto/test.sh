@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto slow sample stats
+# groups: auto slow sample stats san
 # --sample=auto and --precision: on a copy of system files, each run
 # stops with every setting's 95% half-width within the precision asked
 # (or makes the full estimate, then exact), says so in one line on

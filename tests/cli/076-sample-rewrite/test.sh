@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto slow sample stats
+# groups: auto slow sample stats san
 # --rewrite under --sample: the rewritten files' new extents are estimated
 # as a total of their own, with an interval (rewrite_change_ci95), the old
 # extents freed exactly.  On a subvolume of system files with a big file

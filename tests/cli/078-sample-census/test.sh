@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick sample
+# groups: auto quick sample san
 # A sample that reads every unit (--sample=99% of a small tree: its floors
 # draw every unit, which the test checks) is a census: its
 # estimates must equal the full estimate's, in the same layout and the

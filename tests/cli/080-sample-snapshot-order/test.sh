@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick sample
+# groups: auto quick sample san
 # A sample's pre-pass notes which file meets a shared extent first, in the
 # walk's order (docs/sampling.md, The same layout): a snapshot's files that
 # the walk meets after the source's count nothing in the same layout and

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto slow robust
+# groups: auto slow robust san
 # The filesystem changes while compsize reads it: a writer creates, grows,
 # truncates, punches, reflinks, renames and deletes files and directories
 # (some 40 levels down, where the walk has closed and must reopen parent

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick robust
+# groups: auto quick robust san
 # Hostile names beyond 014-odd-names: printf directives, terminal escape
 # sequences, names that are only a newline or a carriage return, invalid
 # UTF-8 (overlong, lone continuation, surrogate), 255-byte names, a name

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto robust serial
+# groups: auto robust serial san
 # Alone (group serial): it times how soon a signal stops the scan: on a
 #   machine at rest
 # Signals during a long scan: SIGINT and SIGTERM stop compsize within a

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto slow robust
+# groups: auto slow robust san
 # The path walk keeps only 32 directories open; a parent pushed out is
 # reopened through ".." of the child just finished, checked by st_dev and
 # st_ino, else by its path.  Here the walk is frozen (SIGSTOP) while it

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick robust
+# groups: auto quick robust san
 # EIO on read: a file whose data no longer matches its checksum (its bytes
 # overwritten in the image while unmounted) fails to read with EIO.  The
 # usage report doesn't read data and is unaffected; --estimate reports the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick robust
+# groups: auto quick robust san
 # Low resource limits.  Under ulimit -n 16 every mode reads a tree deeper
 # than the descriptors (the walk closes directories nearest the root while
 # opens fail with EMFILE), with the report compsize 1.5 gives without the
@@ -48,9 +48,10 @@ grep -Eq '^compress=zstd:3 .* [0-9]+ +[-0-9]' "$OUT/ours.out" ||
 
 # Address space: from too small to start at all to enough.  Not under
 # AddressSanitizer, which maps terabytes of shadow memory at start: there
-# the limit tests the sanitizer, not compsize.
-if ldd "${WALK_COMPSIZE:-$REAL}" 2>/dev/null | grep 'libasan' >/dev/null; then
-	skip "ulimit -v: ${WALK_COMPSIZE:-$REAL} is built with AddressSanitizer"
+# the limit tests the sanitizer, not compsize (SANITIZED=1, as make
+# check-san and tests/coverage.sh -s say, or libasan linked).
+if [ "${SANITIZED:-0}" = 1 ] || ldd "$REAL" 2>/dev/null | grep 'libasan' >/dev/null; then
+	skip "ulimit -v: $REAL is built with AddressSanitizer"
 fi
 for kb in 4000 8000 12000 16000 20000 24000 28000 32000 40000 60000; do
 	run_prog ours "$(limited "-v $kb")" -e zstd:3 -j2 big deep

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick robust serial
+# groups: auto quick robust serial san
 # Alone (group serial): it reads changes not yet committed (commit=600):
 #   another test's sync would commit them
 # Random file operations (writes of five kinds of data, reflinks, hard

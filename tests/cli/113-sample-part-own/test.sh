@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto sample stats
+# groups: auto sample stats san
 # --sample and a big file away of which a write of its own counts
 # (docs/sampling.md, The same layout).  A 6 MiB file of text and random
 # runs, a reflinked copy of it, and 1 MiB of the copy's middle

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick estimate
+# groups: auto quick estimate san
 # --estimate's same layout of a file rewritten here and there in one
 # transaction after a snapshot, as a VM image or a database is
 # (docs/estimate.md, Files written in steps).  The kernel takes each

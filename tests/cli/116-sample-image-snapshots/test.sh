@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto slow sample stats
+# groups: auto slow sample stats san
 # --sample and a disk image beside its read-only snapshots, as snapper
 # keeps a VM image (docs/sampling.md, The same layout): an 8 MiB image of
 # text and random runs, four snapshots, and between each two 48 blocks of

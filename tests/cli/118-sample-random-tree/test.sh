@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto sample serial
+# groups: auto sample serial san
 # Alone (group serial): it reads changes not yet committed (commit=600):
 #   another test's sync would commit them
 # A sample drawn through the fast scan's pre-pass is the sample, estimate

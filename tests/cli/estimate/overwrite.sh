@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto estimate kernel
+# groups: auto estimate kernel san
 #
 # Kernel oracle for the same-layout model on partly overwritten shared
 # files (layout.h): files of mixed compressible and incompressible data

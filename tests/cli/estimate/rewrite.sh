@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto estimate kernel
+# groups: auto estimate kernel san
 #
 # Kernel oracle for --rewrite (rewrite.h): on a filesystem written under
 # compress=zstd:1 with a subvolume holding a corpus, hard links, a

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto estimate kernel
+# groups: auto estimate kernel san
 #
 # Kernel oracle for the estimate's two models on shared data (layout.h):
 #

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto estimate kernel slow
+# groups: auto estimate kernel slow san
 #
 # Kernel oracle for --estimate: build a mixed corpus, copy it onto fresh
 # loop-mounted btrfs images with each compress option, measure the real disk
