@@ -52,8 +52,8 @@ copies_for()
 }
 mapfile -t LONG < <(many "$(copies_for 20000)")
 mapfile -t WALK_LONG < <(many 15)
-mapfile -t MEDIUM < <(many "$(copies_for 3000)")
-mapfile -t WALK_MEDIUM < <(many "$(copies_for 3000 --walk)")
+mapfile -t MEDIUM < <(many "$(copies_for 2000)")
+mapfile -t WALK_MEDIUM < <(many "$(copies_for 2000 --walk)")
 [ "${VERBOSE:-0}" = 1 ] && echo "copies: ${#LONG[@]} long, ${#MEDIUM[@]} medium" >&2
 
 # stop_with SIG EXPECTED_RC ARGS...: interrupt a scan that is running.
