@@ -2,7 +2,7 @@
 """Standard input with what is measured anew on every run masked (as #):
 the estimates' codec speeds, CPU costs, and whether the device or the CPUs
 bound a speed, in every format compsize writes (table, JSON, CSV,
-Prometheus).  The rest, every byte count and name, is kept: two runs on
+Prometheus), and the time an ncdu export was made.  The rest, every byte count and name, is kept: two runs on
 the same data must agree on it (common.sh, walk_twin)."""
 
 import csv
@@ -13,7 +13,10 @@ import sys
 MEASURED = re.compile(r"mbps|cpu_s_per_gb|_bound|bytes_per_second")
 
 text = sys.stdin.read()
-if text.startswith("{"):
+if text.startswith("[1,"):
+    # ncdu: the export's header says when it was made, to the second
+    text = re.sub(r'^(\[1,[0-9]+,\{[^}]*"timestamp":)[0-9]+', r"\1#", text)
+elif text.startswith("{"):
     # JSON: "compress_mbps":412.5 and the like
     text = re.sub(r'("[a-z_]*(?:mbps|cpu_s_per_gb|_bound)[a-z_]*":)'
                   r'(?:[-0-9.e+]+|true|false)', r"\1#", text)
