@@ -45,8 +45,8 @@ endif
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
 # The main program links libbtrfsutil only; the codecs are linked into
-# compsize-estimate.so (estimate/), loaded for --estimate alone
-# (est-plugin.h).
+# compsize-estimate.so (estimate/plugin/), loaded for --estimate alone
+# (estimate/plugin.h).
 CODECS_PC := libzstd lzo2 zlib
 LIBS_PC := libbtrfsutil $(CODECS_PC)
 WARN_FLAGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 \
@@ -100,13 +100,15 @@ endif
 
 # -fno-math-errno lets sqrt() compile to one instruction: no libm, whose
 # mapping alone would add to the resident size of every run.
-# Every top-level .c is a library module, linked into the program and the
-# tests, except the CLI (the program only); estimate/ is the estimator,
-# compsize-estimate.so (linked into the tests): new modules need no
-# Makefile edit.
+# The folders, in the order they depend on each other (HACKING.md): each
+# .c in them and at the top is a library module, linked into the program
+# and the tests, except the CLI (the program only); estimate/plugin/ is the
+# estimator, compsize-estimate.so (linked into the tests): new modules
+# need no Makefile edit.
+SRC_DIRS := lib walk scan report estimate sample run
 MAIN_SRCS := compsize.c
-PLUGIN_SRCS := $(wildcard estimate/*.c)
-CORE_SRCS := $(filter-out $(MAIN_SRCS),$(wildcard *.c))
+PLUGIN_SRCS := $(wildcard estimate/plugin/*.c)
+CORE_SRCS := $(filter-out $(MAIN_SRCS),$(wildcard *.c $(SRC_DIRS:%=%/*.c)))
 LIB_SRCS := $(CORE_SRCS) $(PLUGIN_SRCS)
 CORE_OBJS := $(CORE_SRCS:.c=.o)
 PLUGIN_OBJS := $(PLUGIN_SRCS:.c=.o)
@@ -117,7 +119,7 @@ DEPS := $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(MAIN_SRCS:.c=.d)
 
 all: compsize compsize-estimate.so compsize.8
 
--include $(DEPS) est-load-installed.d
+-include $(DEPS) estimate/load-installed.d
 
 %.o: %.c
 	$(E) "  CC      $@"
@@ -128,27 +130,27 @@ tests/unit/%.o: tests/unit/%.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. -MMD -MP -c -o $@ $<
 
 # -DCOMPSIZE_VERSION: a new VERSION rebuilds everything.
-$(LIB_OBJS) $(MAIN_SRCS:.c=.o) est-load-installed.o $(UNIT_OBJS): VERSION
+$(LIB_OBJS) $(MAIN_SRCS:.c=.o) estimate/load-installed.o $(UNIT_OBJS): VERSION
 
 # The estimator is position independent and exports one symbol.
 $(PLUGIN_OBJS): override CFLAGS += -fPIC -fvisibility=hidden
-est-load.o: override CFLAGS += -DCOMPSIZE_PLUGIN_DIR='"$(PKGLIBDIR)"'
-# est-load.o is rebuilt when PKGLIBDIR changes (make install PREFIX=/usr).
+estimate/load.o: override CFLAGS += -DCOMPSIZE_PLUGIN_DIR='"$(PKGLIBDIR)"'
+# estimate/load.o is rebuilt when PKGLIBDIR changes (make install PREFIX=/usr).
 $(shell echo '$(PKGLIBDIR)' | cmp -s - .pkglibdir || echo '$(PKGLIBDIR)' >.pkglibdir)
-est-load.o: .pkglibdir
+estimate/load.o: .pkglibdir
 
 compsize: $(MAIN_SRCS:.c=.o) $(CORE_OBJS)
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The program make install installs: the same but for est-load, which loads
+# The program make install installs: the same but for estimate/load.c, which loads
 # the estimator from $(PKGLIBDIR) only, never from beside the binary.
-est-load-installed.o: est-load.c .pkglibdir
+estimate/load-installed.o: estimate/load.c .pkglibdir
 	$(E) "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DCOMPSIZE_PLUGIN_DIR='"$(PKGLIBDIR)"' \
 		-DCOMPSIZE_PLUGIN_BESIDE_EXE=0 -MMD -MP -c -o $@ $<
-compsize-installed: $(MAIN_SRCS:.c=.o) est-load-installed.o \
-		$(filter-out est-load.o,$(CORE_OBJS))
+compsize-installed: $(MAIN_SRCS:.c=.o) estimate/load-installed.o \
+		$(filter-out estimate/load.o,$(CORE_OBJS))
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -283,7 +285,7 @@ check-deb:
 
 clean:
 	rm -f compsize compsize-installed compsize-estimate.so compsize.8 \
-		.pkglibdir .docdir *.o *.d estimate/*.o estimate/*.d \
+		.pkglibdir .docdir *.o *.d $(foreach d,$(SRC_DIRS) estimate/plugin,$(d)/*.o $(d)/*.d) \
 		tests/unit/*.o tests/unit/*.d tests/unit/run-unit
 
 .PHONY: all deps check check-unit check-cli check-stats check-san \
@@ -292,7 +294,7 @@ clean:
 
 # estimate test driver: the estimate module alone, for tests/cli/estimate.
 tests/cli/estimate/est-driver: tests/cli/estimate/est-driver.c $(PLUGIN_OBJS) \
-		est-setting.o est-load.o
+		estimate/setting.o estimate/load.o
 	$(E) "  LD      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(CODEC_LIBS)
 # The estimates against the kernel (tests/cli/estimate/, group estimate

@@ -20,15 +20,15 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
-#include "decide.h"
-#include "heap.h"
-#include "est-plugin.h"
-#include "estimate.h"
-#include "exitcode.h"
-#include "format.h"
-#include "ncdu.h"
-#include "optval.h"
-#include "run.h"
+#include "report/decide.h"
+#include "lib/heap.h"
+#include "estimate/plugin.h"
+#include "estimate/estimate.h"
+#include "lib/exitcode.h"
+#include "report/format.h"
+#include "report/ncdu.h"
+#include "lib/optval.h"
+#include "run/run.h"
 
 /* SIGUSR1: the run prints the statistics so far at its next tick.  The
  * one static: a signal handler has nowhere else to write. */

@@ -2,7 +2,7 @@
 /* The set of extents already counted. */
 #include <errno.h>
 #include <stdlib.h>
-#include "array.h"
+#include "lib/array.h"
 #include "seen.h"
 
 #define SEEN_MIN_BITS	6

@@ -51,9 +51,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "est-plugin.h"
-#include "sample.h"
-#include "usage.h"
+#include "estimate/plugin.h"
+#include "sample/sample.h"
+#include "scan/usage.h"
 #include "seen.h"
 
 #define MAXSET 32

@@ -154,9 +154,9 @@ log "building sample-sim"
 # from the sources, not the tree's objects: a build or test running there
 # at the same time is left alone
 (cd "$ROOT" && cc -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. \
-	-DCOMPSIZE_VERSION='"bench"' -o "$SIM" bench/sample-sim.c sample.c \
-	usage.c search.c extent.c seen.c sharing.c est-setting.c est-load.c \
-	estimate/*.c \
+	-DCOMPSIZE_VERSION='"bench"' -o "$SIM" bench/sample-sim.c sample/sample.c \
+	scan/usage.c scan/search.c scan/extent.c seen.c scan/sharing.c \
+	estimate/setting.c estimate/load.c estimate/plugin/*.c \
 	$(pkg-config --cflags --libs libzstd lzo2 zlib libbtrfsutil) -pthread)
 
 echo "# --sample on real trees ($(date -u +%F), $(git -C "$ROOT" rev-parse --short HEAD))"

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ioctl.h"
-#include "search.h"
+#include "scan/search.h"
 #include "sim-kernel.h"
 
 #define FIRST_INO	256

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "estimate/internal.h"
-#include "estimate.h"
+#include "estimate/plugin/internal.h"
+#include "estimate/estimate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

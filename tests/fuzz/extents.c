@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "extent.h"
+#include "scan/extent.h"
 #include "ioctl.h"
-#include "format.h"
-#include "report.h"
-#include "search.h"
+#include "report/format.h"
+#include "report/report.h"
+#include "scan/search.h"
 #include "seen.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

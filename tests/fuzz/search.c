@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "extent.h"
+#include "scan/extent.h"
 #include "ioctl.h"
-#include "format.h"
-#include "report.h"
-#include "usage.h"
-#include "search.h"
+#include "report/format.h"
+#include "report/report.h"
+#include "scan/usage.h"
+#include "scan/search.h"
 #include "sim-kernel.h"
 
 #define INO		257

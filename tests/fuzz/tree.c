@@ -30,14 +30,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <btrfsutil.h>
-#include "extent.h"
+#include "scan/extent.h"
 #include "ioctl.h"
-#include "format.h"
-#include "report.h"
-#include "usage.h"
-#include "search.h"
-#include "fastscan.h"
-#include "prune.h"
+#include "report/format.h"
+#include "report/report.h"
+#include "scan/usage.h"
+#include "scan/search.h"
+#include "scan/fastscan.h"
+#include "sample/prune.h"
 #include "sim-kernel.h"
 
 #define FS_TREE		BTRFS_FS_TREE_OBJECTID

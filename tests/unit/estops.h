@@ -8,7 +8,7 @@
 #define COMPSIZE_UNIT_ESTOPS_H
 
 #include <sys/stat.h>
-#include "est-plugin.h"
+#include "estimate/plugin.h"
 
 static inline const struct est_ops *est(void)
 {

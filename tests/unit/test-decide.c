@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "decide.h"
-#include "plot.h"
+#include "report/decide.h"
+#include "report/plot.h"
 
 static void test_decide(void)
 {

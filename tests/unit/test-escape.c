@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "format.h"
+#include "report/format.h"
 
 typedef void (*writer)(FILE *f, const char *s);
 

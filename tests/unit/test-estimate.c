@@ -27,7 +27,7 @@
 #endif
 #include "unit.h"
 #include "estops.h"
-#include "estimate/internal.h"
+#include "estimate/plugin/internal.h"
 
 #define K 1024u
 

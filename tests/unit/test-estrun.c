@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "unit.h"
-#include "estrun.h"
+#include "estimate/estrun.h"
 
 #define NFILES 48
 
@@ -170,7 +170,7 @@ static int run_files(struct tfiles *t, unsigned jobs, double sample,
 	if (sample > 0) {
 		for (i = 0; i < NFILES; i++)
 			sample_pop_add(&pop, t->st[i].st_size,
-				       estrun_data_bytes(&t->st[i]), 0);
+				       sample_data_bytes(&t->st[i]), 0);
 		sample_plan(&d, &pop, (uint64_t)(sample *
 						 sample_pop_bytes(&pop)), seed);
 		o.design = &d;
@@ -402,7 +402,7 @@ static void test_sample_rewrite_dx(void)
 	for (i = 0; i < NFILES; i++) {
 		if ((1000 + i) % 2 == 0)
 			want += c.disk0[i];
-		data += estrun_data_bytes(&t.st[i]);
+		data += sample_data_bytes(&t.st[i]);
 	}
 	CU_ASSERT(all[0].have_rewrite);
 	CU_ASSERT_EQUAL(all[0].rewrite_disk, want);

@@ -2,7 +2,7 @@
 /* Extent item decoding and accounting on hand-built items. */
 #include <string.h>
 #include "unit.h"
-#include "extent.h"
+#include "scan/extent.h"
 #include "ioctl.h"
 
 /* A regular or prealloc item, as the kernel returns it (little-endian). */

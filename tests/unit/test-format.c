@@ -3,7 +3,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include "unit.h"
-#include "format.h"
+#include "report/format.h"
 
 static void check_size(uint64_t x, const char *want)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "array.h"
-#include "heap.h"
+#include "lib/array.h"
+#include "lib/heap.h"
 
 /* The end of the program's data: the heap of brk starts above it. */
 extern char end;

@@ -3,7 +3,7 @@
 #include <string.h>
 #include "unit.h"
 #include "ioctl.h"
-#include "layout.h"
+#include "estimate/layout.h"
 
 static struct extent_info reg(uint64_t bytenr, uint64_t ram, uint64_t off,
 			      uint64_t num)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "lsdefer.h"
+#include "scan/lsdefer.h"
 
 /* What the listener was called with, as one running hash and a count per
  * kind of call; fail_at: the call that returns -ENOMEM (0: none). */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "ncdu.h"
+#include "report/ncdu.h"
 
 static struct stat st_of(dev_t dev, ino_t ino, off_t size, nlink_t nlink)
 {

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include "unit.h"
-#include "optval.h"
+#include "lib/optval.h"
 
 static void test_count(void)
 {

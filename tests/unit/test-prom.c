@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "fields.h"
-#include "prom.h"
+#include "report/fields.h"
+#include "report/prom.h"
 
 static char *render(const struct report *r)
 {

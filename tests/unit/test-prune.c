@@ -7,7 +7,7 @@
 #include <btrfsutil.h>
 #include "unit.h"
 #include "ioctl.h"
-#include "prune.h"
+#include "sample/prune.h"
 
 #define TREE	300
 #define ROOT	256

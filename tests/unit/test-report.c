@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "fields.h"
-#include "report.h"
+#include "report/fields.h"
+#include "report/report.h"
 
 /* Render the table into a string. */
 static char *table(const struct cs_stats *st, int raw, int *ret, char **err)

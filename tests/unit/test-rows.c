@@ -2,7 +2,7 @@
 /* Report rows: per-row dedup, sorting, --top. */
 #include <string.h>
 #include "unit.h"
-#include "rows.h"
+#include "report/rows.h"
 
 static void extent(struct extent_info *ei, uint8_t comp, uint64_t bytenr,
 		   uint64_t disk, uint64_t ram)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sample.h"
+#include "sample/sample.h"
 #include "unit.h"
 
 static void test_units(void)

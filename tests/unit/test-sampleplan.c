@@ -7,11 +7,11 @@
 #include <btrfsutil.h>
 #include "unit.h"
 #include "ioctl.h"
-#include "layout.h"
-#include "sample.h"
-#include "sampleplan.h"
+#include "estimate/layout.h"
+#include "sample/sample.h"
+#include "sample/sampleplan.h"
 #include "seen.h"
-#include "walkorder.h"
+#include "walk/walkorder.h"
 
 /* More of each kind of reference than a split sort needs. */
 #define NF	40020	/* pairs of both kinds complete: a multiple of 60 */
@@ -313,7 +313,7 @@ static int kept_same(const struct sampleplan_kept *kept, uint64_t v,
 		struct extent_info want = kept_ei(i, &kk->it[m]);
 
 		if (want.type == BTRFS_FILE_EXTENT_INLINE)
-			want_key = layout_inline_key(g_item[i / 2],
+			want_key = extent_inline_key(g_item[i / 2],
 						     sizeof(g_item[0]));
 		bad += ei[m].type != want.type ||
 		       ei[m].compression != want.compression ||

@@ -5,7 +5,7 @@
 #include "unit.h"
 #include "items.h"
 #include "ioctl.h"
-#include "search.h"
+#include "scan/search.h"
 
 static void test_iterate(void)
 {

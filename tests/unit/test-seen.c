@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "array.h"
+#include "lib/array.h"
 #include "seen.h"
 
 static void test_basic(void)

@@ -5,8 +5,8 @@
 #include "unit.h"
 #include "items.h"
 #include "ioctl.h"
-#include "search.h"
-#include "sharing.h"
+#include "scan/search.h"
+#include "scan/sharing.h"
 
 #define FS 1
 #define ROOT 256

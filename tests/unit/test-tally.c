@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "unit.h"
-#include "tally.h"
+#include "estimate/tally.h"
 
 /* tally_bytes_fn: st_size */
 static uint64_t size_of(void *arg, const struct stat *st)

@@ -4,7 +4,7 @@
  * nested subvolume where its entry is). */
 #include <stdlib.h>
 #include "unit.h"
-#include "walkorder.h"
+#include "walk/walkorder.h"
 
 #define TOP	5
 #define SUB	260

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "est-plugin.h"
+#include "estimate/plugin.h"
 
 /* nftw() has no user pointer; the driver is a test tool, not the library. */
 static const struct est_ops *drv_ops;
