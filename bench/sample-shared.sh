@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # --sample's same layout under sharing (docs/sampling.md, The same layout):
-# on a loop-mounted btrfs image (compress=zstd:1), three subvolumes built
+# on a loop-mounted btrfs image (compress=zstd:1), four subvolumes built
 # from system files:
 #   copies  a home-like tree (a 24 MiB file of 3 MiB text and 1 MiB
 #           compressed runs, 8 MiB of libraries, 300 small files), a
@@ -9,8 +9,7 @@
 #   snaps   the home-like tree beside five read-only snapshots of it;
 #   steps   copies, then the copy's big file overwritten in its middle and
 #           30 of its small files appended to after the snapshot (files
-#           written in steps: a sample estimates them in one go, the full
-#           estimate write by write; outside the interval).
+#           written in steps: docs/sampling.md, What the interval covers);
 #   vm      a disk image's like (the home-like tree's 24 MiB file) beside
 #           four read-only snapshots in .snapshots, 96 blocks of 4 KiB and
 #           16 writes of 8-64 KiB rewritten at random places between each
