@@ -15,7 +15,7 @@
 #                            files that belong to a dpkg package
 #   DYNAMIC=1                link libbtrfsutil as a shared library (default:
 #                            static, which keeps a scan's resident size
-#                            below compsize 1.5's)
+#                            small)
 #
 # Targets: all (default), check (every test: tests/run.sh), check-unit,
 #          check-cli, check-estimate, check-stats, check-san, deps, demo,

@@ -431,11 +431,10 @@ section_estimate()
 	echo
 	echo "Sample: ${dirs[*]#"$MNT/"}: $n files, $((bytes / 1000000)) MB."
 	echo
-	# Raw codecs and ours alternate, EST_PAIRS times: the speed of this
-	# shared machine drifts by several percent over a minute (the raw
-	# all-four figure moved 69-76 MB/s between runs), so each run of ours
-	# is compared with the raw run next to it, and the section reports
-	# the median of those ratios.
+	# Raw codecs and ours alternate, EST_PAIRS times: the speed of a
+	# shared machine drifts by several percent over a minute, so each run
+	# of ours is compared with the raw run next to it, and the section
+	# reports the median of those ratios.
 	cores=$(nproc)
 	[ "$JOBS" -lt "$cores" ] && cores=$JOBS
 	note "estimate: $EST_PAIRS pairs of raw codecs (1 thread) and ours (-j $JOBS) (load $(loadavg))"

@@ -3,9 +3,10 @@
  * LSD radix sorts of arrays of records by a 64-bit field: stable, a byte
  * a pass, the passes where every record has the same byte skipped (keys
  * that differ in their low bytes only, as a tree's inode numbers or a
- * walk's ranks do, take two or three passes).  Faster than qsort() by
- * several times on the pre-pass's arrays of some 100,000 records.  And
- * the binary search of an array so sorted.
+ * walk's ranks do, take two or three passes): linear in the records,
+ * where qsort() makes n log n calls of a comparison, for the pre-pass's
+ * arrays of some 100,000 records.  And the binary search of an array so
+ * sorted.
  */
 #ifndef COMPSIZE_RADIX_H
 #define COMPSIZE_RADIX_H

@@ -240,13 +240,13 @@ int search_file_extents(struct search_ctx *ctx, int fd, uint64_t ino,
 /*
  * The batch (search.h).  It asks for the items of SEARCH_BATCH_SPAN inodes
  * from the one wanted, as many as one ioctl's buffer takes, and keeps
- * copies of their EXTENT_DATA items.  A full batch costs about ten
- * searches of one file, so one that answered fewer than SEARCH_BATCH_MIN
- * files (a walk out of inode order: files renamed into their directories
- * in another order than they were made) makes the next files searched one
- * by one: SEARCH_BATCH_COOL of them, twice as many after each batch that
- * did not pay again, up to SEARCH_BATCH_COOL_MAX (where a batch costs
- * at most about 1% more than searching file by file would).
+ * copies of their EXTENT_DATA items.  A full batch costs as much as
+ * several searches of one file, so one that answered fewer than
+ * SEARCH_BATCH_MIN files (a walk out of inode order: files renamed into
+ * their directories in another order than they were made) makes the next
+ * files searched one by one: SEARCH_BATCH_COOL of them, twice as many
+ * after each batch that did not pay again, up to SEARCH_BATCH_COOL_MAX
+ * (where the batches still tried add little to searching file by file).
  */
 #define SEARCH_BATCH_BUF	(64u << 10)
 #define SEARCH_BATCH_SPAN	256

@@ -1138,11 +1138,10 @@ static bool cache_try(int fd, size_t size, size_t keep, bool keeps,
  * policy fails every try.
  *
  * Under valgrind the small file half cached is not tried: there the read
- * that does not wait came back whole from it in 8 of 18 tries, and in
- * every one of 12 tries in one run of 12 (strace: 13 of its 25 pages
- * cached just before the call, and still 13 after a 50 ms wait; without
- * valgrind the read stops at page 13 every time), so the estimator keeps
- * it, as it can't tell.  The runs without valgrind check it.
+ * that does not wait often comes back whole from it (strace: half of its
+ * pages cached before the call and after; without valgrind the read stops
+ * at the first page not cached every time), so the estimator keeps it, as
+ * it can't tell.  The runs without valgrind check it.
  */
 enum { CACHE_TRIES = 5 };
 

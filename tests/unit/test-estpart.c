@@ -200,8 +200,8 @@ static void test_nocompress_at(void)
 	est()->free(ctx);
 	/* following the file compresses it: its chunks are no unit, and
 	 * count toward no estimate, the speed figures included (neither
-	 * their bytes nor their time: counting the time alone once made
-	 * lzo look 6 times slower under a sample) */
+	 * their bytes nor their time: counting the time alone would make
+	 * lzo look several times slower under a sample) */
 	ctx = est()->create(s, 3, 4096);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	lim[0] = n;

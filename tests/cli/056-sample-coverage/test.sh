@@ -204,20 +204,17 @@ cover() {
 }
 
 # The mean half-width allowed (in 1/10000 of the estimate), by who and
-# tree.  As root: each part in the stratum of its own current ratio,
-# mixed.bin's text apart from its compressed runs (with the file's ratio
-# for all of its parts: over 15%); shared: the copies and snapshots apart
-# from what counts in the same layout (34% with the copies' units in the
-# same strata); and each unit's current disk bytes the second auxiliary
-# (with the data bytes alone: usr 6.7-6.8%, home and shared 2.2-2.5%, nc
-# 3.0%; with them 4.5-4.8%, 1.2-1.3% and 1.9%; with each small file's
-# sectors in its current bytes, usr 3.7-3.9%).  Without root: the usr
-# tree's files by the kind their names tell (by size alone: 13.3-13.7%);
-# and as root the raw tree's alike, sampled on the mount compressing now
-# (5.8-6.1%; 7.1-7.8% over runs before each small file's sectors were in
-# its current bytes; by size alone, as before the raw band was divided by
-# kind, and where only a mount without compression divided it:
-# 13.2-13.6%).
+# tree: each bound fails the design it guards against, which gives
+# intervals several times as wide.  As root: each part in the stratum of
+# its own current ratio, mixed.bin's text apart from its compressed runs
+# (not the file's ratio for all of its parts); shared: the copies and
+# snapshots apart from what counts in the same layout (not the copies'
+# units in the same strata); and each unit's current disk bytes, each
+# small file's in whole sectors, the second auxiliary (not the data bytes
+# alone).  Without root: the usr tree's files by the kind their names
+# tell (not by size alone); and as root the raw tree's alike, sampled on
+# the mount compressing now (the raw band divided by kind on every
+# mount).
 declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 		 [root:shared]=$MAX_HOME_WIDTH [root:nc]=250
 		 [root:raw]=$MAX_USR_WIDTH_NOBODY
@@ -229,20 +226,16 @@ declare -A MAXW=([root:usr]=$MAX_USR_WIDTH [root:home]=$MAX_HOME_WIDTH
 # data bytes' variance for the units a few draws would not show apart
 # (SAMPLE_CUR_KAPPA, docs/sampling.md), held 98-100 of 100; the raw
 # tree as root too, whose units' current bytes are their data bytes in
-# sectors: it held 97.3-97.9% of 1,000-2,000 seeds (so 100 of 100 one
-# time in 8 to 15), 99 of 100 with the draws of st_dev's numbers, 100
-# with this UUID's;
+# sectors (a coverage near 98%: 100 of 100 now and then);
 # home without root, where mixed.bin's 48 parts, text and compressed runs
 # that its name can't tell apart, are a stratum of half read (24 draws
-# at least), a two-valued mix whose interval is wide (15-17%) and held
-# 100 of 100.
+# at least), a two-valued mix whose interval is wide and holds.
 declare -A WIDE=([root:nc]=1 [root:usr]=1 [root:home]=1 [root:shared]=1
 		 [root:raw]=1 [nobody:home]=1)
 cover root usr:10 home:10 shared:10 raw:10
 # nc: the parts after the one that sets NOCOMPRESS are known raw, drawn
-# or not, and leave the file's own strata (docs/sampling.md): 18.6% wide
-# and 7.6% off on average when they were sampled with the text before
-# them.  May hold more often than 95%: the 1 MiB that sets the flag is a
+# or not, and leave the file's own strata (docs/sampling.md): sampled
+# with the text before them, the interval was wide and far off.  May hold more often than 95%: the 1 MiB that sets the flag is a
 # stratum of its own current ratio, rarely drawn and then taken as 100%
 # uncertain (the width check bounds that).
 SETTINGS=compress=lzo cover root nc:10

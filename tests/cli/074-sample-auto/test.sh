@@ -110,9 +110,9 @@ echo "stopped at: $(grep -o 'round [0-9]*[:a-z ]*' "$OUT/rounds" | sed 's/ read/
 
 # A first round that reads several times 1% (the floors) foretells that 16
 # times 1% falls short: the next round asks for more, up to half of the
-# data, where that is foretold to do.  Round 2 used to ask 16% at most
-# (read 16-19% here) and a third round followed; now most runs stop at
-# round 2, and some of them read 25% or more there.
+# data, where that is foretold to do: most runs stop at round 2, and
+# some of them read 25% or more there (a round 2 held to 16 times would
+# read less and need a third).
 if [ "$COUNT" = 1 ]; then
 	two=0 big=0
 	for seed in 1 2 3 4 5 6 7 8; do

@@ -10,9 +10,9 @@
 # (disk_fresh) (at 5%, the floors of a tree this size read 21% of its
 # data, as 20% would; 30% reads 29%):
 # - no row whose full estimate is more than 0 comes out 0 (the plain sums
-#   gave 0 to every row with no unit drawn: about 950 rows a seed at 5%);
+#   give 0 to every row with no unit drawn: most rows at 5%);
 # - the rows' absolute errors add up to at most MAX_ERR% of their total
-#   on average (at 5%: 3.1-3.6%; the plain sums 31-33%);
+#   on average (the plain sums' errors are ten times that);
 # - each row holding much of the data is right on average: the mean of
 #   its estimates over the seeds within MAX_BIAS% of the full estimate.
 # The means are checked under make check-stats (30 seeds); make check

@@ -10,8 +10,7 @@
 # first), not in the order their names hash to.  Listed in another order,
 # a snapshot's copies stood for the source's, the few units that count
 # sat in strata drawn for the ones that don't, and the interval came out
-# 4 to 10 times too wide on some seeds (100 snapshots of a tree: 1.17 MB
-# where 0.13-0.23 MB held the full estimate).  Here: a subvolume and 12
+# several times too wide on some seeds.  Here: a subvolume and 12
 # snapshots in the top directory taken as it changed, 3 more in two
 # directories whose inode order is not the walk's (one renamed) sharing
 # data the subvolume no longer holds, a snapshot nested in a snapshot;
@@ -86,7 +85,7 @@ done
 # are of, in a directory made before its files (snapper's .snapshots),
 # are met before the files: listed after them, the source's files, which
 # the walk takes to count, sat in the away strata, and the interval was
-# 40 times too wide.  Within the tree: a directory made first, whose
+# many times too wide.  Within the tree: a directory made first, whose
 # files are reflinked from, or renamed from, later ones.
 btrfs -q subvolume create home
 mkdir home/.snapshots home/early
