@@ -21,7 +21,6 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "report/decide.h"
-#include "lib/heap.h"
 #include "estimate/plugin.h"
 #include "estimate/estimate.h"
 #include "lib/exitcode.h"
@@ -708,10 +707,8 @@ int main(int argc, char **argv)
 							  : CS_EXIT_ERROR;
 		goto out;
 	}
-	if (opt.nest) {
+	if (opt.nest)
 		note_old_kernel(&opt);
-		heap_tune();
-	}
 
 	code = CS_EXIT_FATAL;
 	if (opt.nest && est_plugin_load(err, sizeof(err))) {
