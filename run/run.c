@@ -23,7 +23,6 @@
 #include "report/fields.h"
 #include "report/format.h"
 #include "estimate/layout.h"
-#include "scan/lsdefer.h"
 #include "walk/mounts.h"
 #include "report/ncdu.h"
 #include "scan/pending.h"
@@ -819,8 +818,8 @@ static int est_idle(void *arg)
 	return ret < 0 ? ret : 1;
 }
 
-/* Whether work moved to a thread of its own (lsdefer.h) runs beside this
- * one: more than one CPU it may run on (taskset counts). */
+/* Whether a helper thread would run beside this one: more than one CPU
+ * it may run on (taskset counts). */
 static int spare_cpu(void)
 {
 	cpu_set_t s;
@@ -1565,11 +1564,9 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	};
 	struct sample_scan sc = { .p = p, .fd = fd, .dev = st->st_dev,
 				.stat_fd = -1 };
-	struct fastscan_listener qls;
 	const struct usage_fs *fs;
-	struct lsdefer *ld = NULL;
 	size_t since = sampleplan_files(p);
-	int ret, lret;
+	int ret;
 
 	(void)depth;
 	/* the walk's draws start before it: prune_need() */
@@ -1608,18 +1605,8 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	}
 	ls.place = sample_place;
 	ls.arg = &sc;
-	/* the bookkeeping on a thread of its own, beside the scan */
-	if (spare_cpu())
-		ld = lsdefer_start(&ls, &qls);
 	ret = fastscan_list(run->usage, fd, st, run->opt->one_fs, on_tick,
-			    run, ld ? &qls : &ls);
-	if (ld) {
-		/* its error first, as it would have stopped the scan, unless
-		 * a search's had (an item skipped does not stop it) */
-		lret = lsdefer_finish(ld);
-		if (lret && (ret >= 0 || ret == -EUCLEAN))
-			ret = lret;
-	}
+			    run, &ls);
 	if (!ret)
 		sample_scan_order(&sc, st->st_ino, since);
 	walkorder_free(sc.order);
