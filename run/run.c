@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <sys/vfs.h>
 #include <string.h>
@@ -818,17 +817,6 @@ static int est_idle(void *arg)
 	return ret < 0 ? ret : 1;
 }
 
-/* Whether a helper thread would run beside this one: more than one CPU
- * it may run on (taskset counts). */
-static int spare_cpu(void)
-{
-	cpu_set_t s;
-
-	if (sched_getaffinity(0, sizeof(s), &s))
-		return 0;
-	return CPU_COUNT(&s) > 1;
-}
-
 /* -j default: one worker per online CPU.  Asked only when estimating:
  * sysconf() parses /sys, which costs a scan resident pages of libc. */
 static unsigned default_jobs(void)
@@ -1254,18 +1242,6 @@ static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
 	return one_file(arg, &fd, dirfd, name, path, st, depth);
 }
 
-/* How many files ahead count_left_out() hints at (prune_hint()). */
-#define LEFT_OUT_AHEAD	4
-
-/* prune_need() or count_left_out() will look file ino up soon. */
-static void prune_hint(void *arg, uint64_t ino)
-{
-	struct run *run = arg;
-
-	sample_bands_prefetch(run->bands, sample_key_of(run, run->prune_dev,
-							ino));
-}
-
 /*
  * --sample: the walk leaves the directory at path the pre-pass listed,
  * where prune_plan() found the files it need not meet, and which it left
@@ -1288,9 +1264,6 @@ static int count_left_out(struct run *run, const char *path, int depth)
 			if (ret)
 				break;
 		}
-		/* a few files ahead: their slots come while this one counts */
-		if (i + LEFT_OUT_AHEAD < n)
-			prune_hint(run, ino[i + LEFT_OUT_AHEAD]);
 		if (!known_stat(run, run->prune_dev, ino[i], &st))
 			continue;
 		fd = -1;
@@ -1638,8 +1611,6 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 int run_sample(struct run *run, char *const *paths, int n)
 {
 	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
-	/* the plan's helpers, beside this thread */
-	const unsigned threads = spare_cpu() ? 2 : 1;
 	struct sampleplan_opts so = {
 		.bytes = run->opt->sample_bytes,
 		.frac = run->opt->sample,
@@ -1650,7 +1621,6 @@ int run_sample(struct run *run, char *const *paths, int n)
 		/* the interval printed is the same layout's, unless a
 		 * rewrite's change is asked (report_est.disk_ci95) */
 		.weigh_away = !run->rewrite,
-		.threads = threads,
 		/* as on_dir() decides for the walk: without rows, the fast
 		 * scan counts whole directories */
 		.dir = run->env->usage && run->env->fast && !run->opt->walk &&
@@ -1667,9 +1637,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 	 * no rows kept. */
 	if (!ret && run->prune_state == 1 && run->sampling && n == 1 &&
 	    !run->rewrite && !run->ncdu && !run->rows && !run->opt->walk) {
-		/* the two read only what is settled by now */
-		ret = prune_plan_threads(run->prune, prune_need, prune_hint,
-					 run, threads);
+		ret = prune_plan(run->prune, prune_need, run);
 		run->prune_state = 2;
 	}
 	if (run->prune_state != 2) {
