@@ -177,8 +177,9 @@ void run_report_failure(struct run *run, const char *path, const char *cause);
  * 0 to go on or a negative errno to abort the walk. */
 int run_scan_result(struct run *run, const char *path, int ret);
 
-/* The walk's tick (walk_ops.tick), also the scans': 0, or -ECANCELED
- * when the full estimate is foretold too long (options.auto_after). */
+/* The walk's tick (walk_ops.tick), also the scans': the statistics so
+ * far printed when asked (run_env.want_stats); 0, or -ECANCELED when the
+ * full estimate is foretold too long (options.auto_after). */
 int run_tick(void *arg);
 
 /* The report of what was gathered so far, without the estimates. */
