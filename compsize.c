@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,39 +20,18 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "report/decide.h"
-#include "lib/heap.h"
 #include "estimate/plugin.h"
 #include "estimate/estimate.h"
 #include "lib/exitcode.h"
 #include "report/format.h"
 #include "report/ncdu.h"
 #include "lib/optval.h"
+#include "run/autosample.h"
 #include "run/run.h"
 
 /* SIGUSR1: the run prints the statistics so far at its next tick.  The
  * one static: a signal handler has nowhere else to write. */
 static volatile sig_atomic_t want_stats;
-
-/* --sample=auto: the half-width asked for unless --precision says, the
- * first round's sample, and the most rounds */
-#define CS_AUTO_PRECISION	0.02
-#define CS_AUTO_FIRST		0.01
-#define CS_AUTO_ROUNDS		6
-/* ... and the fraction past which a round is the full estimate */
-#define CS_AUTO_FULL		0.5
-/*
- * How far below --precision the next round aims: 1 + CS_AUTO_MARGIN_K over
- * the square root of the units this round read, between CS_AUTO_MARGIN_MIN
- * and CS_AUTO_MARGIN_MAX.  Its width came out 0.77 to 1.32 times the one
- * foretold from some 200-400 units on the bench trees, once 1.52
- * (docs/sampling.md); the more units, the surer the spreads the
- * foretelling rests on.
- */
-#define CS_AUTO_MARGIN_K	5.7
-#define CS_AUTO_MARGIN_MIN	1.118	/* 1.25 times the data */
-#define CS_AUTO_MARGIN_MAX	1.3
-/* ... and the default for a full estimate longer than this (seconds) */
-#define CS_AUTO_AFTER		60
 
 static void on_sigusr1(int sig)
 {
@@ -408,7 +386,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case OPT_SAMPLE:
 			if (!strcmp(optarg, "auto")) {
 				if (!opt->precision)
-					opt->precision = CS_AUTO_PRECISION;
+					opt->precision = AUTOSAMPLE_PRECISION;
 				opt->sample = 0;
 				opt->sample_bytes = 0;
 			} else if (optval_sample(optarg, &opt->sample,
@@ -505,7 +483,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	/* A full estimate that would take more than a minute samples
 	 * instead, unless asked not to (run_too_big()) */
 	if (opt->nest && !sample_given && !no_sample)
-		opt->auto_after = CS_AUTO_AFTER;
+		opt->auto_after = AUTOSAMPLE_AFTER;
 	if (fixed_sample && opt->precision) {
 		fputs("compsize: --precision goes with --sample=auto, not a sample of a given size\n",
 		      stderr);
@@ -521,164 +499,6 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		return CS_EXIT_USAGE;
 	}
 	return -1;
-}
-
-/*
- * --sample=auto: the fraction the next round asks for, between 2 and 16
- * times this round's f (up to CS_AUTO_FULL where 16 f is foretold short
- * and that is not; 1, the full estimate, where 16 f is foretold no
- * narrower than this round and CS_AUTO_FULL short).  The smallest whose
- * interval this round's draws foretell (run_sample_predict(): each
- * stratum's spread per unit, its draws under the larger design) within
- * precision over a margin that shrinks with the units read
- * (CS_AUTO_MARGIN_K); where they can't tell, from the width w and the
- * fraction read (read of data), as one over the square root of the data
- * read, 25% more.
- */
-static double sample_next(struct run *run, double f, double w,
-			  double precision, uint64_t read, uint64_t data,
-			  uint64_t units)
-{
-	double lo = 2 * f, hi = 16 * f, want, m, at_lo, at_hi;
-	double next;
-	int k;
-
-	m = 1 + CS_AUTO_MARGIN_K / sqrt(units ? (double)units : 1);
-	m = m < CS_AUTO_MARGIN_MIN ? CS_AUTO_MARGIN_MIN :
-	    m > CS_AUTO_MARGIN_MAX ? CS_AUTO_MARGIN_MAX : m;
-	want = precision / m;
-	at_lo = run_sample_predict(run, lo);
-	if (at_lo > 0) {
-		if (at_lo <= want)
-			return lo;
-		at_hi = run_sample_predict(run, hi);
-		if (at_hi > want) {
-			/* floors that made this round read several times f
-			 * can leave 16 f short where half of the data would
-			 * do; where not even that is foretold to do, 16 f,
-			 * or the full estimate where 16 f is foretold no
-			 * narrower (the floors' units again) */
-			if (hi < CS_AUTO_FULL &&
-			    run_sample_predict(run, CS_AUTO_FULL) <= want) {
-				lo = hi;
-				hi = CS_AUTO_FULL;
-			} else {
-				return at_hi < 0.99 * w ? hi : 1;
-			}
-		}
-		/* on the logarithm: the width falls as the fraction grows */
-		for (k = 0; k < 30; k++) {
-			next = sqrt(lo * hi);
-			if (run_sample_predict(run, next) <= want)
-				hi = next;
-			else
-				lo = next;
-		}
-		return hi;
-	}
-	/* from the fraction really read (16 draws a stratum at least
-	 * make it more than asked on small trees) */
-	next = data ? (double)read / data : f;
-	next *= w / precision * (w / precision) * 1.25;
-	if (next < 2 * f)
-		next = 2 * f;
-	if (next > 16 * f)
-		next = 16 * f;
-	return next;
-}
-
-/* v percent of d (0 where d is): two digits, none after the point from
- * 10% on (%g would print 100 as 1e+02).  Returns buf. */
-static const char *share(char buf[16], double v, double d)
-{
-	v = d > 0 ? 100 * v / d : 0;
-	snprintf(buf, 16, v >= 9.95 ? "%.0f%%" : "%.2g%%", v);
-	return buf;
-}
-
-/*
- * --sample=auto: samples of growing size until the 95% half-width of
- * every setting's estimate is at most opt->precision of it.  The
- * half-width goes as one over the square root of the data read, so each
- * round aims, from the last one's width, 25% beyond what should do; past
- * half of the data a full estimate costs little more and is exact.  Each
- * round is a run of its own (the same seed: a larger sample keeps every
- * unit a smaller one drew, and reads those again); what a round says on
- * the way is kept and printed only for the last, the report's.  *out is
- * the last round's run.  Returns run_paths()' result, or -ENOMEM.
- */
-static int sample_rounds(struct options *opt, const struct run_env *env,
-			 char *const *paths, int npaths, struct run **out)
-{
-	double f = CS_AUTO_FIRST, w = 0, next;
-	uint64_t read = 0, data = 0, units = 0, before = 0;
-	struct run *run;
-	char a[16], b[16], c[16], more[64] = "";
-	char *buf = NULL;
-	size_t len = 0;
-	int round, ret, last;
-	FILE *err;
-
-	for (round = 1;; round++) {
-		opt->sample = f < 1 ? f : 0;
-		run = run_create(opt, env);
-		err = run ? open_memstream(&buf, &len) : NULL;
-		if (!err) {
-			run_free(run);
-			*out = NULL;
-			return -ENOMEM;
-		}
-		run_set_err(run, err);
-		ret = opt->sample ? run_sample(run, paths, npaths) : 0;
-		if (!ret)
-			ret = run_paths(run, paths, npaths);
-		if (!ret && opt->sample)
-			w = run_sample_width(run, &read, &data, &units);
-		run_set_err(run, stderr);
-		last = ret || !opt->sample || w <= opt->precision ||
-		       round == CS_AUTO_ROUNDS;
-		if (fclose(err))
-			ret = -ENOMEM;
-		if (last || ret) {
-			if (buf)
-				fwrite(buf, 1, len, stderr);
-			free(buf);
-			break;
-		}
-		free(buf);
-		buf = NULL;
-		next = sample_next(run, f, w, opt->precision, read, data,
-				   units);
-		before += read;
-		run_free(run);
-		f = next > CS_AUTO_FULL ? 1 : next;
-	}
-	*out = run;
-	if (ret)
-		return ret;
-	/* what the rounds before read too: each reads its units again */
-	if (!opt->sample) {
-		share(a, (double)before, (double)data);
-		if (round == 2)
-			snprintf(more, sizeof(more), "; round 1 read %s of it",
-				 a);
-		else if (round > 2)
-			snprintf(more, sizeof(more),
-				 "; rounds 1-%d read %s of it", round - 1, a);
-		fprintf(stderr, "compsize: --sample=auto: round %d: the full estimate (a 95%% half-width of %g%% needs more than half of the data)%s\n",
-			round, opt->precision * 100, more);
-	} else {
-		if (round > 1)
-			snprintf(more, sizeof(more), " (%s with the rounds before)",
-				 share(a, (double)(read + before),
-				       (double)data));
-		fprintf(stderr, "compsize: --sample=auto: round %d read %s of the data%s; 95%% half-width %s of the estimate, %s %g%% asked\n",
-			round, share(b, (double)read, (double)data), more,
-			share(c, w, 1),
-			w <= opt->precision ? "within the" : "wider than the",
-			opt->precision * 100);
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -708,10 +528,8 @@ int main(int argc, char **argv)
 							  : CS_EXIT_ERROR;
 		goto out;
 	}
-	if (opt.nest) {
+	if (opt.nest)
 		note_old_kernel(&opt);
-		heap_tune();
-	}
 
 	code = CS_EXIT_FATAL;
 	if (opt.nest && est_plugin_load(err, sizeof(err))) {
@@ -721,7 +539,7 @@ int main(int argc, char **argv)
 	raise_fd_limit();
 	if (opt.precision) {
 		signal(SIGUSR1, on_sigusr1);
-		ret = sample_rounds(&opt, &env, paths, npaths, &run);
+		ret = autosample_rounds(&opt, &env, paths, npaths, &run);
 	} else {
 		run = run_create(&opt, &env);
 		if (!run)
@@ -733,16 +551,9 @@ int main(int argc, char **argv)
 		}
 		signal(SIGUSR1, on_sigusr1);
 		ret = run_paths(run, paths, npaths);
-		if (ret == -ECANCELED && run_too_big(run, &big)) {
-			fprintf(stderr, "compsize: --estimate: the full estimate of %.3g GB of data would take about %.0f minutes here: sampling instead (--sample=auto, a 95%% interval within %g%%); --no-sample makes the full estimate\n",
-				big / 1e9, run_too_big(run, &big) / 60 + 0.5,
-				CS_AUTO_PRECISION * 100);
-			run_free(run);
-			run = NULL;
-			opt.precision = CS_AUTO_PRECISION;
-			opt.auto_after = 0;
-			ret = sample_rounds(&opt, &env, paths, npaths, &run);
-		}
+		if (ret == -ECANCELED && run_too_big(run, &big))
+			ret = autosample_instead(&opt, &env, paths, npaths,
+						 &run);
 	}
 	if (ret == -ENOMEM)
 		goto nomem;

@@ -3,9 +3,9 @@
 # The --sample benchmark (issue #16): on seven trees of a loop-mounted btrfs
 # image (mounted compress=zstd:1, so files carry a current ratio), one full
 # pass computes every file's estimate and every unit's (bench/sample-sim.c);
-# the design of sample.c is then drawn over SEEDS seeds at each of PCTS,
-# with and without the current-ratio strata, and compared with the full
-# estimate.  Then compsize itself: the full estimate's time against a 1%
+# compsize's sampler (sample/: its pre-pass, plan and draws) is then run
+# over SEEDS seeds at each of PCTS, as root (current ratios) and as
+# without root (the names' kinds), and compared with the full estimate.  Then compsize itself: the full estimate's time against a 1%
 # sample's and the usage scan alone, per tree and on the whole image
 # (COST=0 skips it; COST_TREES chooses, "all" being the whole image; SIMULATE=0
 # skips the simulation; BEFORE=<another compsize> times its 1% sample in
@@ -153,9 +153,10 @@ SIM=$BENCH_DIR/sample-sim
 log "building sample-sim"
 # from the sources, not the tree's objects: a build or test running there
 # at the same time is left alone
+# (the sampler, sample/*.c, and what it needs)
 (cd "$ROOT" && cc -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. \
-	-DCOMPSIZE_VERSION='"bench"' -o "$SIM" bench/sample-sim.c sample/sample.c \
-	scan/usage.c scan/search.c scan/extent.c seen.c scan/sharing.c \
+	-DCOMPSIZE_VERSION='"bench"' -o "$SIM" bench/sample-sim.c sample/*.c \
+	walk/walk.c walk/walkorder.c scan/search.c scan/extent.c seen.c \
 	estimate/setting.c estimate/load.c estimate/plugin/*.c \
 	$(pkg-config --cflags --libs libzstd lzo2 zlib libbtrfsutil) -pthread)
 
@@ -163,24 +164,21 @@ echo "# --sample on real trees ($(date -u +%F), $(git -C "$ROOT" rev-parse --sho
 echo
 echo "Settings: $SETTINGS; $SEEDS seeds per cell; truth: the full estimate."
 for t in $([ "$SIMULATE" = 1 ] && echo "$TREES"); do
-	units=$BENCH_DIR/$t.units
+	# (.units2: files named by st_dev and st_ino, as the pre-pass keys
+	# them)
+	units=$BENCH_DIR/$t.units2
 	if [ ! -s "$units" ] || [ "$units" -ot "$IMG" ]; then
 		log "$t: full pass"
 		/usr/bin/time -f "%e s" -o "$BENCH_DIR/$t.time" \
 			"$SIM" units "$SETTINGS" "$MNT/$t" >"$units.tmp"
 		mv "$units.tmp" "$units"
 	fi
-	# raw: as root, the tree as a btrfs mounted without compress would
-	# store it (every unit raw now: SIM_RAW in bench/sample-sim.c)
-	for strata in size kind nocur bands raw; do
+	# bands: as root on btrfs; kind: as without root
+	for strata in kind bands; do
 		echo
 		echo "## $t, strata by $strata"
 		echo
-		if [ $strata = raw ]; then
-			SIM_RAW=1 "$SIM" sim "$SEEDS" "$PCTS" bands <"$units"
-		else
-			"$SIM" sim "$SEEDS" "$PCTS" "$([ $strata != size ] && echo $strata)" <"$units"
-		fi
+		"$SIM" sim "$SEEDS" "$PCTS" $strata "$MNT/$t" <"$units"
 	done
 done
 

@@ -89,7 +89,7 @@ struct estrun_opts {
 	 * where not known), at dx[(2 + 2n) * B], and its drawn units' over
 	 * their probability, at dx[(3 + 2n) * B] for n settings: (4 + 2n) *
 	 * B values.  A report row adds up its files'
-	 * and is estimated band by band from them (run.c rows_sampled(),
+	 * and is estimated band by band from them (runreport.c rows_sampled(),
 	 * docs/sampling.md, Report rows), where the plain sum of its
 	 * files' deltas is 0 for a row with no unit drawn. */
 	void (*sample_dx)(void *arg, size_t token, const int64_t *dx);

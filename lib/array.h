@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib/heap.h"
 
 /*
  * Make room for element n of the array arr of *cap elements of size bytes,
@@ -29,7 +28,6 @@ static inline void *array_grow(void *arr, size_t *cap, size_t n, size_t size)
 	p = realloc(arr, new_cap * size);
 	if (p)
 		*cap = new_cap;
-	heap_grown();
 	return p;
 }
 
@@ -55,7 +53,6 @@ static inline void *array_zalloc(size_t n, size_t size)
 	/* GCC folds malloc() and a memset() of zeros into calloc(), which
 	 * skips the writes: what it may assume of p must end here */
 	__asm__ volatile("" : "+r"(p) : : "memory");
-	heap_grown();
 	if (p)
 		memset(p, 0, bytes);
 	return p;

@@ -2,165 +2,37 @@
 /*
  * The run (run.h): the walk's callbacks, which decide for each directory
  * whether the fast scan counts it whole or the walk goes in, and for each
- * file whether it is searched for its usage, gets a row and is queued for
- * an estimate; the deferred fast scan that lets estimating and counting
- * overlap; the --sample pre-pass; and the report of it all.
+ * file whether it is searched for its usage and gets a row; the deferred
+ * fast scan that lets estimating and counting overlap; errors kept for
+ * the report; the held messages of a full estimate that may turn into a
+ * sample.  A file's estimate is runest.c's, --sample runsample.c's, the
+ * report runreport.c's (run_internal.h).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
-#include <sys/vfs.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "lib/array.h"
-#include "report/decide.h"
 #include "estimate/estimate.h"
 #include "estimate/estrun.h"
-#include "scan/fastscan.h"
-#include "report/fields.h"
-#include "report/format.h"
 #include "estimate/layout.h"
-#include "scan/lsdefer.h"
-#include "walk/mounts.h"
-#include "report/ncdu.h"
-#include "scan/pending.h"
-#include "sample/prune.h"
 #include "estimate/rewrite.h"
+#include "report/format.h"
+#include "report/ncdu.h"
 #include "report/rows.h"
-#include "sample/sample.h"
+#include "sample/prune.h"
 #include "sample/sampleplan.h"
+#include "scan/fastscan.h"
 #include "scan/search.h"
-#include "run/run.h"
 #include "scan/sharing.h"
-#include "run/subvols.h"
 #include "scan/usage.h"
+#include "seen.h"
+#include "walk/mounts.h"
 #include "walk/walk.h"
-#include "walk/walkorder.h"
-
-/*
- * The deferred fast scan (--estimate only): the walk reads every file
- * under a directory for its data, and the fast scan counts that
- * directory's usage once, later.  Three states:
- *
- *   none     depth == -1, fd == -1: nothing deferred.  on_dir() may start
- *            a fast scan (then: pending, or counted when it can't wait).
- *   pending  depth >= 0, fd >= 0: the directory at depth (path, st) is
- *            being read for its data; its usage is not counted yet, and
- *            no file under it is searched.  Its scan runs on fd when
- *            estrun's queue is full (est_idle()) -> counted, or when the
- *            walk leaves it (on_leave_dir()) -> none.
- *   counted  depth >= 0, fd == -1: its usage is in (scanned early, or at
- *            once for want of a descriptor, or its scan failed and was
- *            reported); files under it are still read for estimates but
- *            not searched.  Leaving it -> none.
- *
- * Only one directory at a time: nothing under a pending or counted one
- * starts another.
- */
-struct deferred {
-	int depth;
-	int fd;			/* a copy of the directory's descriptor */
-	struct stat st;
-	char *path;
-};
-
-struct run {
-	const struct options *opt;
-	const struct run_env *env;
-	FILE *err;		/* what is said on the way: run_set_err() */
-	/* opt->auto_after: what is said is held here until the tally tells
-	 * whether the full estimate is too long (then it is dropped) */
-	FILE *held;
-	char *held_buf;
-	size_t held_len;
-	int size_known;		/* the tally's total was looked at */
-	double too_big;		/* seconds the full estimate would take */
-	uint64_t too_big_bytes;
-	struct usage_ctx *usage;
-	struct mounts *mounts;	/* NULL until the first directory */
-	struct rows *rows;	/* NULL without --depth/--per-file */
-	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
-	struct estrun *est;	/* NULL until the first file estimated */
-	struct layout *layout;	/* with --estimate: what each file counts */
-	struct extent_info *ext;	/* the file being planned's extents */
-	size_t next, cap_ext;
-	uint64_t inline_key;	/* of its inline extent */
-	uint64_t *est_rows;	/* layout_resolve()'s per-row shares */
-	size_t cap_est_rows;
-	struct sharing *sharing;	/* NULL without --exclusive */
-	struct rewrite *rewrite;	/* NULL without --rewrite (or root) */
-	uint64_t rw_stop;	/* plan_file()'s: rewrite_file()'s *stop */
-	dev_t top_dev;		/* st_dev of the argument being walked */
-	/* The settings estimated: opt->est, then with --rewrite the
-	 * compress-force twin of each compress= one not asked for already
-	 * (defrag -c compresses with force semantics); twin[i] is the index
-	 * of setting i's force twin (i itself for a forced one). */
-	struct est_setting *est_all;
-	size_t nall;
-	size_t *twin;
-	struct sharing_result excl;	/* --exclusive's totals, at the end */
-	struct sample_design design;	/* --sample */
-	struct sample_devs devs;	/* ... design.devs (name_dev()) */
-	int sampling;		/* ... drawn from (0: read everything) */
-	struct sample_bands *bands;	/* ... and the files' ratio bands */
-	/* directories the pre-pass counted with the fast scan, by
-	 * sample_key(st_dev, st_ino): the walk only reads under them */
-	struct seen_set *prescanned;
-	/* --sample: NULL, or the only files whose extents the same-layout
-	 * model must know when they are not drawn (sampleplan_run()), and
-	 * NULL or the extent items the pre-pass kept of them (kept_sharer()) */
-	struct seen_set *sharers;
-	struct sampleplan_kept *kept;
-	/* --sample: the pre-pass's fast scan met a bad item (left out) */
-	int prescan_bad;
-	/* the estimate's files' extents, a run of inodes a search */
-	struct search_batch *batch;
-	/* --sample: NULL, or the directory the pre-pass listed (the only
-	 * one; the walk starts at it) whose walk need not meet every file,
-	 * on st_dev prune_dev (prune.h); prune_state: 0 none yet, 1 its
-	 * names listed, 2 planned, 3 the walk in it, leaving out what
-	 * count_left_out() counts when it leaves, 4 done, -1 none
-	 * (another directory listed, or what prune.h can't serve) */
-	struct prune *prune;
-	dev_t prune_dev;
-	uint64_t prune_root;
-	int prune_state;
-	/* count_left_out() is counting a file: not drawn, not a sharer,
-	 * met once (prune_need() said so) */
-	int left_out;
-	/* --sample: the st_dev and subvolume of the directory the pre-pass
-	 * counted that the walk is in, and what stands for the st_dev of
-	 * the subvolumes nested below it in the keys (sample_subvol_dev()) */
-	dev_t pre_dev;
-	uint64_t pre_id;
-	struct run_keydev {
-		dev_t dev;
-		uint64_t key;
-	} *keydevs;
-	size_t nkeydevs, cap_keydevs;
-	struct deferred deferred;
-	int have_usage;		/* usage was read, and every file was on
-				 * btrfs */
-	uint64_t alloc_bytes;	/* st_blocks of the files, in bytes */
-	unsigned long failed;	/* paths that could not be read */
-	struct report_error *errors;	/* those of them with memory to keep */
-	size_t nerrors, cap_errors;
-	int needs_root;		/* aborted: metadata needs CAP_SYS_ADMIN */
-	struct report_est *est_report;	/* collect_estimates() */
-	char *const *paths;	/* run_paths()'s arguments (the progress
-				 * line's early total walks them too) */
-	int npaths;
-	const char *first_path;	/* the first argument: --plot's title, and
-				 * whose mount options tell the current
-				 * setting */
-	struct report report;	/* run_report()'s, for run_plot() */
-	dev_t *subvol_devs;	/* --subvolumes: the filesystems listed */
-	size_t nsubvol_devs, cap_subvol_devs;
-	int rows_sampled;	/* rows_sampled() was applied */
-};
+#include "run/run.h"
+#include "run/run_internal.h"
+#include "run/subvols.h"
 
 /*
  * run->est_all: the settings asked for, then with --rewrite the
@@ -199,7 +71,7 @@ static int plan_settings(struct run *run)
 
 /* The values estrun_opts.sample_dx() gives a file, kept with each report
  * row: 0 without a sample. */
-static size_t run_dx_count(const struct run *run)
+size_t run_dx_count(const struct run *run)
 {
 	return run->opt->sample || run->opt->sample_bytes ?
 	       (4 + 2 * run->nall) * SAMPLE_ROW_BANDS : 0;
@@ -332,8 +204,8 @@ unsigned long run_failed(const struct run *run)
 
 /* "compsize: PATH: what" on run->err, the path escaped as in the table: a
  * name must not reach a terminal as a control sequence. */
-static void say_path(const struct run *run, const char *path,
-		     const char *what)
+void run_say_path(const struct run *run, const char *path,
+		  const char *what)
 {
 	fputs("compsize: ", run->err);
 	fmt_table_path(run->err, path);
@@ -341,13 +213,13 @@ static void say_path(const struct run *run, const char *path,
 }
 
 /* path could not be read: say so, count it and keep it for the report. */
-static void report_failure(struct run *run, const char *path,
-			   const char *cause)
+void run_report_failure(struct run *run, const char *path,
+			const char *cause)
 {
 	struct report_error *e;
 
 	estrun_clear_progress(run->est);
-	say_path(run, path, cause);
+	run_say_path(run, path, cause);
 	run->failed++;
 	/* out of memory there only leaves the mark out */
 	if (run->ncdu)
@@ -370,10 +242,10 @@ static void report_failure(struct run *run, const char *path,
 
 static void on_error(void *arg, const char *path, int err)
 {
-	report_failure(arg, path, strerror(err));
+	run_report_failure(arg, path, strerror(err));
 }
 
-static void fill_report(struct run *run, struct report *r)
+void run_fill_report(struct run *run, struct report *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->format = run->opt->format;
@@ -425,8 +297,6 @@ static double setting_cost(const struct est_setting *s)
 	return 4;
 }
 
-static unsigned default_jobs(void);
-
 /* opt->auto_after: once the tally knows the data, whether the full
  * estimate would take longer; returns -ECANCELED to stop the walk. */
 static int check_size(struct run *run)
@@ -442,7 +312,7 @@ static int check_size(struct run *run)
 	for (i = 0; i < run->nall; i++)
 		cost += setting_cost(&run->est_all[i]);
 	cost *= (double)bytes / 1e9 /
-		(run->opt->jobs ? run->opt->jobs : default_jobs());
+		(run->opt->jobs ? run->opt->jobs : run_default_jobs());
 	if (cost <= run->opt->auto_after) {
 		release_held(run);
 		return 0;
@@ -458,7 +328,7 @@ double run_too_big(const struct run *run, uint64_t *bytes)
 	return run->too_big;
 }
 
-static int on_tick(void *arg)
+int run_tick(void *arg)
 {
 	struct run *run = arg;
 	struct report r;
@@ -478,7 +348,7 @@ static int on_tick(void *arg)
 		FILE *out = run->opt->format == REPORT_TABLE ? stdout : stderr;
 
 		*run->env->want_stats = 0;
-		fill_report(run, &r);
+		run_fill_report(run, &r);
 		r.format = REPORT_TABLE;
 		report_print(out, stderr, &r);
 		fflush(out);
@@ -488,7 +358,7 @@ static int on_tick(void *arg)
 
 /* Report what usage_file() or fastscan_dir() returned for path; returns
  * 0 to go on or a negative errno to abort the walk. */
-static int scan_result(struct run *run, const char *path, int ret)
+int run_scan_result(struct run *run, const char *path, int ret)
 {
 	struct usage_ctx *usage = run->usage;
 	char msg[128];
@@ -497,66 +367,27 @@ static int scan_result(struct run *run, const char *path, int ret)
 	case 0:
 		return 0;
 	case -ENOMEM:
-	case -ECANCELED:	/* on_tick(): the full estimate is too long */
+	case -ECANCELED:	/* run_tick(): the full estimate is too long */
 		return ret;
 	case -EPERM:
 		/* Every other file would fail the same way. */
-		say_path(run, path, "reading btrfs metadata needs root (CAP_SYS_ADMIN)");
+		run_say_path(run, path, "reading btrfs metadata needs root (CAP_SYS_ADMIN)");
 		run->needs_root = 1;
 		return ret;
 	case -EUCLEAN:
 		snprintf(msg, sizeof(msg), "%s at file offset %llu",
 			 extent_strerror(usage->bad_item),
 			 (unsigned long long)usage->bad_offset);
-		report_failure(run, path, msg);
+		run_report_failure(run, path, msg);
 		return 0;
 	case -ENOTTY:
-		report_failure(run, path, "not on a btrfs filesystem");
+		run_report_failure(run, path, "not on a btrfs filesystem");
 		return 0;
 	default:
 		snprintf(msg, sizeof(msg), "SEARCH_V2: %s", strerror(-ret));
-		report_failure(run, path, msg);
+		run_report_failure(run, path, msg);
 		return 0;
 	}
-}
-
-/*
- * --sample: a subvolume nested below a directory the pre-pass counted:
- * its files' keys use what sample_listed() gave them.  Returns 0 or
- * -ENOMEM.
- */
-static int map_subvol(struct run *run, int fd, const struct stat *st)
-{
-	struct run_keydev *k;
-	uint64_t id;
-	size_t i;
-
-	if (fastscan_probe(fd, &id) || id == run->pre_id)
-		return 0;
-	for (i = 0; i < run->nkeydevs; i++)
-		if (run->keydevs[i].dev == st->st_dev)
-			return 0;
-	k = array_grow(run->keydevs, &run->cap_keydevs, run->nkeydevs,
-		       sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	run->keydevs = k;
-	k[run->nkeydevs].dev = st->st_dev;
-	k[run->nkeydevs++].key = sample_subvol_dev(run->pre_dev, id);
-	return 0;
-}
-
-/* --sample: name st's device in the draws (struct sample_devs) by its
- * filesystem's id, from fd on it, before any of its files is drawn. */
-static void name_dev(struct run *run, int fd, const struct stat *st)
-{
-	struct statfs sf;
-	uint64_t id = 0;
-
-	if (!fstatfs(fd, &sf))
-		id = (uint64_t)(uint32_t)sf.f_fsid.__val[0] << 32 |
-		     (uint32_t)sf.f_fsid.__val[1];
-	sample_devs_add(&run->devs, st->st_dev, id);
 }
 
 static int on_enter_fs(void *arg, int fd, const char *path,
@@ -568,10 +399,10 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	if (top)
 		run->top_dev = st->st_dev;
 	if (run->sampling)
-		name_dev(run, fd, st);
+		run_name_dev(run, fd, st);
 	if (!top && run->sampling && run->bands &&
 	    run->deferred.depth >= 0) {
-		ret = map_subvol(run, fd, st);
+		ret = run_map_subvol(run, fd, st);
 		if (ret)
 			return ret;
 	}
@@ -586,7 +417,7 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	if (ret == 1)
 		return WALK_ENTER;
 	if (ret == -EPERM)
-		return scan_result(run, path, ret);
+		return run_scan_result(run, path, ret);
 	if (ret == 0 && top && run->opt->nest) {
 		/* Estimating an argument off btrfs: its data is read, with
 		 * no current usage.  Below an argument the estimate follows
@@ -596,103 +427,17 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 		return WALK_ENTER;
 	}
 	if (ret < 0) {
-		report_failure(run, path, strerror(-ret));
+		run_report_failure(run, path, strerror(-ret));
 	} else if (top) {
-		report_failure(run, path, "not on a btrfs filesystem");
+		run_report_failure(run, path, "not on a btrfs filesystem");
 	} else {
 		/* 1.5 dies here; a tmpfs or ext4 mount inside the tree is
 		 * simply not part of what compsize measures. */
-		say_path(run, path, "skipped: not a btrfs filesystem");
+		run_say_path(run, path, "skipped: not a btrfs filesystem");
 		if (run->ncdu && ncdu_excluded(run->ncdu, path, st))
 			return -ENOMEM;
 	}
 	return WALK_SKIP;
-}
-
-/* A file's estimate is back (token: its layout ticket): its error, or
- * its shares of the totals and of the rows open when it was found. */
-static int on_est_done(void *arg, const char *path, int err, size_t token,
-		       const uint64_t *delta, const uint64_t *gdelta)
-{
-	struct run *run = arg;
-	size_t nrows, rows_token;
-
-	layout_resolve(run->layout, token, err ? NULL : delta,
-		       err ? NULL : gdelta, run->est_rows, &nrows,
-		       &rows_token);
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		report_failure(run, path, strerror(-err));
-		return 0;
-	}
-	if (run->rows)
-		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
-	return 0;
-}
-
-/* --sample with --rewrite: whether a file drawn is rewritten. */
-static int on_est_rewritten(void *arg, size_t token)
-{
-	struct run *run = arg;
-
-	return layout_rewritten(run->layout, token);
-}
-
-/* --sample: a file's sums by band, before on_est_done(): to the rows
- * that were open when it was found. */
-static void on_est_dx(void *arg, size_t token, const int64_t *dx)
-{
-	struct run *run = arg;
-
-	rows_add_extra(run->rows, layout_user(run->layout, token), dx);
-}
-
-/* A sampled file's units, before on_est_done() or once every file is
- * planned (on_est_deferred()): their same-layout share. */
-static void on_est_factors(void *arg, size_t token, const uint64_t *raw,
-			   const uint64_t *gdelta, double *f)
-{
-	struct run *run = arg;
-
-	layout_factors(run->layout, token, raw, gdelta, f);
-}
-
-/* A sampled big file's parts: their own same-layout factors. */
-static int on_est_part_factors(void *arg, size_t token, uint64_t size,
-			       uint64_t n, double *f, double *tmp)
-{
-	struct run *run = arg;
-
-	return layout_part_factors(run->layout, token, size, n, f, tmp);
-}
-
-static int on_est_bucket_scales(void *arg, size_t token, size_t nb,
-				double *s)
-{
-	struct run *run = arg;
-
-	return layout_bucket_scales(run->layout, token, nb, s);
-}
-
-/* Whether a sampled file's factors wait for every file (written in
- * steps, a write of it overwritten: another file may claim its
- * extents). */
-static int on_est_deferred(void *arg, size_t token)
-{
-	struct run *run = arg;
-
-	return layout_tentative(run->layout, token);
-}
-
-/* A file kept by layout_resolve() is settled: its rows' shares. */
-static void on_settled(void *arg, size_t user, const uint64_t *out,
-		       size_t nrows)
-{
-	struct run *run = arg;
-
-	if (run->rows)
-		rows_add_est_each(run->rows, user, out, nrows);
 }
 
 /* A report row opens or closes: the rows and the estimates' levels. */
@@ -731,7 +476,7 @@ static int row_close(struct run *run)
 /*
  * Estimating: the walk reads every file under dir for its data, and the
  * fast scan counts its usage later (scan_deferred()): the first time
- * estrun's queue is full (est_idle()), or when the walk leaves dir.  So
+ * estrun's queue is full (run_est_idle()), or when the walk leaves dir.  So
  * the estimate's workers get files from the start and the scan runs while
  * they have plenty queued: on the same cores, but with none idle.  No
  * file under it is searched again.  none -> pending, or -> counted when
@@ -751,7 +496,7 @@ static int defer_scan(struct run *run, int fd, const char *path,
 		run->pre_dev = st->st_dev;
 		if (fastscan_probe(fd, &run->pre_id))
 			run->pre_id = 0;
-		/* the walk leaves out what count_left_out() counts when
+		/* the walk leaves out what run_count_left_out() counts when
 		 * it leaves the directory */
 		if (run->prune_state == 2 && st->st_dev == run->prune_dev &&
 		    st->st_ino == run->prune_root)
@@ -773,9 +518,9 @@ static int defer_scan(struct run *run, int fd, const char *path,
 		d->path = NULL;
 		/* No descriptor or memory to spare: count it now. */
 		ret = fastscan_dir(run->usage, fd, st, run->opt->one_fs,
-				   on_tick, run);
+				   run_tick, run);
 	}
-	ret = scan_result(run, path, ret);
+	ret = run_scan_result(run, path, ret);
 	return ret < 0 ? ret : WALK_ENTER;
 }
 
@@ -787,14 +532,14 @@ static int scan_deferred(struct run *run)
 	int ret;
 
 	d->fd = -1;
-	ret = fastscan_dir(run->usage, fd, &d->st, run->opt->one_fs, on_tick,
+	ret = fastscan_dir(run->usage, fd, &d->st, run->opt->one_fs, run_tick,
 			   run);
 	close(fd);
 	/* It was probed: 1 means it changed under us, as any failed
 	 * search would. */
 	if (ret == 1)
 		ret = -ENOENT;
-	ret = scan_result(run, d->path, ret);
+	ret = run_scan_result(run, d->path, ret);
 	free(d->path);
 	d->path = NULL;
 	return ret;
@@ -808,7 +553,7 @@ static int scan_deferred(struct run *run)
  * (defer_scan() is not used below a row), which is where its usage goes
  * either way.
  */
-static int est_idle(void *arg)
+int run_est_idle(void *arg)
 {
 	struct run *run = arg;
 	int ret;
@@ -819,292 +564,15 @@ static int est_idle(void *arg)
 	return ret < 0 ? ret : 1;
 }
 
-/* Whether work moved to a thread of its own (lsdefer.h) runs beside this
- * one: more than one CPU it may run on (taskset counts). */
-static int spare_cpu(void)
-{
-	cpu_set_t s;
-
-	if (sched_getaffinity(0, sizeof(s), &s))
-		return 0;
-	return CPU_COUNT(&s) > 1;
-}
-
 /* -j default: one worker per online CPU.  Asked only when estimating:
  * sysconf() parses /sys, which costs a scan resident pages of libc. */
-static unsigned default_jobs(void)
+unsigned run_default_jobs(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (n < 1)
 		return 1;
 	return n > RUN_MAX_JOBS ? RUN_MAX_JOBS : (unsigned)n;
-}
-
-static int collect_extent(const struct search_item *item, void *arg)
-{
-	struct run *run = arg;
-	struct extent_info *e;
-
-	if (item->type != BTRFS_EXTENT_DATA_KEY)
-		return 0;
-	e = array_grow(run->ext, &run->cap_ext, run->next, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	run->ext = e;
-	/* malformed items are the usage report's to tell */
-	if (extent_parse(item->data, item->len, 0, &run->ext[run->next]))
-		return 0;
-	run->ext[run->next].file_pos = item->offset;
-	if (run->ext[run->next].type == BTRFS_FILE_EXTENT_INLINE)
-		run->inline_key = extent_inline_key(item->data, item->len);
-	run->next++;
-	return 0;
-}
-
-/* --sample: the key of the file (dev, ino) in run->bands. */
-static uint64_t sample_key_of(const struct run *run, dev_t dev, ino_t ino)
-{
-	size_t i;
-
-	for (i = 0; i < run->nkeydevs; i++)
-		if (run->keydevs[i].dev == dev)
-			return sample_key(run->keydevs[i].key, ino);
-	return sample_key(dev, ino);
-}
-
-static uint64_t est_key(void *arg, const struct stat *st)
-{
-	return sample_key_of(arg, st->st_dev, st->st_ino);
-}
-
-/* --sample: whether a unit of file st is drawn. */
-static int drawn(const struct run *run, const struct stat *st)
-{
-	uint64_t key;
-
-	if (run->left_out)
-		return 0;
-	key = sample_key_of(run, st->st_dev, st->st_ino);
-	return sample_file_in_parts(&run->design, st->st_dev, st->st_ino,
-				    st->st_size, sample_data_bytes(st),
-				    sample_bands_get(run->bands, key),
-				    sample_bands_parts(run->bands, key,
-					sample_units(st->st_size,
-						     sample_data_bytes(st))));
-}
-
-/* --sample: whether file st is one of the pre-pass's sharers (it
- * references an extent or inline bytes another file references too, or
- * holds preallocated space or part of an extent: sampleplan_run()); all
- * are when they are not known. */
-static int sharer(const struct run *run, dev_t dev, ino_t ino)
-{
-	return !run->left_out &&
-	       (!run->sharers ||
-		seen_contains(run->sharers, sample_key_of(run, dev, ino)));
-}
-
-/*
- * --sample: a file not drawn and not a sharer: nothing of it is
- * estimated, and what it meets first nothing else meets, so its extents
- * need not be searched (--walk searches them all: the tests' reference).
- */
-static int extents_unneeded(const struct run *run, const struct stat *st)
-{
-	return run->sampling && !run->opt->walk && !run->rewrite &&
-	       !sharer(run, st->st_dev, st->st_ino) && !drawn(run, st);
-}
-
-/*
- * --sample: a sharer whose extent items the pre-pass kept
- * (sampleplan_kept_get()), into run->ext: it need not be searched again
- * (--walk and a rewrite search every file's; a pre-pass that met a bad
- * item may have left one out).  Returns 1 when so, 0 when not, or -ENOMEM.
- */
-static int kept_sharer(struct run *run, const struct stat *st)
-{
-	struct extent_info *e;
-	uint64_t v;
-	size_t n;
-
-	if (!run->sampling || run->opt->walk || run->rewrite ||
-	    run->left_out || !run->kept || run->prescan_bad)
-		return 0;
-	v = seen_value(run->sharers, sample_key_of(run, st->st_dev,
-						   st->st_ino));
-	n = sampleplan_kept_count(v);
-	if (!n)
-		return 0;
-	e = array_grow(run->ext, &run->cap_ext, n - 1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	run->ext = e;
-	sampleplan_kept_get(run->kept, v, run->ext, &run->inline_key);
-	run->next = n;
-	return 1;
-}
-
-/* A file submitted to a sample: its known share of the same layout, 1
- * when it shares nothing (whether its extents were searched or not). */
-static double on_est_known(void *arg, size_t token, const struct stat *st)
-{
-	struct run *run = arg;
-	double a = layout_known_share(run->layout, token);
-
-	return a >= 0 && !sharer(run, st->st_dev, st->st_ino) ? 1 : a;
-}
-
-/*
- * What the estimate counts of the file (layout.h): its inode once, its
- * extents once, at every level.  The extents come from a search of its
- * items, or of a run of inodes with it (search_batch_file_extents(); btrfs
- * and root); otherwise it counts as all new.  Sets *ticket,
- * and *skip when nothing of it counts anywhere.
- */
-static int plan_file(struct run *run, int fd, const struct stat *st,
-		     size_t *ticket, int *skip)
-{
-	const struct usage_fs *fs = usage_fs_of(run->usage, st->st_dev);
-	struct layout_file f = {
-		.dev = st->st_dev,
-		.ino = st->st_ino,
-		.once = run->left_out,
-	};
-	int ret;
-
-	run->rw_stop = 0;
-	if (run->env->usage && fs && !extents_unneeded(run, st)) {
-		run->next = 0;
-		ret = kept_sharer(run, st);
-		if (!ret)
-			ret = search_batch_file_extents(run->batch, fd,
-							st->st_dev, st->st_ino,
-							fs->nodesize,
-							collect_extent, run);
-		else if (ret == 1)
-			ret = 0;
-		if (ret == -ENOMEM)
-			return ret;
-		f.have_extents = !ret;
-		f.fs_idx = fs->fs_idx;
-		f.ext = run->ext;
-		f.next = run->next;
-		f.sectorsize = fs->sectorsize;
-		f.size = st->st_size;
-		f.inline_key = run->inline_key;
-		/* defragment -r walks with FTW_MOUNT: nothing beyond the
-		 * argument's st_dev (nested subvolumes, mounts) */
-		if (run->rewrite && f.have_extents &&
-		    st->st_dev == run->top_dev) {
-			ret = rewrite_file(run->rewrite, fs->fs_idx, fd, st,
-					   run->ext, run->next, &run->rw_stop);
-			if (ret == -ENOMEM)
-				return ret;
-			/* a subvolume that can't be told: not rewritten */
-			f.rewrite = ret != 1 ? 0 :
-				    st->st_nlink ? (uint32_t)st->st_nlink : 1;
-		}
-	}
-	return layout_plan(run->layout, &f,
-			   run->rows ? rows_est_token(run->rows) : 0, ticket,
-			   skip);
-}
-
-/* Queue the file on *fd; estrun takes the descriptor (*fd = -1) when it
- * reads the file.  Its extents are searched on sfd (*fd, or with --sample
- * its directory when it was not opened). */
-static int estimate_file(struct run *run, int *fd, int sfd, const char *path,
-			 const struct stat *st)
-{
-	const struct est_write *wr;
-	size_t ticket, nw, ng;
-	int ret, skip;
-
-	ret = plan_file(run, sfd, st, &ticket, &skip);
-	if (ret)
-		return ret;
-	if (skip) {
-		/* a hard link met before at every level: cp -a keeps it */
-		layout_drop(run->layout, ticket);
-		return 0;
-	}
-	if (!run->est) {
-		const struct usage_fs *fs = usage_fs_of(run->usage,
-							st->st_dev);
-		struct estrun_opts eo = {
-			.s = run->est_all,
-			.n = run->nall,
-			.jobs = run->opt->jobs ? run->opt->jobs : default_jobs(),
-			.design = run->sampling ? &run->design : NULL,
-			.bands = run->bands,
-			.key = est_key,
-			/* for a person watching, not for scripts, unless
-			 * --progress asks (full lines, for a log) */
-			.progress_fd = run->opt->progress > 0 ||
-				       (run->opt->progress < 0 &&
-					isatty(STDERR_FILENO)) ? STDERR_FILENO : -1,
-			.paths = run->paths,
-			.npaths = run->npaths,
-			.one_fs = run->opt->one_fs,
-			/* The first filesystem read decides the sector size. */
-			.sectorsize = fs ? fs->sectorsize : 4096,
-			.idle = est_idle,
-			.factors = on_est_factors,
-			.part_factors = on_est_part_factors,
-			.bucket_scales = on_est_bucket_scales,
-			.deferred = on_est_deferred,
-			.known_share = on_est_known,
-			.sample_dx = run->rows ? on_est_dx : NULL,
-			.rewritten = run->rewrite ? on_est_rewritten : NULL,
-		};
-
-		run->est = estrun_create(&eo, on_est_done, run);
-		if (!run->est) {
-			ret = -errno;
-			layout_drop(run->layout, ticket);
-			return ret;
-		}
-	}
-	/* Its estimate goes to the rows open now, whenever it comes back:
-	 * rows close without waiting for it, so the workers never run dry
-	 * at a row's end (--depth, --per-file).  A failure ends the run:
-	 * the ticket, resolved or not, goes with the layout. */
-	ng = layout_writes(run->layout, ticket, &wr, &nw);
-	return estrun_submit_writes(run->est, fd, path, st, ticket, wr, nw,
-				    ng, layout_inline(run->layout, ticket),
-				    run->rw_stop);
-}
-
-/*
- * With --sample on the fast scan, the walk lists files without opening
- * them (walk_opts.stat_files): a file is opened only when its usage is
- * read file by file (not under a directory the fast scan counts) or the
- * sample draws a unit of it.  Returns its descriptor, -1 when it need not
- * be opened, or -2 when it could not be (gone: left out, as the walk
- * does; any other cause reported).
- */
-static int open_late(struct run *run, int dirfd, const char *name,
-		     const char *path, const struct stat *st)
-{
-	struct stat now;
-	int fd;
-
-	if (run->deferred.depth >= 0 && !drawn(run, st))
-		return -1;
-	fd = openat(dirfd, name, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 && errno == EPERM)
-		fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0 && !fstat(fd, &now) && now.st_ino == st->st_ino &&
-	    now.st_dev == st->st_dev)
-		return fd;
-	if (fd >= 0) {
-		close(fd);	/* replaced since it was listed */
-		errno = ENOENT;
-	}
-	if (errno != ENOENT)
-		report_failure(run, path, strerror(errno));
-	return -2;
 }
 
 static uint64_t disk_total(const struct cs_stats *st)
@@ -1132,13 +600,13 @@ static int ncdu_one_file(struct run *run, int fd, const char *path,
 
 	ret2 = ncdu_file(run->ncdu, path, st,
 			 disk_total(&run->usage->stats) - before);
-	ret = scan_result(run, path, ret);
+	ret = run_scan_result(run, path, ret);
 	return ret ? ret : ret2;
 }
 
 /* A regular file open on *fd, or (-1) not opened in directory dirfd. */
-static int one_file(struct run *run, int *fd, int dirfd, const char *name,
-		    const char *path, const struct stat *st, int depth)
+int run_one_file(struct run *run, int *fd, int dirfd, const char *name,
+		 const char *path, const struct stat *st, int depth)
 {
 	int row = run->rows && (depth == 0 || (run->opt->per_file &&
 					      (run->opt->depth < 0 ||
@@ -1147,7 +615,7 @@ static int one_file(struct run *run, int *fd, int dirfd, const char *name,
 
 	if (*fd < 0) {
 		/* listed, not opened (stat_files): open it if needed */
-		own = open_late(run, dirfd, name, path, st);
+		own = run_open_late(run, dirfd, name, path, st);
 		if (own == -2)
 			return 0;
 		*fd = own;
@@ -1163,7 +631,8 @@ static int one_file(struct run *run, int *fd, int dirfd, const char *name,
 		ret = ncdu_one_file(run, *fd, path, st);
 	} else if (run->env->usage && (!run->opt->nest ||
 				       usage_fs_of(run->usage, st->st_dev))) {
-		ret = scan_result(run, path, usage_file(run->usage, *fd, st));
+		ret = run_scan_result(run, path,
+				      usage_file(run->usage, *fd, st));
 	} else {
 		/* Estimating without root, or on another filesystem: no
 		 * usage to read, and no error either; the file is counted
@@ -1172,7 +641,8 @@ static int one_file(struct run *run, int *fd, int dirfd, const char *name,
 	}
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
 	if (!ret && run->opt->nest)
-		ret = estimate_file(run, fd, *fd >= 0 ? *fd : dirfd, path, st);
+		ret = run_estimate_file(run, fd, *fd >= 0 ? *fd : dirfd, path,
+					st);
 	if (row && !ret)
 		ret = row_close(run);
 out:
@@ -1184,66 +654,7 @@ out:
 static int on_file(void *arg, int *fd, const char *path,
 		   const struct stat *st, int depth)
 {
-	return one_file(arg, fd, -1, NULL, path, st, depth);
-}
-
-/* st_blocks * 512 of a btrfs file whose inode item holds nbytes:
- * btrfs_getattr() rounds them up to a sector (no delalloc counted: a
- * committed inode item has none); nbytes when the sector is not known. */
-static uint64_t stat_bytes(uint64_t nbytes, uint32_t sectorsize)
-{
-	if (sectorsize < 512)
-		return nbytes;
-	return (nbytes + sectorsize - 1) / sectorsize * sectorsize;
-}
-
-/*
- * --sample: a regular file under a directory the pre-pass counted (so
- * nothing is mounted beneath it) is as its inode item said then
- * (sample_bands_facts()): no fstatat().  A file drawn is opened and
- * checked (open_late()).
- */
-static int known_stat(struct run *run, dev_t dev, ino_t ino, struct stat *st)
-{
-	const struct usage_fs *fs = usage_fs_of(run->usage, dev);
-	struct sample_facts f;
-
-	if (!fs || fs->sectorsize < 512 ||
-	    !sample_bands_facts(run->bands, sample_key_of(run, dev, ino), &f))
-		return 0;
-	memset(st, 0, sizeof(*st));
-	st->st_dev = dev;
-	st->st_ino = ino;
-	st->st_mode = S_IFREG;
-	st->st_nlink = f.nlink;
-	st->st_size = (off_t)f.size;
-	st->st_blocks = (blkcnt_t)(stat_bytes(f.nbytes, fs->sectorsize) / 512);
-	return 1;
-}
-
-/* The walk meets file ino in a directory on dev: 2 when it is left out
- * (count_left_out() counts it), else as known_stat(). */
-static int on_known(void *arg, dev_t dev, ino_t ino, struct stat *st)
-{
-	struct run *run = arg;
-
-	if (run->deferred.depth < 0)
-		return 0;
-	if (run->prune_state == 3 && dev == run->prune_dev &&
-	    prune_counted(run->prune, ino))
-		return 2;
-	return known_stat(run, dev, ino, st);
-}
-
-/* The walk meets subdirectory ino of directory dir_ino on dev: left out
- * when nothing under it is to be met (prune_skip_dir()). */
-static int on_skip_dir(void *arg, dev_t dev, ino_t dir_ino, ino_t ino)
-{
-	struct run *run = arg;
-
-	return run->prune_state == 3 && run->deferred.depth >= 0 &&
-	       dev == run->prune_dev &&
-	       prune_skip_dir(run->prune, dir_ino, ino);
+	return run_one_file(arg, fd, -1, NULL, path, st, depth);
 }
 
 /* --sample: a file listed in dirfd, not opened (walk_opts.stat_files). */
@@ -1252,55 +663,7 @@ static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
 {
 	int fd = -1;
 
-	return one_file(arg, &fd, dirfd, name, path, st, depth);
-}
-
-/* How many files ahead count_left_out() hints at (prune_hint()). */
-#define LEFT_OUT_AHEAD	4
-
-/* prune_need() or count_left_out() will look file ino up soon. */
-static void prune_hint(void *arg, uint64_t ino)
-{
-	struct run *run = arg;
-
-	sample_bands_prefetch(run->bands, sample_key_of(run, run->prune_dev,
-							ino));
-}
-
-/*
- * --sample: the walk leaves the directory at path the pre-pass listed,
- * where prune_plan() found the files it need not meet, and which it left
- * out (on_known(), on_skip_dir()).  Count each now as the walk would
- * (one_file(): none is opened, drawn or shared), from what the pre-pass
- * knew of it, while the workers estimate what was drawn.  Only files
- * nothing depends on the order of are counted so: the estimates are the
- * walk's.
- */
-static int count_left_out(struct run *run, const char *path, int depth)
-{
-	const uint64_t *ino;
-	struct stat st;
-	size_t i, n = prune_ahead(run->prune, &ino);
-	int fd, ret = 0;
-
-	for (i = 0; !ret && i < n; i++) {
-		if ((i & 1023) == 1023) {
-			ret = on_tick(run);
-			if (ret)
-				break;
-		}
-		/* a few files ahead: their slots come while this one counts */
-		if (i + LEFT_OUT_AHEAD < n)
-			prune_hint(run, ino[i + LEFT_OUT_AHEAD]);
-		if (!known_stat(run, run->prune_dev, ino[i], &st))
-			continue;
-		fd = -1;
-		run->left_out = 1;
-		ret = one_file(run, &fd, -1, NULL, path, &st, depth + 1);
-		run->left_out = 0;
-	}
-	run->prune_state = 4;
-	return ret;
+	return run_one_file(arg, &fd, dirfd, name, path, st, depth);
 }
 
 /* Whether dir gets a row, and whether it must be walked entry by entry. */
@@ -1340,10 +703,10 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 		return WALK_ENTER;
 	if (run->opt->nest)
 		return defer_scan(run, fd, path, st, depth);
-	ret = fastscan_dir(run->usage, fd, st, run->opt->one_fs, on_tick, run);
+	ret = fastscan_dir(run->usage, fd, st, run->opt->one_fs, run_tick, run);
 	if (ret == 1)
 		return WALK_ENTER;
-	ret = scan_result(run, path, ret);
+	ret = run_scan_result(run, path, ret);
 	if (ret < 0)
 		return ret;
 	if (row)
@@ -1360,7 +723,7 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	if (run->ncdu)
 		ncdu_leave(run->ncdu);
 	if (depth == run->deferred.depth && run->prune_state == 3)
-		ret = count_left_out(run, path, depth);
+		ret = run_count_left_out(run, path, depth);
 	if (depth == run->deferred.depth) {
 		/* pending or counted -> none */
 		run->deferred.depth = -1;
@@ -1370,326 +733,6 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	/* Out of memory here leaves the row out; rows_close reports it. */
 	if (run->rows && depth <= run->opt->depth)
 		row_close(run);
-	return ret;
-}
-
-/* The subvolume a sample_dir() scan started in, whose files' keys are
- * known: their st_dev is the directory's. */
-struct sample_scan {
-	struct sampleplan *p;
-	int fd;			/* the directory's */
-	dev_t dev;
-	uint64_t id;
-	uint32_t sectorsize;	/* the filesystem's (usage_probe_fs()) */
-	struct prune *prune;	/* NULL, or the names' */
-	struct walkorder *order;	/* NULL, or where the walk meets them */
-	int by_names;	/* a file listed not in inode order (by_names) */
-	/* the directory a stale file was last stat'ed in (stale_stat()) */
-	uint64_t stat_tree, stat_dir;
-	dev_t stat_dev;
-	int stat_fd;
-};
-
-/*
- * The stat of a file whose inode item may lag behind (fastscan_file.stale):
- * by its first name in its directory, opened once for the files that
- * follow in it (alone, about half the cost of a handle opened and closed
- * for each), else through its own handle.  The name must lead to the file
- * itself (its inode number, on its directory's device: not something
- * mounted over it).  0, or -1 when neither finds it a regular file.
- */
-static int stale_stat(struct sample_scan *sc, const struct fastscan_file *f,
-		      struct stat *st)
-{
-	int fd, ret;
-
-	if (f->name_len && f->parent) {
-		if (sc->stat_fd < 0 || sc->stat_tree != f->tree_id ||
-		    sc->stat_dir != f->parent) {
-			if (sc->stat_fd >= 0)
-				close(sc->stat_fd);
-			/* generation 0: any (btrfs_get_dentry()); what is
-			 * found there is checked by its inode number */
-			sc->stat_fd = pending_open(sc->fd, f->tree_id,
-						   f->parent, 0,
-						   O_PATH | O_DIRECTORY);
-			sc->stat_tree = f->tree_id;
-			sc->stat_dir = f->parent;
-			if (sc->stat_fd >= 0 && fstat(sc->stat_fd, st)) {
-				close(sc->stat_fd);
-				sc->stat_fd = -1;
-			}
-			sc->stat_dev = sc->stat_fd >= 0 ? st->st_dev : 0;
-		}
-		if (sc->stat_fd >= 0 &&
-		    !fstatat(sc->stat_fd, f->name, st, AT_SYMLINK_NOFOLLOW) &&
-		    st->st_ino == f->ino && st->st_dev == sc->stat_dev &&
-		    S_ISREG(st->st_mode))
-			return 0;
-	}
-	fd = pending_open(sc->fd, f->tree_id, f->ino, f->generation, O_PATH);
-	ret = fd >= 0 && !fstat(fd, st) && S_ISREG(st->st_mode) ? 0 : -1;
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
-/* A file's key as sample_listed() gives it (walkorder_ranks()). */
-static uint64_t sample_scan_key(void *arg, uint64_t tree_id, uint64_t ino)
-{
-	const struct sample_scan *sc = arg;
-
-	return sample_key(tree_id == sc->id ? sc->dev :
-			  sample_subvol_dev(sc->dev, tree_id), ino);
-}
-
-static int sample_place(void *arg, uint64_t tree_id, uint64_t dir,
-			uint64_t index, uint64_t child, int kind)
-{
-	const struct sample_scan *sc = arg;
-
-	return walkorder_entry(sc->order, tree_id, dir, index, child, kind);
-}
-
-/* The files the scan listed, in the order the walk meets them
- * (walkorder.h): out of memory, as they were. */
-static void sample_scan_order(struct sample_scan *sc, uint64_t root,
-			      size_t since)
-{
-	struct walkorder_rank *r;
-	size_t n;
-	int listed = 0;
-
-	/* listed through names, the files came in batches: never in the
-	 * order walkorder_ranks() calls listed */
-	if (walkorder_ranks(sc->order, sc->id, root, sample_scan_key, sc, &r,
-			    &n, sc->by_names ? NULL : &listed) || listed)
-		return;
-	/* the entries' memory back first */
-	walkorder_free(sc->order);
-	sc->order = NULL;
-	sampleplan_reorder(sc->p, since, r, n);
-	free(r);
-}
-
-static int sample_listed(void *arg, const struct fastscan_file *f)
-{
-	struct sample_scan *sc = arg;
-	struct sample_facts facts = {
-		.size = f->size,
-		.nbytes = f->nbytes,
-		.nlink = f->nlink,
-	};
-	const struct sample_facts *known = &facts;
-	struct stat st;
-	uint64_t nb, x;
-
-	sc->by_names |= f->by_names;
-	if (f->stale) {
-		/* Its inode item may lag behind (a change not committed):
-		 * the file's own stat, as the walk's pre-pass sees it, so
-		 * that both draw the same sample.  Without it the walk
-		 * stats the file (known_stat() fails). */
-		known = NULL;
-		if (!stale_stat(sc, f, &st)) {
-			facts.size = (uint64_t)st.st_size;
-			facts.nbytes = (uint64_t)st.st_blocks * 512;
-			facts.nlink = (uint32_t)st.st_nlink;
-			known = &facts;
-		}
-	}
-	/* as sample_data_bytes() of the stat the walk has of it
-	 * (known_stat()): an inline extent with others after it leaves
-	 * nbytes off a sector's multiple */
-	nb = stat_bytes(facts.nbytes, sc->sectorsize);
-	x = nb && nb <= facts.size ? nb : facts.size;
-
-	/* a nested subvolume's st_dev is not known here: its files are
-	 * keyed by it and the walk maps its st_dev to the same when it
-	 * enters it (on_enter_fs()) */
-	uint64_t dev = f->tree_id == sc->id ? sc->dev :
-		       sample_subvol_dev(sc->dev, f->tree_id);
-
-	return sampleplan_add(sc->p, sample_key(dev, f->ino), facts.nlink,
-			      facts.size, x,
-			      facts.size ? sample_band(1, f->ram, f->disk) : 0,
-			      facts.size ? sample_file_q(facts.size, x, f->ram,
-							 f->disk) : 0,
-			      sampleplan_name_kind(facts.nlink, f->name),
-			      known);
-}
-
-static int sample_ref(void *arg, const struct extent_info *ei,
-		      const uint8_t *item, size_t len)
-{
-	const struct sample_scan *sc = arg;
-
-	return sampleplan_ref(sc->p, ei, item, len);
-}
-
-static int sample_entry(void *arg, uint64_t tree_id, uint64_t dir,
-			uint64_t child, uint8_t loc_type, uint8_t ftype)
-{
-	const struct sample_scan *sc = arg;
-
-	return prune_entry(sc->prune, tree_id, dir, child, loc_type, ftype);
-}
-
-/* --sample: whether the walk must meet the file ino of the directory the
- * pre-pass listed: unless it is known, has one link, and is neither drawn
- * nor a sharer (count_left_out()). */
-static int prune_need(void *arg, uint64_t ino)
-{
-	struct run *run = arg;
-	struct stat st;
-
-	if (!known_stat(run, run->prune_dev, ino, &st) || st.st_nlink != 1)
-		return 1;
-	return drawn(run, &st) || sharer(run, st.st_dev, st.st_ino);
-}
-
-/*
- * The pre-pass meets a directory: where the walk would count it with the
- * fast scan, count it now, and list its files and their current ratios
- * from the same items (sampleplan_add()); the walk then only reads the
- * files drawn under it (defer_scan() finds it counted).
- */
-static int sample_dir(void *arg, struct sampleplan *p, int fd,
-		      const char *path, const struct stat *st, int depth)
-{
-	struct run *run = arg;
-	struct fastscan_listener ls = {
-		.file = sample_listed,
-		.ref = sample_ref,
-		.names = 1,	/* their kinds: sampleplan_name_kind() */
-	};
-	struct sample_scan sc = { .p = p, .fd = fd, .dev = st->st_dev,
-				.stat_fd = -1 };
-	struct fastscan_listener qls;
-	const struct usage_fs *fs;
-	struct lsdefer *ld = NULL;
-	size_t since = sampleplan_files(p);
-	int ret, lret;
-
-	(void)depth;
-	/* the walk's draws start before it: prune_need() */
-	name_dev(run, fd, st);
-	if (!run->mounts) {
-		run->mounts = mounts_create();
-		if (!run->mounts)
-			return -ENOMEM;
-	}
-	ret = usage_probe_fs(run->usage, fd, st);
-	if (ret == -ENOMEM)
-		return ret;
-	/* anything else odd: the walk finds and reports it */
-	if (ret != 1 || mounts_beneath(run->mounts, st) ||
-	    fastscan_probe(fd, &sc.id))
-		return WALK_ENTER;
-	fs = usage_fs_of(run->usage, st->st_dev);
-	sc.sectorsize = fs ? fs->sectorsize : 0;
-	if (!run->prescanned) {
-		run->prescanned = seen_create();
-		if (!run->prescanned)
-			return -ENOMEM;
-	}
-	/* the first directory listed: its names too (prune.h) */
-	if (!run->prune_state) {
-		sc.prune = prune_create(sc.id, st->st_ino);
-		if (!sc.prune)
-			return -ENOMEM;
-		ls.entry = sample_entry;
-	}
-	/* the walk's order, for which of the files that share counts */
-	sc.order = walkorder_create();
-	if (!sc.order) {
-		prune_free(sc.prune);
-		return -ENOMEM;
-	}
-	ls.place = sample_place;
-	ls.arg = &sc;
-	/* the bookkeeping on a thread of its own, beside the scan */
-	if (spare_cpu())
-		ld = lsdefer_start(&ls, &qls);
-	ret = fastscan_list(run->usage, fd, st, run->opt->one_fs, on_tick,
-			    run, ld ? &qls : &ls);
-	if (ld) {
-		/* its error first, as it would have stopped the scan, unless
-		 * a search's had (an item skipped does not stop it) */
-		lret = lsdefer_finish(ld);
-		if (lret && (ret >= 0 || ret == -EUCLEAN))
-			ret = lret;
-	}
-	if (!ret)
-		sample_scan_order(&sc, st->st_ino, since);
-	walkorder_free(sc.order);
-	if (sc.stat_fd >= 0)
-		close(sc.stat_fd);
-	if (sc.prune && !ret) {
-		run->prune = sc.prune;
-		run->prune_dev = st->st_dev;
-		run->prune_root = st->st_ino;
-		run->prune_state = 1;
-	} else {
-		prune_free(sc.prune);
-		if (ret != 1) {
-			/* a second directory, or a scan that failed */
-			prune_free(run->prune);
-			run->prune = NULL;
-			run->prune_state = -1;
-		}
-	}
-	if (ret == 1)
-		return WALK_ENTER;
-	run->prescan_bad |= ret == -EUCLEAN;
-	if (seen_insert(run->prescanned, sample_key(st->st_dev, st->st_ino)) < 0)
-		return -ENOMEM;
-	ret = scan_result(run, path, ret);
-	return ret < 0 ? ret : WALK_SKIP;
-}
-
-int run_sample(struct run *run, char *const *paths, int n)
-{
-	const struct walk_opts wo = { .one_fs = run->opt->one_fs };
-	/* the plan's helpers, beside this thread */
-	const unsigned threads = spare_cpu() ? 2 : 1;
-	struct sampleplan_opts so = {
-		.bytes = run->opt->sample_bytes,
-		.frac = run->opt->sample,
-		.seed = run->opt->seed,
-		/* the files' current ratio, where it can be read */
-		.bands = run->env->usage,
-		.sharers = 1,
-		/* the interval printed is the same layout's, unless a
-		 * rewrite's change is asked (report_est.disk_ci95) */
-		.weigh_away = !run->rewrite,
-		.threads = threads,
-		/* as on_dir() decides for the walk: without rows, the fast
-		 * scan counts whole directories */
-		.dir = run->env->usage && run->env->fast && !run->opt->walk &&
-		       !run->rows ? sample_dir : NULL,
-		.arg = run,
-	};
-	int ret;
-
-	ret = sampleplan_run(paths, n, &wo, &so, &run->design, &run->sampling,
-			     &run->bands, &run->sharers, &run->kept);
-	run->design.devs = &run->devs;
-	/* What the walk need not meet: with one path, which the pre-pass
-	 * listed, where no file is read for its usage, none rewritten and
-	 * no rows kept. */
-	if (!ret && run->prune_state == 1 && run->sampling && n == 1 &&
-	    !run->rewrite && !run->ncdu && !run->rows && !run->opt->walk) {
-		/* the two read only what is settled by now */
-		ret = prune_plan_threads(run->prune, prune_need, prune_hint,
-					 run, threads);
-		run->prune_state = 2;
-	}
-	if (run->prune_state != 2) {
-		prune_free(run->prune);
-		run->prune = NULL;
-		run->prune_state = -1;
-	}
 	return ret;
 }
 
@@ -1704,13 +747,13 @@ static int subvolumes_of(struct run *run, const char *path)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st)) {
-		report_failure(run, path, strerror(errno));
+		run_report_failure(run, path, strerror(errno));
 		ret = 0;
 		goto out;
 	}
 	ret = usage_probe_fs(run->usage, fd, &st);
 	if (ret <= 0) {
-		ret = scan_result(run, path, ret ? ret : -ENOTTY);
+		ret = run_scan_result(run, path, ret ? ret : -ENOTTY);
 		goto out;
 	}
 	for (i = 0; i < run->nsubvol_devs; i++)
@@ -1724,8 +767,8 @@ static int subvolumes_of(struct run *run, const char *path)
 	}
 	run->subvol_devs = d;
 	d[run->nsubvol_devs++] = st.st_dev;
-	ret = scan_result(run, path, subvols_scan(run->usage, run->rows, fd,
-						  &st, on_tick, run));
+	ret = run_scan_result(run, path, subvols_scan(run->usage, run->rows, fd,
+						      &st, run_tick, run));
 out:
 	if (fd >= 0)
 		close(fd);
@@ -1737,12 +780,12 @@ int run_paths(struct run *run, char *const *paths, int n)
 	const struct walk_ops ops = {
 		.file = on_file,
 		.file_at = on_file_at,
-		.known = on_known,
-		.skip_dir = on_skip_dir,
+		.known = run_on_known,
+		.skip_dir = run_on_skip_dir,
 		.enter_fs = on_enter_fs,
 		.dir = on_dir,
 		.leave_dir = on_leave_dir,
-		.tick = on_tick,
+		.tick = run_tick,
 		.error = on_error,
 	};
 	/* A sample reads few files: list them without opening them all
@@ -1772,7 +815,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 			layout_settle_claims(run->layout);
 			ret = estrun_settle(run->est);
 			if (!ret)
-				ret = layout_settle(run->layout, on_settled,
+				ret = layout_settle(run->layout, run_on_settled,
 						    run);
 		}
 		/* -EIO: a piece kept to check did not decompress back */
@@ -1791,13 +834,13 @@ int run_paths(struct run *run, char *const *paths, int n)
 	if (!ret && run->rewrite && run->have_usage) {
 		/* the old extents the rewrite frees: one look at the rest
 		 * of the filesystem, as for --exclusive */
-		ret = rewrite_resolve(run->rewrite, on_tick, run);
+		ret = rewrite_resolve(run->rewrite, run_tick, run);
 		if (ret && ret != -ENOMEM)
 			fprintf(run->err, "compsize: --rewrite: %s\n",
 				strerror(-ret));
 	}
 	if (!ret && run->sharing) {
-		ret = sharing_resolve(run->sharing, on_tick, run);
+		ret = sharing_resolve(run->sharing, run_tick, run);
 		if (ret && ret != -ENOMEM)
 			fprintf(run->err, "compsize: --exclusive: %s\n",
 				strerror(-ret));
@@ -1807,365 +850,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 	return ret;
 }
 
-/* Which of the settings the filesystem of path is mounted with now: its
- * index, or -1. */
-static long current_setting(const struct options *opt, const char *path)
-{
-	char buf[64], err[128];
-	struct est_setting *cur = NULL;
-	size_t n = 0, i;
-	long found = -1;
-
-	if (!path || mounts_compress_option(path, buf, sizeof(buf)) != 1 ||
-	    est_parse_list(buf, &cur, &n, err, sizeof(err)))
-		return -1;
-	for (i = 0; n == 1 && i < opt->nest; i++)
-		if (opt->est[i].alg == cur->alg &&
-		    opt->est[i].level == cur->level &&
-		    opt->est[i].force == cur->force)
-			found = (long)i;
-	free(cur);
-	return found;
-}
-
-/* Setting i's totals from a finished estimate: the same-layout and
- * fresh-copy models (layout.h), extrapolated when sampled. */
-static void est_models(struct run *run, size_t i, struct report_est *re)
-{
-	struct estrun_result res;
-	struct layout_total t;
-
-	estrun_get_result(run->est, i, &res);
-	layout_total(run->layout, i, &t);
-	re->input = res.est.input;
-	re->compress_mbps = res.est.compress_mbps;
-	re->decompress_mbps = res.est.decompress_mbps;
-	re->sampled = res.sampled;
-	re->units_read = res.units_read;
-	re->units = res.units;
-	re->data_read = res.data_read;
-	re->data = res.data;
-	re->same_layout = run->have_usage;
-	if (!res.sampled) {
-		re->disk_fresh = t.fresh_disk;
-		re->uncompressed_fresh = t.fresh_uncomp;
-		re->disk_same = t.disk;
-		re->uncompressed_same = t.uncomp;
-		re->disk_extrapolated = t.extrap_disk;
-		re->disk_min = t.disk - t.extrap_lo;
-		re->disk_max = t.disk + t.extrap_hi;
-		re->disk_ci95 = 0;
-		re->fresh_ci95 = 0;
-	} else {
-		/* extrapolated: each model's share of the sampled files'
-		 * estimates */
-		re->disk_fresh = layout_scale(res.est.disk, t.fresh_disk,
-					      t.est_disk);
-		re->uncompressed_fresh = layout_scale(res.est.uncompressed,
-						      t.fresh_uncomp,
-						      t.est_uncomp);
-		/* sampled itself: each unit's prediction times its
-		 * file's same-layout factor, and prealloc extents as they
-		 * are (layout_factors()) */
-		re->disk_same = res.disk_same + t.prealloc_disk;
-		re->uncompressed_same = res.uncompressed_same +
-					t.prealloc_uncomp;
-		/* scaled as the estimate is */
-		re->fresh_ci95 = res.disk_ci95;
-		if (t.est_disk)
-			re->fresh_ci95 *= (double)t.fresh_disk / t.est_disk;
-	}
-	if (re->same_layout) {
-		re->disk = re->disk_same;
-		re->uncompressed = re->uncompressed_same;
-		re->disk_ci95 = res.sampled ? res.same_ci95 : 0;
-	} else {
-		re->disk = re->disk_fresh;
-		re->uncompressed = re->uncompressed_fresh;
-		re->disk_ci95 = re->fresh_ci95;
-	}
-}
-
-/* The estimates of the whole run, for the report, with the decision
- * figures for cpus cores (decide.h). */
-static struct report_est *collect_estimates(struct run *run, unsigned cpus)
-{
-	struct report_est *re = calloc(run->opt->nest, sizeof(*re));
-	long cur = current_setting(run->opt, run->first_path);
-	size_t i;
-
-	if (!re)
-		return NULL;
-	for (i = 0; i < run->opt->nest; i++) {
-		struct decide_in din = {
-			.cpus = cpus,
-			.dev_write_mbps = run->opt->dev_write,
-			.dev_read_mbps = run->opt->dev_read,
-		};
-
-		re[i].current = (long)i == cur;
-		est_setting_name(&run->opt->est[i], re[i].setting,
-				 sizeof(re[i].setting));
-		if (run->est)
-			est_models(run, i, &re[i]);
-		if (run->rewrite && run->have_usage && run->est) {
-			struct layout_total tw;
-			struct estrun_result rt;
-			uint64_t new_disk;
-
-			estrun_get_result(run->est, run->twin[i], &rt);
-			layout_total(run->layout, run->twin[i], &tw);
-			/* sampled: the rewritten files' new extents
-			 * estimated as a total of their own */
-			new_disk = rt.have_rewrite ? rt.rewrite_disk
-						   : tw.rewrite_disk;
-			re[i].have_rewrite = 1;
-			re[i].rewrite_change = (int64_t)new_disk -
-				(int64_t)rewrite_freed(run->rewrite);
-			re[i].rewrite_ci95 = rt.have_rewrite ? rt.rewrite_ci95
-							     : 0;
-		}
-		din.disk = re[i].disk;
-		din.uncompressed = re[i].uncompressed;
-		din.compress_mbps = re[i].compress_mbps;
-		din.decompress_mbps = re[i].decompress_mbps;
-		decide(&din, &re[i].dec);
-	}
-	return re;
-}
-
 void run_set_err(struct run *run, FILE *err)
 {
 	run->err = err;
 }
-
-/* The widest of the sampled settings' relative half-widths: now (frac 0),
- * or foretold for a sample of frac (estrun_predict()); with what the last
- * setting read. */
-static double sample_widest(struct run *run, double frac,
-			    uint64_t *data_read, uint64_t *data,
-			    uint64_t *units_read)
-{
-	struct report_est re;
-	double w, worst = 0;
-	size_t i;
-
-	*data_read = *data = *units_read = 0;
-	if (!run->est)
-		return 0;
-	for (i = 0; i < run->opt->nest; i++) {
-		memset(&re, 0, sizeof(re));
-		est_models(run, i, &re);
-		if (!re.sampled)
-			continue;
-		*data_read = re.data_read;
-		*data = re.data;
-		*units_read = re.units_read;
-		if (!re.disk)
-			continue;
-		w = re.disk_ci95 / re.disk;
-		if (frac > 0)
-			w *= estrun_predict(run->est, i, re.same_layout, frac);
-		if (w > worst)
-			worst = w;
-	}
-	return worst;
-}
-
-double run_sample_width(struct run *run, uint64_t *data_read, uint64_t *data,
-			uint64_t *units_read)
-{
-	return sample_widest(run, 0, data_read, data, units_read);
-}
-
-double run_sample_predict(struct run *run, double frac)
-{
-	uint64_t r, d, u;
-
-	return sample_widest(run, frac, &r, &d, &u);
-}
-
-/* rows_sampled()'s: each setting's ratios and slopes by band
- * (estrun_band_ratios()). */
-struct rows_fix {
-	const struct run *run;
-	struct estrun_bands *bands;
-};
-
-/* t rounded, at least 0. */
-static uint64_t fix_round(double t)
-{
-	return t <= 0 ? 0 : t >= 18446744073709549568.0 ? UINT64_MAX :
-	       (uint64_t)(t + 0.5);
-}
-
-/*
- * --sample: a report row's estimates (docs/sampling.md, Report rows),
- * from its files' sums by band (estrun_opts.sample_dx()): in each band,
- * the row's data times what its drawn units there predict over their
- * data (each over its probability), or with no unit drawn there the
- * whole sample's ratio for the band; so a row none of whose units was
- * drawn is estimated from its data, not 0, and a row whose units were all
- * read keeps its exact figures.  Where the current disk bytes are known
- * (as root on btrfs), the same on what the band's slope on them leaves
- * (y - b c), plus b times the row's current bytes.  The same layout's
- * figure is the row's own share of it (its same-layout over its
- * fresh-copy sum), or with nothing drawn what its extents hold once over
- * what its files reference (the usage report's Uncompressed over
- * Referenced).
- */
-static void rows_sampled(void *arg, struct report_row *row)
-{
-	const struct rows_fix *fx = arg;
-	const size_t n = fx->run->nall, B = SAMPLE_ROW_BANDS;
-	const int64_t *X, *Xd, *Y, *C, *Cd;
-	uint64_t *same, *fresh;
-	double e[2], ht[2], p, ps, b;
-	size_t i, q, c;
-
-	if (!row->est)
-		return;
-	X = (const int64_t *)(row->est + 6 * n);
-	Xd = X + B;
-	C = X + (2 + 2 * n) * B;
-	Cd = C + B;
-	p = row->size.refd && row->size.uncomp < row->size.refd ?
-	    (double)row->size.uncomp / (double)row->size.refd : 1;
-	for (i = 0; i < n; i++) {
-		const struct estrun_bands *eb = &fx->bands[i];
-
-		same = row->est + 3 * i;
-		fresh = row->est + 3 * n + 3 * i;
-		for (q = 0; q < 2; q++) {
-			Y = X + (2 + 2 * i + q) * B;
-			for (c = 0, e[q] = ht[q] = 0; c < B; c++) {
-				b = eb->b[q][c];
-				ht[q] += (double)Y[c];
-				e[q] += b * (double)C[c] +
-					(Xd[c] > 0 ? (double)X[c] *
-					 ((double)Y[c] - b * (double)Cd[c]) /
-					 (double)Xd[c] :
-					 (eb->r[q][c] - b * eb->rc[c]) *
-					 (double)X[c]);
-			}
-			/* the rows' own rules on what the units predict
-			 * (layout_resolve(): the inline rule) */
-			if (ht[q] > 0)
-				e[q] *= (double)fresh[q] / ht[q];
-			ps = fresh[q] ? (double)same[q] / (double)fresh[q] : p;
-			same[q] = fix_round(e[q] * ps);
-			fresh[q] = fix_round(e[q]);
-		}
-	}
-}
-
-/* rows_sampled() on every row, once.  Returns 0 or -ENOMEM. */
-static int run_rows_sampled(struct run *run)
-{
-	struct rows_fix fx = { run, NULL };
-	size_t i;
-
-	if (!run->rows || !run->sampling || !run->est || run->rows_sampled ||
-	    !run_dx_count(run))
-		return 0;	/* no sums by band kept with the rows */
-	fx.bands = calloc(run->nall, sizeof(*fx.bands));
-	if (!fx.bands)
-		return -ENOMEM;
-	for (i = 0; i < run->nall; i++)
-		estrun_band_ratios(run->est, i, &fx.bands[i]);
-	rows_each(run->rows, rows_sampled, &fx);
-	free(fx.bands);
-	run->rows_sampled = 1;
-	return 0;
-}
-
-int run_report(struct run *run, FILE *out, FILE *err)
-{
-	struct report r;
-
-	fill_report(run, &r);
-	if (run->sharing) {
-		sharing_total(run->sharing, &run->excl);
-		r.excl = &run->excl;
-		r.show |= REPORT_SHOW_EXCLUSIVE;
-		if (run->opt->subvolumes)
-			r.show |= REPORT_SHOW_SUBVOLUMES;
-		if (run->rows)
-			rows_set_exclusive(run->rows, run->sharing);
-	}
-	if (run_rows_sampled(run))
-		return -ENOMEM;
-	if (run->rows)
-		r.rows = rows_result(run->rows, &r.nrows);
-	r.tree = run->ncdu;
-	r.timestamp = (int64_t)time(NULL);
-	if (run->opt->nest) {
-		r.cpus = default_jobs();
-		free(run->est_report);
-		run->est_report = collect_estimates(run, r.cpus);
-		if (!run->est_report)
-			return -ENOMEM;
-		r.est = run->est_report;
-		r.nest = run->opt->nest;
-		r.est_stride = run->nall;
-		r.dev_write_mbps = run->opt->dev_write;
-		r.dev_read_mbps = run->opt->dev_read;
-		if (r.est[0].sampled && r.est[0].units &&
-		    !r.est[0].units_read) {
-			/* Nothing to extrapolate from: say so, print
-			 * nothing made up. */
-			fprintf(err, "compsize: --sample: none of the %" PRIu64
-				" units was drawn; use a larger sample\n",
-				r.est[0].units);
-			return 1;
-		}
-	}
-	run->report = r;
-	return report_print(out, err, &run->report);
-}
-
-int run_plot(struct run *run, const char *path)
-{
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
-	FILE *f;
-	int ret;
-
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, len + 16, "%s.%ld.tmp", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		ret = -errno;
-		goto fail;
-	}
-	ret = report_plot(f, &run->report, run->first_path);
-	if (ret == -EINVAL) {
-		fclose(f);
-		unlink(tmp);
-		free(tmp);
-		fputs("compsize: --plot: no estimate with a speed to plot\n",
-		      stderr);
-		return -1;
-	}
-	if (fflush(f) || ferror(f))
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (!ret) {
-		free(tmp);
-		return 0;
-	}
-	unlink(tmp);
-	if (ret == -ENOMEM) {
-		free(tmp);
-		return ret;
-	}
-fail:
-	free(tmp);
-	say_path(run, path, strerror(-ret));
-	return -1;
-}
-

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The walk of a sample where files must be met: see prune.h. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <btrfsutil.h>
 #include "lib/array.h"
@@ -9,7 +8,6 @@
 #include "sample/prune.h"
 #include "lib/radix.h"
 #include "seen.h"
-#include "lib/thread.h"
 
 struct prune_name {
 	uint64_t child, dir;
@@ -137,99 +135,9 @@ static int need_dir(struct prune *p, uint64_t dir)
 	}
 }
 
-/* How many files before need() ahead() hears of one. */
-#define PRUNE_AHEAD	8
-/* Fewer files than this are asked about on one thread: a thread costs
- * more than it saves. */
-#define PRUNE_SPLIT_MIN	4096
-
-/* need() of the files [lo, hi), each hinted PRUNE_AHEAD files before it:
- * the answers in out, and at the first file not answered (hi, or the one
- * whose error is err). */
-struct need_span {
-	const struct prune *p;
-	int (*need)(void *arg, uint64_t ino);
-	void (*ahead)(void *arg, uint64_t ino);
-	void *arg;
-	uint8_t *out;
-	size_t lo, hi, at;
-	int err;
-};
-
-static void need_span_run(struct need_span *s)
-{
-	const struct prune_name *f = s->p->files;
-	size_t i;
-	int r = 0;
-
-	for (i = s->lo; s->ahead && i < s->hi && i < s->lo + PRUNE_AHEAD; i++)
-		s->ahead(s->arg, f[i].child);
-	for (i = s->lo; i < s->hi; i++) {
-		if (s->ahead && i + PRUNE_AHEAD < s->hi)
-			s->ahead(s->arg, f[i + PRUNE_AHEAD].child);
-		r = s->need(s->arg, f[i].child);
-		if (r < 0)
-			break;
-		s->out[i] = r != 0;
-	}
-	s->at = i;
-	s->err = r < 0 ? r : 0;
-}
-
-static void *need_span_main(void *arg)
-{
-	thread_block_signals();
-	need_span_run(arg);
-	return NULL;
-}
-
-/* Every file's need() into *out, sp[0] and sp[1] telling where each
- * half stopped: the halves on two threads when threads > 1 and there are
- * enough files, else (or when no thread can be had) one after the other
- * here, sp[1] then empty unless the thread was not had.  Returns 0 or
- * -ENOMEM. */
-static int need_all(struct prune *p, int (*need)(void *arg, uint64_t ino),
-		    void (*ahead)(void *arg, uint64_t ino), void *arg,
-		    unsigned threads, uint8_t **out, struct need_span sp[2])
-{
-	size_t half = threads > 1 && p->nfiles >= PRUNE_SPLIT_MIN ?
-		      p->nfiles / 2 : p->nfiles;
-	pthread_t t;
-	int k, split;
-
-	*out = malloc(p->nfiles ? p->nfiles : 1);
-	if (!*out)
-		return -ENOMEM;
-	for (k = 0; k < 2; k++) {
-		sp[k] = (struct need_span){
-			.p = p, .need = need, .ahead = ahead, .arg = arg,
-			.out = *out,
-			.lo = k ? half : 0,
-			.hi = k ? p->nfiles : half,
-		};
-	}
-	split = half < p->nfiles &&
-		!pthread_create(&t, NULL, need_span_main, &sp[1]);
-	need_span_run(&sp[0]);
-	if (split)
-		pthread_join(t, NULL);
-	else
-		need_span_run(&sp[1]);
-	return 0;
-}
-
 int prune_plan(struct prune *p, int (*need)(void *arg, uint64_t ino),
-	       void (*ahead)(void *arg, uint64_t ino), void *arg)
+	       void *arg)
 {
-	return prune_plan_threads(p, need, ahead, arg, 1);
-}
-
-int prune_plan_threads(struct prune *p, int (*need)(void *arg, uint64_t ino),
-		       void (*ahead)(void *arg, uint64_t ino), void *arg,
-		       unsigned threads)
-{
-	struct need_span sp[2];
-	uint8_t *out = NULL;
 	size_t i;
 	int ret = 0;
 
@@ -238,14 +146,10 @@ int prune_plan_threads(struct prune *p, int (*need)(void *arg, uint64_t ino),
 	/* most files are counted ahead: one table for them, not each size
 	 * up to it */
 	ret = seen_reserve(p->counted, p->nfiles);
-	if (!ret)
-		ret = need_all(p, need, ahead, arg, threads, &out, sp);
 	for (i = 0; !ret && i < p->nfiles; i++) {
 		const struct prune_name *n = &p->files[i];
-		/* as asked in order: the first error stops here */
-		const struct need_span *s = &sp[i >= sp[1].lo];
 
-		ret = i < s->at ? out[i] : s->err;
+		ret = need(arg, n->child);
 		if (ret < 0)
 			break;
 		if (ret) {
@@ -259,7 +163,6 @@ int prune_plan_threads(struct prune *p, int (*need)(void *arg, uint64_t ino),
 	/* the directories naming a subvolume lead to it */
 	for (i = 0; !ret && i < p->sv.n; i++)
 		ret = need_dir(p, p->sv.v[i]);
-	free(out);
 	free(p->files);
 	p->files = NULL;
 	p->nfiles = p->cap_files = 0;

@@ -31,20 +31,11 @@ int prune_entry(struct prune *p, uint64_t tree_id, uint64_t dir,
 /*
  * The names are all in: need(arg, ino) says whether the walk must meet
  * the regular file ino (1), or it may be counted ahead (0; a negative
- * errno aborts the plan where it comes, though need() may have been asked
- * about files past it).  A file counted ahead is listed once, however
- * many names it has.  ahead (NULL, or a hint) is told of each file some
- * files before need() is asked of it.  Returns 0 or a negative errno.
+ * errno aborts the plan where it comes).  A file counted ahead is listed
+ * once, however many names it has.  Returns 0 or a negative errno.
  */
 int prune_plan(struct prune *p, int (*need)(void *arg, uint64_t ino),
-	       void (*ahead)(void *arg, uint64_t ino), void *arg);
-
-/* prune_plan(), need() asked on as many as threads threads at once when
- * there are enough files (each half of them on its own, hinted in its
- * order): need() and ahead() must then be safe to call so. */
-int prune_plan_threads(struct prune *p, int (*need)(void *arg, uint64_t ino),
-		       void (*ahead)(void *arg, uint64_t ino), void *arg,
-		       unsigned threads);
+	       void *arg);
 
 /* The files to count ahead (prune_plan()), in the order of their names. */
 size_t prune_ahead(const struct prune *p, const uint64_t **inos);

@@ -932,14 +932,6 @@ static struct sample_band_slot *sample_bands_at(struct sample_bands *b,
 	return sl;
 }
 
-void sample_bands_prefetch(const struct sample_bands *b, uint64_t key)
-{
-	if (b && b->cap) {
-		key += !key;
-		__builtin_prefetch(&b->s[sample_bands_home(key, b->cap)]);
-	}
-}
-
 /* Key's slot, or NULL. */
 static const struct sample_band_slot *
 sample_bands_find(const struct sample_bands *b, uint64_t key)

@@ -467,10 +467,6 @@ int sample_bands_put_file(struct sample_bands *b, uint64_t key,
 int sample_bands_facts(const struct sample_bands *b, uint64_t key,
 		       struct sample_facts *f);
 
-/* Start bringing key's slot into the cache: a loop of look-ups that calls
- * this some keys ahead waits for memory once for several of them. */
-void sample_bands_prefetch(const struct sample_bands *b, uint64_t key);
-
 /* Remember key's n parts' current ratios (copied).  Returns 0 or
  * -ENOMEM. */
 int sample_bands_put_parts_q(struct sample_bands *b, uint64_t key,

@@ -2,7 +2,6 @@
 /* The --sample pre-pass: see sampleplan.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,7 +11,6 @@
 #include "sample/sampleplan.h"
 #include "scan/search.h"
 #include "seen.h"
-#include "lib/thread.h"
 #include "walk/walkorder.h"
 
 #define SAMPLEPLAN_SEARCH_BUF	(16u << 10)
@@ -765,82 +763,16 @@ static int sampleplan_cmp(const void *a, const void *b)
 /* radix_refs(v, tmp, n): v[0..n) by ref (radix.h). */
 RADIX_SORT_DEFINE(radix_refs, struct sampleplan_ref, ref)
 
-/* Fewer references of a kind than this are sorted with the others: a
- * thread costs more than it saves. */
-#define SAMPLEPLAN_SPLIT_MIN	8192
-
-/* One kind of references: in[0..n) sorted into out[0..n) (radix_refs(),
- * out its scratch); ok 0 when out of memory (in is then as it was). */
-struct refs_job {
-	struct sampleplan_ref *in, *out;
-	size_t n;
-	int ok;
-};
-
-static void refs_job_run(struct refs_job *j)
-{
-	struct sampleplan_ref *r = radix_refs(j->in, j->out, j->n);
-
-	if (r && r != j->out)
-		memcpy(j->out, r, j->n * sizeof(*r));
-	j->ok = r != NULL;
-}
-
-static void *refs_job_main(void *arg)
-{
-	thread_block_signals();
-	refs_job_run(arg);
-	return NULL;
-}
-
-/*
- * Sort the extents' references (top bit clear) and the inline items'
- * (set) apart, on two threads: a stable partition by the top bit into
- * tmp first leaves each kind in order of ord, and every extent's before
- * every inline item's, as one sort of them all would.  Returns 0, or -1
- * when it was not worth it or could not be had: p->refs then holds them
- * all, in some order, for the caller to sort.
- */
-static int sampleplan_sort_split(struct sampleplan *p,
-				 struct sampleplan_ref *tmp)
-{
-	struct sampleplan_ref *v = p->refs;
-	size_t n = p->nrefs, e = 0, a, b, i;
-	struct refs_job jobs[2];
-	pthread_t t;
-
-	for (i = 0; i < n; i++)
-		e += !(v[i].ref >> 63);
-	if (e < SAMPLEPLAN_SPLIT_MIN || n - e < SAMPLEPLAN_SPLIT_MIN)
-		return -1;
-	for (i = a = 0, b = e; i < n; i++)
-		tmp[v[i].ref >> 63 ? b++ : a++] = v[i];
-	jobs[0] = (struct refs_job){ .in = tmp, .out = v, .n = e };
-	jobs[1] = (struct refs_job){ .in = tmp + e, .out = v + e, .n = n - e };
-	if (pthread_create(&t, NULL, refs_job_main, &jobs[1])) {
-		memcpy(v, tmp, n * sizeof(*v));
-		return -1;
-	}
-	refs_job_run(&jobs[0]);
-	pthread_join(t, NULL);
-	for (i = 0; i < 2; i++)
-		if (!jobs[i].ok)
-			memcpy(jobs[i].out, jobs[i].in,
-			       jobs[i].n * sizeof(*v));
-	return jobs[0].ok && jobs[1].ok ? 0 : -1;
-}
-
 /*
  * Sort the references by ref: they come in the order the files were
  * listed, and a stable sort by ref keeps it within an extent's (the
  * files put back in the walk's order have other ords:
  * sampleplan_away() looks for the least).  A radix sort (radix_refs()):
  * sampleplan_sharers() took 4.9% of a 1% sample of the bench tree's CPU
- * time with qsort(), and takes 1.7%; with threads > 1 the extents' and the
- * inline items' references are sorted on two threads.  qsort() when the
- * memory can't be had.
+ * time with qsort(), and takes 1.7%.  qsort() when the memory can't be
+ * had.
  */
-static void sampleplan_sort(struct sampleplan *p, unsigned threads)
+static void sampleplan_sort(struct sampleplan *p)
 {
 	struct sampleplan_ref *tmp, *r;
 	size_t n = p->nrefs;
@@ -848,10 +780,6 @@ static void sampleplan_sort(struct sampleplan *p, unsigned threads)
 	if (n < 2)
 		return;
 	tmp = malloc(n * sizeof(*tmp));
-	if (tmp && threads > 1 && !sampleplan_sort_split(p, tmp)) {
-		free(tmp);
-		return;
-	}
 	r = tmp ? radix_refs(p->refs, tmp, n) : NULL;
 	if (!r)
 		qsort(p->refs, n, sizeof(*p->refs), sampleplan_cmp);
@@ -896,7 +824,7 @@ static struct seen_set *sampleplan_sharers(struct sampleplan *p)
 		seen_free(s);
 		return NULL;
 	}
-	sampleplan_sort(p, p->o->threads);
+	sampleplan_sort(p);
 	for (i = 0; i < p->nrefs; i = j) {
 		j = sampleplan_group(p, i);
 		if (p->refs[j - 1].file == p->refs[i].file &&

@@ -31,8 +31,6 @@ struct sampleplan_opts {
 	 * same layout (sample_pop.W); else all of it counts: for the same
 	 * layout's estimate, not for a rewrite's or a fresh copy's */
 	int weigh_away;
-	unsigned threads;	/* how many it may use at once (0, 1: this
-				 * one only) */
 	size_t kept_max;	/* extent items kept at most (0: 1 Mi of 40
 				 * bytes, the rest searched by the walk;
 				 * tests set it) */

@@ -262,8 +262,7 @@ static int on_extent(struct fastscan *ts, const struct search_item *it)
 		extent_current(&ei, &ts->cur.disk, &ts->cur.ram);
 		if (ts->ls->ref) {
 			ei.file_pos = it->offset;
-			/* the other kinds are all in ei: no bytes to copy
-			 * for a listener on another thread (lsdefer.h) */
+			/* the other kinds are all in ei: no bytes */
 			ret = ei.type == BTRFS_FILE_EXTENT_INLINE ?
 			      ts->ls->ref(ts->ls->arg, &ei, it->data,
 					  it->len) :

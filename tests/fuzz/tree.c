@@ -333,7 +333,7 @@ static void check_prune(const struct stat *st, int one_fs)
 	ret = fastscan_list(ctx, -1, st, one_fs, tick, NULL, &ls);
 	if (ret || nm.n == MAX_NAMES)
 		goto out;
-	if (prune_plan(nm.p, need_odd, NULL, NULL))
+	if (prune_plan(nm.p, need_odd, NULL))
 		abort();
 	n = prune_ahead(nm.p, &ahead);
 	for (i = 0; i < n; i++) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sampleplan: the pre-pass's sharers and the files that go away (their
- * data met first by another file), on one thread and on two. */
+ * data met first by another file). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -201,7 +201,7 @@ static int list_kept(void *arg, struct sampleplan *p, int fd,
 	return WALK_SKIP;
 }
 
-static void plan_kept(unsigned threads, size_t kept_max,
+static void plan_kept(size_t kept_max,
 		      int (*list)(void *, struct sampleplan *, int,
 				  const char *, const struct stat *, int),
 		      struct sample_design *d, struct sample_bands **bands,
@@ -216,7 +216,6 @@ static void plan_kept(unsigned threads, size_t kept_max,
 		.bands = 1,
 		.sharers = 1,
 		.weigh_away = 1,
-		.threads = threads,
 		.kept_max = kept_max,
 		.dir = list,
 	};
@@ -231,22 +230,21 @@ static void plan_kept(unsigned threads, size_t kept_max,
 	CU_ASSERT_PTR_NOT_NULL_FATAL(*sharers);
 }
 
-static void plan_with(unsigned threads,
-		      int (*list)(void *, struct sampleplan *, int,
+static void plan_with(int (*list)(void *, struct sampleplan *, int,
 				  const char *, const struct stat *, int),
 		      struct sample_design *d, struct sample_bands **bands,
 		      struct seen_set **sharers)
 {
 	struct sampleplan_kept *kept = NULL;
 
-	plan_kept(threads, 0, list, d, bands, sharers, &kept);
+	plan_kept(0, list, d, bands, sharers, &kept);
 	sampleplan_kept_free(kept);
 }
 
-static void plan(unsigned threads, struct sample_design *d,
-		 struct sample_bands **bands, struct seen_set **sharers)
+static void plan(struct sample_design *d, struct sample_bands **bands,
+		 struct seen_set **sharers)
 {
-	plan_with(threads, list_dir, d, bands, sharers);
+	plan_with(list_dir, d, bands, sharers);
 }
 
 static void test_sharers(void)
@@ -256,8 +254,8 @@ static void test_sharers(void)
 	struct seen_set *s1 = NULL, *s2 = NULL;
 	size_t i, nshare = 0, bad = 0, away = 0;
 
-	plan(1, &d1, &b1, &s1);
-	plan(2, &d2, &b2, &s2);
+	plan(&d1, &b1, &s1);
+	plan(&d2, &b2, &s2);
 	for (i = 0; i < NF; i++) {
 		uint64_t key = file_key(g_dev, i);
 		unsigned band = sample_bands_get(b2, key);
@@ -337,7 +335,7 @@ static void test_kept(void)
 	struct sampleplan_kept *kept = NULL;
 	size_t i, n, bad = 0, with = 0;
 
-	plan_kept(1, 0, list_kept, &d, &b, &s, &kept);
+	plan_kept(0, list_kept, &d, &b, &s, &kept);
 	CU_ASSERT_EQUAL(seen_count(s), NS);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
 	for (i = 0; i < NS; i++) {
@@ -371,7 +369,7 @@ static void test_kept_full(void)
 	struct sampleplan_kept *kept = NULL;
 	size_t i, k, n, items = 0, bad = 0, with = 0, expect = 0;
 
-	plan_kept(2, room, list_kept, &d, &b, &s, &kept);
+	plan_kept(room, list_kept, &d, &b, &s, &kept);
 	CU_ASSERT_EQUAL(seen_count(s), NS);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
 	for (i = 0; i < NS; i++) {
@@ -529,27 +527,38 @@ static int list_half_reordered(void *arg, struct sampleplan *p, int fd,
 	return WALK_SKIP;
 }
 
+/* The half files planned as list lists them: how many go away where
+ * half_band_bad() says they should not, or stay where they should go;
+ * every file shares an extent with another. */
+static size_t plan_half(int (*list)(void *, struct sampleplan *, int,
+				    const char *, const struct stat *, int))
+{
+	struct sample_design d;
+	struct sample_bands *b = NULL;
+	struct seen_set *s = NULL;
+	size_t i, bad = 0;
+
+	plan_with(list, &d, &b, &s);
+	for (i = 0; i < HALF_FILES * HALF_GROUPS; i++) {
+		unsigned band = sample_bands_get(b, file_key(g_dev, i));
+
+		bad += half_band_bad(band, i % HALF_FILES);
+	}
+	CU_ASSERT_EQUAL(seen_count(s), HALF_FILES * HALF_GROUPS);
+	sample_bands_free(b);
+	seen_free(s);
+	return bad;
+}
+
 /* Files listed in another order than the walk's, put back in it: the
  * same files go away as when listed in it (test_half()); with one file's
  * place not known, the order is left as listed, where others go away. */
 static void test_reorder(void)
 {
 	for (g_drop = 0; g_drop <= 1; g_drop++) {
-		struct sample_design d;
-		struct sample_bands *b = NULL;
-		struct seen_set *s = NULL;
-		size_t i, bad = 0;
+		size_t bad = plan_half(list_half_reordered);
 
-		plan_with(2, list_half_reordered, &d, &b, &s);
-		for (i = 0; i < HALF_FILES * HALF_GROUPS; i++) {
-			unsigned band = sample_bands_get(b, file_key(g_dev, i));
-
-			bad += half_band_bad(band, i % HALF_FILES);
-		}
 		CU_ASSERT(g_drop ? bad > 0 : bad == 0);
-		CU_ASSERT_EQUAL(seen_count(s), HALF_FILES * HALF_GROUPS);
-		sample_bands_free(b);
-		seen_free(s);
 	}
 	g_drop = 0;
 }
@@ -607,7 +616,7 @@ static void test_raw_kinds(void)
 			sample_band_kind(SAMPLE_BAND_RAW, (int)sample_kind("a.c"));
 
 		g_raw = raws[r];
-		plan_with(1, list_raw, &d, &b, &s);
+		plan_with(list_raw, &d, &b, &s);
 		for (i = 0, bad = 0; i < RAW_FILES; i++)
 			bad += sample_bands_get(b, file_key(g_dev, i)) !=
 			       (i % 10 < g_raw ? want : 1);
@@ -619,26 +628,7 @@ static void test_raw_kinds(void)
 
 static void test_half(void)
 {
-	unsigned threads;
-
-	for (threads = 1; threads <= 2; threads++) {
-		struct sample_design d;
-		struct sample_bands *b = NULL;
-		struct seen_set *s = NULL;
-		size_t i, bad = 0;
-
-		plan_with(threads, list_half, &d, &b, &s);
-		for (i = 0; i < HALF_FILES * HALF_GROUPS; i++) {
-			unsigned band = sample_bands_get(b, file_key(g_dev, i));
-
-			bad += half_band_bad(band, i % HALF_FILES);
-		}
-		CU_ASSERT_EQUAL(bad, 0);
-		/* every file shares an extent with another */
-		CU_ASSERT_EQUAL(seen_count(s), HALF_FILES * HALF_GROUPS);
-		sample_bands_free(b);
-		seen_free(s);
-	}
+	CU_ASSERT_EQUAL(plan_half(list_half), 0);
 }
 
 /*
@@ -750,7 +740,7 @@ static void test_part_shares(void)
 	struct seen_set *s = NULL;
 	size_t g, f, k, bad = 0, runs = 0;
 
-	plan_with(1, list_parts, &d, &b, &s);
+	plan_with(list_parts, &d, &b, &s);
 	for (g = 0; g < PART_GROUPS; g++)
 		for (f = 0; f < 3; f++) {
 			uint64_t key = file_key(g_dev, 3 * g + f);
@@ -797,7 +787,7 @@ static void test_part_sectors(void)
 }
 
 static CU_TestInfo tests[] = {
-	{ "sharers, one thread and two", test_sharers },
+	{ "sharers, planned twice", test_sharers },
 	{ "sharers' items kept", test_kept },
 	{ "sharers' items kept, room for some", test_kept_full },
 	{ "away at more than half", test_half },
