@@ -325,8 +325,8 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DCOMPSIZE_VERSION='"$(VERSION)"' \
 	-pthread $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=tests/fuzz/obj/%.o)
-# search-fuzz, batch-fuzz and tree-fuzz answer search.c's and tree.c's
-# ioctl() calls from a simulated kernel (tests/fuzz/sim-kernel.c).
+# search-fuzz, batch-fuzz and tree-fuzz answer the ioctl() calls of scan/
+# from a simulated kernel (tests/fuzz/sim-kernel.c).
 FUZZ_LDFLAGS_search := -Wl,--wrap=ioctl
 FUZZ_LDFLAGS_batch := -Wl,--wrap=ioctl
 # tree-fuzz also stands in for libbtrfsutil's subvolume id lookup and for

@@ -355,7 +355,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			c = optval_choice(optarg, sorts, 6);
 			if (c < 0)
 				return bad_value("--sort", optarg,
-						 "use disk, saved, ratio, name or exclusive");
+						 "use disk, saved, ratio, name, exclusive or walk");
 			if (c == ROW_SORT_EXCLUSIVE)
 				opt->exclusive = 1;
 			opt->sort = (enum row_sort)c;

@@ -5,10 +5,9 @@
  *
  * Why not GNU time's %M: the kernel keeps a process's RSS in per-CPU
  * counters and the ru_maxrss that wait4() returns is taken from their
- * approximate sum, which lags by up to a counter batch per CPU.  Here
- * compsize 1.5's %M came out 100-160 KiB below the VmHWM its own
- * /proc/PID/status showed at exit, ours about equal: no base for
- * comparing two programs that differ by less.  So this stops COMMAND at
+ * approximate sum, which lags by up to a counter batch per CPU: compsize
+ * 1.5's %M reads below its own VmHWM at exit by more than the two
+ * programs differ.  So this stops COMMAND at
  * its exit (ptrace, PTRACE_O_TRACEEXIT: the address space still mapped)
  * and reads VmHWM, which /proc computes from the exact sum.  Tracing
  * stops the child only at exec, at signals and at exit: nothing else

@@ -77,7 +77,7 @@ _compsize()
 		COMPREPLY=($(compgen -W 'table json csv ncdu prometheus' -- "$cur"))
 		;;
 	--sort)
-		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive' -- "$cur"))
+		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive walk' -- "$cur"))
 		;;
 	--plot)
 		_filedir svg

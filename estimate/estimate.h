@@ -7,7 +7,7 @@
  * parameters and framing as the kernel. See docs/estimate.md.
  *
  * This header is the boundary between the program and the estimator
- * plugin: the settings (parsed on the program side, est-setting.c), the
+ * plugin: the settings (parsed on the program side, estimate/setting.c), the
  * results, and the one table of functions the plugin exports.
  */
 #ifndef COMPSIZE_ESTIMATE_H
@@ -61,7 +61,7 @@ struct est_result {
 /*
  * The estimator proper lives in compsize-estimate.so (the estimate/
  * folder), reached only through this table: est_plugin_load() and
- * est_plugin_ops() (est-plugin.h) hand it out, the same table whether the
+ * est_plugin_ops() (estimate/plugin.h) hand it out, the same table whether the
  * plugin was loaded or linked in (the unit tests).
  *
  * One est_ctx is used by one thread at a time and shares nothing with other

@@ -40,12 +40,11 @@
 /*
  * Files queued, running or not yet delivered, per worker: enough to keep
  * the workers busy while the main thread does something else (the usage
- * scan of a directory of 15,000 files takes it 50 ms; a time slice lost to
- * other load), few enough to bound open fds and memory (~200 bytes a
- * slot): at most ESTRUN_MAX_SLOTS and a quarter of RLIMIT_NOFILE, but
- * never fewer than ESTRUN_MIN_SLOTS_PER_JOB a worker.  With 8 slots for 2
- * workers each worker waited ~400 times a run, 0.13-0.22 s in all; with
- * 512 about 15 ms, during that scan; with 1024, not at all.
+ * scan of a large directory; a time slice lost to other load), few enough
+ * to bound open fds and memory (a few hundred bytes a slot): at most
+ * ESTRUN_MAX_SLOTS and a quarter of RLIMIT_NOFILE, but never fewer than
+ * ESTRUN_MIN_SLOTS_PER_JOB a worker.  With a few slots a worker, the
+ * workers wait for work during every such scan.
  */
 #define ESTRUN_SLOTS_PER_JOB	512
 #define ESTRUN_MIN_SLOTS_PER_JOB 4

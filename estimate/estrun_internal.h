@@ -111,7 +111,7 @@ struct estrun_worker {
 };
 
 struct estrun {
-	const struct est_ops *ops;	/* the estimator (est-plugin.h) */
+	const struct est_ops *ops;	/* the estimator (estimate/plugin.h) */
 	size_t n;
 	struct est_setting *s;
 	uint32_t sectorsize;

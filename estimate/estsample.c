@@ -171,14 +171,13 @@ void estrun_dx(struct estrun *r, const struct stat *st, size_t token,
  * rounding and the one-sector rule weigh.  A longer one counts by the
  * part's ratio, as the part in one go, of which it is most: read again,
  * such pieces (an image's first write between blocks rewritten since)
- * cost 60% more CPU time on a disk image's like, for the same estimate. */
+ * would cost much CPU time for the same estimate. */
 #define ESTRUN_WRITE_ALONE	(64u * 1024)
 /* ... and a piece that starts its write (not what is left of an older
  * one) up to this long: blocks and writes of some KiB side by side in
  * one transaction are one dirty range, one extent, whose compress=
- * decision is not the part's (a disk image rewritten in both, every
- * part read, was 0.8-2.2% off, and now the full estimate to the byte,
- * at the same cost). */
+ * decision is not the part's: so estimated, a disk image rewritten in
+ * both, every part read, is the full estimate to the byte. */
 #define ESTRUN_WRITE_FRESH	(256u * 1024)
 
 /* A piece's bytes in a part read (estrun_unit_writes()). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * est-load: the main program's side of est-plugin.h.  Loads
+ * The main program's side of estimate/plugin.h.  Loads
  * compsize-estimate.so and hands out the table it exports.
  */
 #include <dlfcn.h>

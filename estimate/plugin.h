@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * est-plugin: the write-path emulation and the codecs it drives (the
+ * estimate/plugin.h: the write-path emulation and the codecs it drives (the
  * estimate/ folder) are built as a shared object, compsize-estimate.so,
  * that the main program loads only for --estimate.  A scan never maps
  * libzstd, liblzo2 or zlib: their code alone would make compsize's

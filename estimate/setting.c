@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * est-setting: the --estimate list ("zstd:3,compress-force=lzo,...") parsed
+ * Settings: the --estimate list ("zstd:3,compress-force=lzo,...") parsed
  * into settings, and their canonical names.  Part of the main program; the
  * write-path emulation that runs them (estimate/, the plugin) is loaded
  * only for --estimate.

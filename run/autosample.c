@@ -20,10 +20,9 @@
 /*
  * How far below --precision the next round aims: 1 + AUTO_MARGIN_K over
  * the square root of the units this round read, between AUTO_MARGIN_MIN
- * and AUTO_MARGIN_MAX.  Its width came out 0.77 to 1.32 times the one
- * foretold from some 200-400 units on the bench trees, once 1.52
- * (docs/sampling.md); the more units, the surer the spreads the
- * foretelling rests on.
+ * and AUTO_MARGIN_MAX: a round's width comes within about a third of the
+ * one foretold from a few hundred units; the more units, the surer the
+ * spreads the foretelling rests on (docs/sampling.md).
  */
 #define AUTO_MARGIN_K	5.7
 #define AUTO_MARGIN_MIN	1.118	/* 1.25 times the data */

@@ -271,9 +271,8 @@ static void release_held(struct run *run)
 
 /*
  * CPU seconds a GB of data costs a setting in a full estimate, on one
- * core, roughly as measured here on system files (bench/RESULTS.md):
- * lzo 2, zstd 4 up to level 3, 17 at 9 and 90 at 15, zlib 11 at level 1
- * and 36 at 9.  Only to tell a minute from an hour.
+ * core: a rough model fitted to system files (bench/RESULTS.md), only to
+ * tell a minute from an hour.
  */
 static double setting_cost(const struct est_setting *s)
 {

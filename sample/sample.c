@@ -44,8 +44,9 @@
  * now that the setting compresses, the raw tail after NOCOMPRESS of a
  * file stored compressed now, a file written in steps) are few, a few
  * dozen draws a stratum see none of them or too few, and the residuals
- * alone would claim the estimate exact or near it (docs/sampling.md: 0.1
- * held 89.5-90% on a tree stored under compress-force for compress=). */
+ * alone would claim the estimate exact or near it (docs/sampling.md: a
+ * smaller share held too rarely for compress= on a tree stored under
+ * compress-force). */
 #define SAMPLE_CUR_KAPPA	0.3
 /* The normal distribution's 97.5% quantile. */
 #define SAMPLE_Z975		1.959964

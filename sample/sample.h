@@ -101,9 +101,9 @@
  * or in an extent (counted once, with the first file): a copy of a file
  * that leaves inline counts nothing, one that goes inline all.  Those
  * that jump are often few yet decide the stratum's total, and a few dozen
- * draws that see none of them claim it exact (100 snapshots of a header
- * tree, compress=lzo at 1%: 84% held at 16 draws; 94% at 128, with the
- * jumps n draws may not see in the same layout's variance: estimate()). */
+ * draws that see none of them claim it exact (a tree beside many
+ * snapshots of small headers under compress=lzo); the jumps n draws may
+ * not see are in the same layout's variance: estimate(). */
 #define SAMPLE_JUMP_DRAWS	8
 
 /* The population: units and data bytes of each stratum, and their

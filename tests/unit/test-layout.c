@@ -462,7 +462,7 @@ static void test_sampled_in_steps(void)
 				       1e-12);
 		CU_ASSERT_DOUBLE_EQUAL(pf[1], -1, 0);
 		/* the buckets' scales give the same: each write's bytes
-		 * times its bucket's, over the bytes (estrun.c's parts) */
+		 * times its bucket's, over the bytes (estsample.c's parts) */
 		{
 			const struct est_write *wr;
 			size_t nw, nb = layout_writes(l, ticket, &wr, &nw), w;

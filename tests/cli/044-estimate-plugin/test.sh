@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # groups: auto quick estimate san
 # The estimator is a separate object, compsize-estimate.so, loaded for
-# --estimate alone (est-plugin.h): the program itself needs no codec
+# --estimate alone (estimate/plugin.h): the program itself needs no codec
 # library, scans the same without the object, and when the object can't be
 # used says why in one line and exits 3 before reading anything.
 . "$(dirname "$0")/../common.sh"
