@@ -46,13 +46,15 @@ static size_t add_columns(struct column *c, size_t n, const struct report *r,
 		const struct field *f = &fields_size[i];
 
 		if (csv_field(f) && field_shown(f, r) && !f->need == !optional)
-			c[n++] = (struct column){ .size = f, .est = est_of(f) };
+			c[n++] = (struct column){ .size = f,
+						  .est = est_of(f) };
 	}
 	for (i = 0; i < fields_ncount; i++) {
 		const struct field *f = &fields_count[i];
 
 		if (csv_field(f) && field_shown(f, r) && !f->need == !optional)
-			c[n++] = (struct column){ .count = f, .est = est_of(f) };
+			c[n++] = (struct column){ .count = f,
+						  .est = est_of(f) };
 	}
 	return n;
 }

@@ -49,6 +49,42 @@ const struct field fields_count[] = {
 };
 const size_t fields_ncount = sizeof(fields_count) / sizeof(fields_count[0]);
 
+/* The value of f at base, of n bytes, into v. */
+static void field_get(const struct field *f, const void *base, void *v,
+		      size_t n)
+{
+	memcpy(v, (const char *)base + f->offset, n);
+}
+
+uint64_t field_value(const struct field *f, const void *base)
+{
+	uint64_t v;
+
+	field_get(f, base, &v, sizeof(v));
+	return v;
+}
+
+static int field_int(const struct field *f, const void *base)
+{
+	int v;
+
+	field_get(f, base, &v, sizeof(v));
+	return v;
+}
+
+static int64_t field_signed(const struct field *f, const void *base)
+{
+	return (int64_t)field_value(f, base);
+}
+
+static double field_double(const struct field *f, const void *base)
+{
+	double v;
+
+	field_get(f, base, &v, sizeof(v));
+	return v;
+}
+
 /* "+12M", "-1.5G", "0B"; raw: "+12345". */
 static const char *signed_size(int64_t delta, const struct report *r,
 			       char *buf)
@@ -56,7 +92,8 @@ static const char *signed_size(int64_t delta, const struct report *r,
 	char tmp[FMT_BUF];
 	uint64_t mag = delta < 0 ? -(uint64_t)delta : (uint64_t)delta;
 
-	snprintf(buf, FIELD_CELL, "%s%s", delta > 0 ? "+" : delta < 0 ? "-" : "",
+	snprintf(buf, FIELD_CELL, "%s%s",
+		 delta > 0 ? "+" : delta < 0 ? "-" : "",
 		 field_size_trim(mag, r, tmp));
 	return buf;
 }
@@ -101,32 +138,24 @@ static const char *cell_range(const struct field *f, const struct report *r,
 	char a[FMT_BUF], b[FMT_BUF];
 
 	(void)f;
-	snprintf(buf, FIELD_CELL, "%s..%s", field_size_trim(v->e.disk_min, r, a),
+	snprintf(buf, FIELD_CELL, "%s..%s",
+		 field_size_trim(v->e.disk_min, r, a),
 		 field_size_trim(v->e.disk_max, r, b));
 	return buf;
 }
 
-/* Write, Read: through the device, and what limits it. */
-static const char *cell_write(const struct field *f, const struct report *r,
-			      const void *base, char *buf)
+/* Write, Read: through the device, and whether the device or the CPUs
+ * limit it. */
+static const char *cell_through(const struct field *f,
+				const struct report *r, const void *base,
+				char *buf)
 {
-	const struct est_view *v = base;
+	const struct decide_out *d = &((const struct est_view *)base)->e.dec;
+	int bound = f->offset == DEC(read_mbps) ? d->read_device_bound
+						: d->write_device_bound;
 
-	(void)f;
 	(void)r;
-	return mbps(v->e.dec.write_mbps,
-		    v->e.dec.write_device_bound ? " dev" : " cpu", buf);
-}
-
-static const char *cell_read(const struct field *f, const struct report *r,
-			     const void *base, char *buf)
-{
-	const struct est_view *v = base;
-
-	(void)f;
-	(void)r;
-	return mbps(v->e.dec.read_mbps,
-		    v->e.dec.read_device_bound ? " dev" : " cpu", buf);
+	return mbps(field_double(f, base), bound ? " dev" : " cpu", buf);
 }
 
 static const char *const model_names[] = { "fresh-copy", "same-layout" };
@@ -146,7 +175,8 @@ const struct field fields_est[] = {
 	/* CSV: the column disk */
 	{ "disk", "Disk Usage", FT_BYTES, EST(disk),
 	  FIELD_ROW_EST | FIELD_GROW | FIELD_PER_SETTING, 0, .width = 12,
-	  .prom = 1, .help = "--estimate: predicted bytes on disk under the setting" },
+	  .prom = 1,
+	  .help = "--estimate: predicted bytes on disk under the setting" },
 	{ "change", "Change", FT_CHANGE, VIEW(change),
 	  FIELD_TABLE_ONLY | FIELD_GROW, 0, .width = 12,
 	  .help = "Disk Usage less today's" },
@@ -158,7 +188,8 @@ const struct field fields_est[] = {
 	  .help = "Predicted bytes on disk of a fresh copy of the files" },
 	{ "rewrite", "Rewrite", FT_CHANGE, EST(rewrite_change),
 	  FIELD_TABLE_ONLY | FIELD_GROW, NEED_REWRITE, .width = 12,
-	  .cell = cell_rewrite, .help = "rewrite_change, sampled with its interval" },
+	  .cell = cell_rewrite,
+	  .help = "rewrite_change, sampled with its interval" },
 	{ "uncompressed_fresh", NULL, FT_BYTES, EST(uncompressed_fresh),
 	  FIELD_NO_CSV, 0,
 	  .help = "Predicted bytes before compression of a fresh copy" },
@@ -191,10 +222,10 @@ const struct field fields_est[] = {
 	  FIELD_DECIDE, 0, .width = 11, .csv = 9,
 	  .help = "CPU seconds to decompress a GB of file data" },
 	{ "write_mbps", "Write", FT_MBPS, DEC(write_mbps), FIELD_DECIDE,
-	  NEED_DEVICE, .width = 12, .csv = 10, .cell = cell_write,
+	  NEED_DEVICE, .width = 12, .csv = 10, .cell = cell_through,
 	  .help = "File data written per second through --device-speed" },
 	{ "read_mbps", "Read", FT_MBPS, DEC(read_mbps), FIELD_DECIDE,
-	  NEED_DEVICE, .width = 12, .csv = 11, .cell = cell_read,
+	  NEED_DEVICE, .width = 12, .csv = 11, .cell = cell_through,
 	  .help = "File data read per second through --device-speed" },
 	{ "rewrite_change", NULL, FT_CHANGE, EST(rewrite_change), 0,
 	  NEED_REWRITE, .csv = 12,
@@ -204,7 +235,7 @@ const struct field fields_est[] = {
 	  .help = "Half-width of rewrite_change's 95% interval" },
 	{ "disk_extrapolated", NULL, FT_BYTES, EST(disk_extrapolated), 0,
 	  NEED_RANGED, .csv = 13,
-	  .help = "The part of disk extrapolated from overwritten writes' remains" },
+	  .help = "The part of disk extrapolated from overwritten writes" },
 	{ "disk_min", NULL, FT_BYTES, EST(disk_min), 0, NEED_RANGED,
 	  .csv = 14, .help = "The least disk whatever the data gone was" },
 	{ "disk_max", NULL, FT_BYTES, EST(disk_max), 0, NEED_RANGED,
@@ -260,38 +291,6 @@ int field_has(const struct field *f, const struct report *r,
 int field_in_row(const struct field *f, const struct report_row *row)
 {
 	return row->path || !(f->flags & FIELD_ROW_ONLY);
-}
-
-uint64_t field_value(const struct field *f, const void *base)
-{
-	uint64_t v;
-
-	memcpy(&v, (const char *)base + f->offset, sizeof(v));
-	return v;
-}
-
-static int field_int(const struct field *f, const void *base)
-{
-	int v;
-
-	memcpy(&v, (const char *)base + f->offset, sizeof(v));
-	return v;
-}
-
-static int64_t field_signed(const struct field *f, const void *base)
-{
-	int64_t v;
-
-	memcpy(&v, (const char *)base + f->offset, sizeof(v));
-	return v;
-}
-
-static double field_double(const struct field *f, const void *base)
-{
-	double v;
-
-	memcpy(&v, (const char *)base + f->offset, sizeof(v));
-	return v;
 }
 
 int field_known(const struct field *f, const void *base)

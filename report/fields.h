@@ -8,6 +8,14 @@
  * new column is one line here (and its value in model.h's structures).
  * The idea is btrfs-progs' rowspec (common/format-output.h), whose fields
  * carry a format each.
+ *
+ * A new column: a size (shown with --exclusive, say) is its member in
+ * struct report_sizes and, here, { "key", "Label", FT_BYTES, SIZE(member),
+ * flags, REPORT_SHOW_EXCLUSIVE, .help = "..." }.  A setting's new figure is
+ * its member in struct report_est and a line in fields_est: JSON has it
+ * where the line is, CSV with .csv = the next free place (a column at the
+ * end), Prometheus with .prom, the estimate table with a label (where the
+ * line is), the decision table with FIELD_DECIDE too.
  */
 #ifndef COMPSIZE_FIELDS_H
 #define COMPSIZE_FIELDS_H
@@ -23,7 +31,7 @@
  * it; Prometheus in base units (prom.c names the metric after them).
  */
 enum field_type {
-	FT_BYTES,	/* uint64_t bytes: the table in its units (-b, --iec) */
+	FT_BYTES,	/* uint64_t bytes: the table in its units (-b...) */
 	FT_COUNT,	/* uint64_t */
 	FT_FLAG,	/* int, 0 or 1: JSON false or true, CSV and Prometheus
 			 * 0 or 1, the table its key or "-" */
@@ -32,8 +40,8 @@ enum field_type {
 	FT_MBPS,	/* double, MB/s (10^6 bytes); 0: not measured.  "%.1f";
 			 * the table "412MB/s", "<1MB/s" or "-"; Prometheus
 			 * bytes per second, no series when not measured */
-	FT_CPU,		/* double, core-seconds per GB; 0: unknown.  "%.4f";
-			 * the table "0.21s/GB" or "-" */
+	FT_CPU,		/* double, core-seconds per GB; 0: unknown.
+			 * "%.4f"; the table "0.21s/GB" or "-" */
 	FT_HALF,	/* double, bytes: half-width of a 95% interval.  "%.0f";
 			 * the table "±" and the size */
 };
@@ -47,13 +55,14 @@ enum field_type {
 				 * the setting's (struct est_view) */
 #define FIELD_TABLE_ONLY 0x10	/* only the table shows it: a cell drawn
 				 * from other fields' values */
-#define FIELD_DECIDE	0x20	/* the decision table's, not the estimates' */
-#define FIELD_GROW	0x40	/* table: width is the least, the column is
-				 * as wide as its widest cell */
-#define FIELD_X_CPUS	0x80	/* table: the header goes on with the CPU
-				 * count ("Compress x8") */
-#define FIELD_IF_SAME	0x100	/* table: only beside a same-layout Disk
-				 * Usage (a fresh-copy one is the same) */
+#define FIELD_DECIDE	0x20	/* the decision table's, not the
+				 * estimate table's */
+#define FIELD_GROW	0x40	/* table: width is the least, the
+				 * column is as wide as its widest cell */
+#define FIELD_X_CPUS	0x80	/* table: the header goes on with the
+				 * CPU count ("Compress x8") */
+#define FIELD_IF_SAME	0x100	/* table: only beside a same-layout
+				 * Disk Usage (a fresh-copy one is it) */
 #define FIELD_PER_SETTING 0x200	/* the rows' table shows a row's value, a
 				 * column per setting headed by its name */
 
