@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The report as Prometheus text (prom.h). */
+/* The report as Prometheus text (prom.h): the families are fields.h's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -101,6 +101,31 @@ static void family(FILE *out, const char *name, const char *help)
 	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
+/* prefix, f's key and its base unit: bytes "_bytes"; MB/s, the key's
+ * "_mbps" dropped, "_bytes_per_second". */
+static void metric(char *name, size_t len, const char *prefix,
+		   const struct field *f)
+{
+	size_t klen = strlen(f->key);
+	const char *unit = "";
+
+	if (f->type == FT_BYTES) {
+		unit = "_bytes";
+	} else if (f->type == FT_MBPS) {
+		unit = "_bytes_per_second";
+		if (klen > 5 && !strcmp(f->key + klen - 5, "_mbps"))
+			klen -= 5;
+	}
+	snprintf(name, len, "%s%.*s%s", prefix, (int)klen, f->key, unit);
+}
+
+static void value(FILE *out, const struct field *f, const void *base)
+{
+	fputc(' ', out);
+	field_print(out, f, base, FIELD_PROM);
+	fputc('\n', out);
+}
+
 /* The size fields: by type where rows have them by type. */
 static void sizes(FILE *out, const struct report *r, char **labels)
 {
@@ -114,7 +139,7 @@ static void sizes(FILE *out, const struct report *r, char **labels)
 
 		if (!field_shown(f, r))
 			continue;
-		snprintf(name, sizeof(name), "compsize_%s_bytes", f->key);
+		metric(name, sizeof(name), "compsize_", f);
 		family(out, name, f->help);
 		for (i = 0; i < r->nrows; i++) {
 			const struct report_row *row = &r->rows[i];
@@ -122,15 +147,16 @@ static void sizes(FILE *out, const struct report *r, char **labels)
 			if (!labels[i])
 				continue;
 			if (!by_type) {
-				fprintf(out, "%s{path=%s} %" PRIu64 "\n", name,
-					labels[i], field_value(f, &row->size));
+				fprintf(out, "%s{path=%s}", name, labels[i]);
+				value(out, f, &row->size);
 				continue;
 			}
-			for (t = 0; t < row->ntypes; t++)
-				fprintf(out, "%s{path=%s,type=\"%s\"} %" PRIu64
-					"\n", name, labels[i],
-					fmt_type_name(row->types[t].type, tname),
-					field_value(f, &row->types[t].size));
+			for (t = 0; t < row->ntypes; t++) {
+				fprintf(out, "%s{path=%s,type=\"%s\"}", name,
+					labels[i],
+					fmt_type_name(row->types[t].type, tname));
+				value(out, f, &row->types[t].size);
+			}
 		}
 	}
 }
@@ -145,30 +171,27 @@ static void counts(FILE *out, const struct report *r, char **labels)
 
 		if (!field_shown(f, r))
 			continue;
-		snprintf(name, sizeof(name), "compsize_%s", f->key);
+		metric(name, sizeof(name), "compsize_", f);
 		family(out, name, f->help);
-		for (i = 0; i < r->nrows; i++)
-			if (labels[i])
-				fprintf(out, "%s{path=%s} %" PRIu64 "\n", name,
-					labels[i], field_value(f, &r->rows[i]));
+		for (i = 0; i < r->nrows; i++) {
+			if (!labels[i])
+				continue;
+			fprintf(out, "%s{path=%s}", name, labels[i]);
+			value(out, f, &r->rows[i]);
+		}
 	}
 }
 
-/* --estimate: each row's prediction per setting, and the run's speeds. */
+/* --estimate: the fields_est with a prom place, in its order: a row's
+ * (FIELD_ROW_EST) for each row and setting, the others for each setting;
+ * a value not known (a speed not measured) has no series. */
 static int estimates(FILE *out, const struct report *r, char **labels)
 {
-	static const struct {
-		const char *name, *help;
-	} per_row[] = {
-		{ "compsize_estimate_disk_bytes",
-		  "--estimate: predicted bytes on disk under the setting" },
-		{ "compsize_estimate_uncompressed_bytes",
-		  "--estimate: predicted bytes before compression under the setting" },
-		{ "compsize_estimate_input_bytes",
-		  "--estimate: bytes of file data read to predict" },
-	};
+	const struct field *est[FIELDS_EST_MAX];
 	char **set = calloc(r->nest, sizeof(*set));
-	char name[64], help[80];
+	size_t n = fields_order(fields_est, fields_nest, 1, est);
+	struct est_view v;
+	char name[64];
 	size_t k, i, j;
 	int ret = -ENOMEM;
 
@@ -179,35 +202,27 @@ static int estimates(FILE *out, const struct report *r, char **labels)
 		if (!set[j])
 			goto out;
 	}
-	for (k = 0; k < 3; k++) {
-		family(out, per_row[k].name, per_row[k].help);
-		for (i = 0; i < r->nrows; i++) {
+	for (k = 0; k < n; k++) {
+		const struct field *f = est[k];
+
+		metric(name, sizeof(name), "compsize_estimate_", f);
+		family(out, name, f->help);
+		for (i = 0; (f->flags & FIELD_ROW_EST) && i < r->nrows; i++) {
 			if (!labels[i])
 				continue;
-			for (j = 0; j < r->nest; j++)
-				fprintf(out, "%s{path=%s,setting=%s} %" PRIu64
-					"\n", per_row[k].name, labels[i],
-					set[j],
-					report_row_est(r, &r->rows[i], j, 0)[k]);
+			for (j = 0; j < r->nest; j++) {
+				report_est_view(r, j, &r->rows[i], &v);
+				fprintf(out, "%s{path=%s,setting=%s}", name,
+					labels[i], set[j]);
+				value(out, f, &v);
+			}
 		}
-	}
-	/* a speed that was not measured (no data) has no series */
-	for (k = 0; k < 2; k++) {
-		static const char *const dir[] = { "compress", "decompress" };
-
-		snprintf(name, sizeof(name),
-			 "compsize_estimate_%s_bytes_per_second", dir[k]);
-		snprintf(help, sizeof(help),
-			 "--estimate: single-thread %sion speed on this data",
-			 dir[k]);
-		family(out, name, help);
-		for (j = 0; j < r->nest; j++) {
-			double mbps = k ? r->est[j].decompress_mbps
-					: r->est[j].compress_mbps;
-
-			if (mbps > 0)
-				fprintf(out, "%s{setting=%s} %.0f\n", name,
-					set[j], mbps * 1e6);
+		for (j = 0; !(f->flags & FIELD_ROW_EST) && j < r->nest; j++) {
+			report_est_view(r, j, NULL, &v);
+			if (!field_known(f, &v) || !field_has(f, r, &v))
+				continue;
+			fprintf(out, "%s{setting=%s}", name, set[j]);
+			value(out, f, &v);
 		}
 	}
 	ret = 0;

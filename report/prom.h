@@ -11,7 +11,7 @@
 #define COMPSIZE_PROM_H
 
 #include <stdio.h>
-#include "report/report.h"
+#include "report/model.h"
 
 /*
  * Print r's rows to out (a row whose path label equals an earlier row's

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "report/report.h"
+#include "report/model.h"
 #include "scan/usage.h"
 
 struct sharing;

@@ -161,6 +161,8 @@ static void test_help(void)
 		CU_ASSERT_PTR_NOT_NULL(fields_size[i].help);
 	for (i = 0; i < fields_ncount; i++)
 		CU_ASSERT_PTR_NOT_NULL(fields_count[i].help);
+	for (i = 0; i < fields_nest; i++)
+		CU_ASSERT_PTR_NOT_NULL(fields_est[i].help);
 }
 
 static CU_TestInfo tests[] = {

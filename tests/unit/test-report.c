@@ -76,6 +76,22 @@ static void test_table(void)
 	free(err);
 }
 
+/* report_print() of r into a string; nothing may go to err. */
+static char *print(const struct report *r)
+{
+	char *out = NULL, *err = NULL;
+	size_t olen = 0, elen = 0;
+	FILE *fo = open_memstream(&out, &olen);
+	FILE *fe = open_memstream(&err, &elen);
+
+	CU_ASSERT_EQUAL(report_print(fo, fe, r), 0);
+	fclose(fo);
+	fclose(fe);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	free(err);
+	return out;
+}
+
 /* A run's report: one zstd file in one row, one estimate, one error. */
 static char *render(enum report_format format, int raw)
 {
@@ -107,20 +123,11 @@ static char *render(enum report_format format, int raw)
 		.rows = rows, .nrows = 1, .est = e, .nest = 1,
 		.errors = errs, .nerrors = 1,
 	};
-	char *out = NULL, *err = NULL;
-	size_t olen = 0, elen = 0;
-	FILE *fo = open_memstream(&out, &olen);
-	FILE *fe = open_memstream(&err, &elen);
 
 	st.nfiles = st.nextents = st.nrefs = st.nfrag = 1;
 	st.disk[3] = 4096;
 	st.uncomp[3] = st.refd[3] = 131072;
-	CU_ASSERT_EQUAL(report_print(fo, fe, &r), 0);
-	fclose(fo);
-	fclose(fe);
-	CU_ASSERT_STRING_EQUAL(err, "");
-	free(err);
-	return out;
+	return print(&r);
 }
 
 static void test_json(void)
@@ -239,15 +246,114 @@ static void test_table_wide(void)
 	free(out);
 }
 
-/* Every field has a key, unique in its table, and a value inside the
- * structure it reads. */
+/* A run's report with every estimate column: same layout, extrapolated,
+ * --rewrite, sampled, --device-speed, the current setting (the output of
+ * compsize before the field table drove the estimates, byte for byte). */
+static char *render_all_est(enum report_format format)
+{
+	static uint64_t est[6] = { 5000, 9000, 9000, 6000, 9000, 9000 };
+	static struct report_row rows[] = {
+		{ .path = "d", .size = { 4096, 8192, 8192, 0 }, .est = est },
+	};
+	static const struct report_est e[] = {
+		{ .setting = "compress=zstd:1", .input = 9000, .disk = 5000,
+		  .uncompressed = 9000, .same_layout = 1, .disk_fresh = 6000,
+		  .uncompressed_fresh = 9000, .disk_extrapolated = 700,
+		  .disk_min = 4800, .disk_max = 5300, .compress_mbps = 400,
+		  .decompress_mbps = 1500, .current = 1, .have_rewrite = 1,
+		  .rewrite_change = -1234, .rewrite_ci95 = 99.5, .sampled = 1,
+		  .disk_ci95 = 321.4, .fresh_ci95 = 400, .units_read = 2,
+		  .units = 9, .data_read = 4000, .data = 9000,
+		  .dec = { .compress_all_mbps = 1600,
+			   .decompress_all_mbps = 6000,
+			   .cpu_s_per_gb_write = 2.5,
+			   .cpu_s_per_gb_read = 0.6667, .write_mbps = 180,
+			   .read_mbps = 6000, .write_device_bound = 1 } },
+	};
+	struct cs_stats st = { 0 };
+	struct report r = {
+		.format = format, .units.mode = FMT_MODE_RAW, .total = &st,
+		.have_usage = 1, .rows = rows, .nrows = 1, .est = e, .nest = 1,
+		.cpus = 4, .dev_write_mbps = 100, .dev_read_mbps = 8000,
+	};
+
+	st.nfiles = st.nextents = st.nrefs = 1;
+	st.disk[3] = 4096;
+	st.uncomp[3] = st.refd[3] = 8192;
+	return print(&r);
+}
+
+static void test_every_estimate_column(void)
+{
+	char *out = render_all_est(REPORT_TABLE);
+
+	CU_ASSERT_PTR_NOT_NULL(strstr(out,
+		"Setting                  Perc     Disk Usage   Change       Fresh copy   Rewrite      Compress   Decompress 95% CI Disk Usage range\n"
+		"compress=zstd:1*          55%     5000         +904         6000         -1234\xc2\xb1" "100    400MB/s    1500MB/s   \xc2\xb1" "321 4800..5300\n"
+		"Disk Usage range: where overwritten data that no file references any more\n"
+		"was estimated from what remains, the usage whatever that data was.\n"
+		"* the setting the filesystem is mounted with now\n"
+		"Sample: 2 of 9 units read, 4000 of 9000 of data.\n"
+		"\n"
+		"Setting                  Compress x4    Decompress x4    CPU write   CPU read    Write        Read        \n"
+		"compress=zstd:1          1600MB/s       6000MB/s         2.50s/GB    0.67s/GB    180MB/s dev  6000MB/s cpu\n"
+		"Write, Read: file data through a device of 100 MB/s write, 8000 MB/s read (dev: the device limits it, cpu: the 4 CPUs)\n"));
+	free(out);
+	out = render_all_est(REPORT_JSON);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out,
+		"\"estimates\":[{\"setting\":\"compress=zstd:1\",\"input\":9000,"
+		"\"disk\":5000,\"uncompressed\":9000,\"disk_fresh\":6000,"
+		"\"uncompressed_fresh\":9000,\"model\":\"same-layout\","
+		"\"compress_mbps\":400.0,\"decompress_mbps\":1500.0,"
+		"\"current\":true,\"cpus\":4,\"compress_mbps_all\":1600.0,"
+		"\"decompress_mbps_all\":6000.0,\"cpu_s_per_gb_write\":2.5000,"
+		"\"cpu_s_per_gb_read\":0.6667,\"write_mbps\":180.0,"
+		"\"read_mbps\":6000.0,\"rewrite_change\":-1234,"
+		"\"rewrite_change_ci95\":100,\"disk_extrapolated\":700,"
+		"\"disk_min\":4800,\"disk_max\":5300,\"disk_ci95\":321,"
+		"\"disk_fresh_ci95\":400,\"sample_units_read\":2,"
+		"\"sample_units\":9,\"sample_data_read\":4000,"
+		"\"sample_data\":9000}],"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out,
+		"\"estimates\":[{\"setting\":\"compress=zstd:1\",\"input\":9000,"
+		"\"disk\":5000,\"uncompressed\":9000,\"disk_fresh\":6000}]}]"));
+	free(out);
+	out = render_all_est(REPORT_CSV);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out,
+		"\nestimate,,,compress=zstd:1,5000,9000,,,,,,400.0,1500.0,321,6000,1,1600.0,6000.0,2.5000,0.6667,180.0,6000.0,-1234,700,4800,5300,100\n"
+		"estimate,d,,compress=zstd:1,5000,9000,,,,,,,,,6000,,,,,,,,,,,,\n"));
+	free(out);
+}
+
+/* The bytes a value of type t takes. */
+static size_t type_size(enum field_type t)
+{
+	switch (t) {
+	case FT_FLAG:
+	case FT_ENUM:
+		return sizeof(int);
+	case FT_MBPS:
+	case FT_CPU:
+	case FT_HALF:
+		return sizeof(double);
+	default:
+		return sizeof(uint64_t);
+	}
+}
+
+/* Every field has a key, unique in its table, help, a value inside the
+ * structure it reads, and what its type needs. */
 static void check_fields(const struct field *f, size_t n, size_t size)
 {
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
 		CU_ASSERT_PTR_NOT_NULL_FATAL(f[i].key);
-		CU_ASSERT(f[i].offset + sizeof(uint64_t) <= size);
+		CU_ASSERT_PTR_NOT_NULL(f[i].help);
+		CU_ASSERT(f[i].offset + type_size(f[i].type) <= size);
+		CU_ASSERT(f[i].type != FT_ENUM || f[i].names);
+		/* a cell drawn from other values is only in the table */
+		CU_ASSERT(!(f[i].flags & FIELD_TABLE_ONLY) || f[i].label);
 		for (j = 0; j < i; j++)
 			CU_ASSERT(strcmp(f[i].key, f[j].key) != 0);
 	}
@@ -257,6 +363,46 @@ static void test_fields(void)
 {
 	check_fields(fields_size, fields_nsize, sizeof(struct report_sizes));
 	check_fields(fields_count, fields_ncount, sizeof(struct report_row));
+	check_fields(fields_est, fields_nest, sizeof(struct est_view));
+}
+
+/* The estimate fields' CSV and Prometheus places are 1, 2, ... each once;
+ * one in CSV without a place of its own has a size or count column of
+ * its key; a row's estimate has no NEED_* bits (struct est_view); a
+ * table's padded columns come before its last, unpadded ones. */
+static void test_fields_est(void)
+{
+	const struct field *order[FIELDS_EST_MAX];
+	size_t i, n, last[2] = { 0, 0 };
+	int prom;
+
+	for (prom = 0; prom < 2; prom++) {
+		n = fields_order(fields_est, fields_nest, prom, order);
+		CU_ASSERT(n > 0);
+		for (i = 0; i < n; i++)
+			CU_ASSERT_EQUAL(prom ? order[i]->prom : order[i]->csv,
+					i + 1);
+	}
+	for (i = 0; i < fields_nest; i++) {
+		const struct field *f = &fields_est[i];
+		int table = !!(f->flags & FIELD_DECIDE);
+
+		if (!f->csv && !(f->flags & (FIELD_NO_CSV | FIELD_TABLE_ONLY)))
+			CU_ASSERT(field_find(fields_size, fields_nsize, f->key) ||
+				  field_find(fields_count, fields_ncount,
+					     f->key));
+		if (f->flags & (FIELD_ROW_EST | FIELD_PER_SETTING))
+			CU_ASSERT_EQUAL(f->need, 0);
+		if (f->prom)
+			CU_ASSERT(f->type == FT_BYTES || f->type == FT_MBPS ||
+				  f->type == FT_COUNT);
+		if (!f->label)
+			continue;
+		if (!f->width)
+			last[table] = i + 1;
+		else
+			CU_ASSERT_EQUAL(last[table], 0);
+	}
 }
 
 /* --subvolumes rows: ID, Flags and Files before Perc in the table, the
@@ -276,19 +422,11 @@ static char *render_subvols(enum report_format format)
 		.have_usage = 1, .rows = rows, .nrows = 2, .excl = &excl,
 		.show = REPORT_SHOW_EXCLUSIVE | REPORT_SHOW_SUBVOLUMES,
 	};
-	char *out = NULL, *err = NULL;
-	size_t olen = 0, elen = 0;
-	FILE *fo = open_memstream(&out, &olen);
-	FILE *fe = open_memstream(&err, &elen);
 
 	st.nfiles = 12;
 	st.disk[0] = 4096;
 	st.uncomp[0] = st.refd[0] = 8192;
-	CU_ASSERT_EQUAL(report_print(fo, fe, &r), 0);
-	fclose(fo);
-	fclose(fe);
-	free(err);
-	return out;
+	return print(&r);
 }
 
 static void test_subvolumes(void)
@@ -323,7 +461,9 @@ static CU_TestInfo tests[] = {
 	{ "csv", test_csv },
 	{ "table with rows and estimates", test_table_rows },
 	{ "wide numbers", test_table_wide },
+	{ "every estimate column", test_every_estimate_column },
 	{ "fields", test_fields },
+	{ "estimate fields", test_fields_est },
 	{ "subvolume rows", test_subvolumes },
 	CU_TEST_INFO_NULL,
 };

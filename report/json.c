@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The report as JSON (json.h): the members are fields.h's, in its order. */
+#include <inttypes.h>
+#include "report/fields.h"
+#include "report/format.h"
+#include "report/json.h"
+
+/* Where a value is: which fields have one there (JSON leaves the others
+ * out). */
+enum place {
+	AT_TOTAL,		/* the grand total or a row's */
+	AT_TOTAL_TYPE,		/* a type of the grand total */
+	AT_ROW_TYPE,		/* a type of a row */
+};
+
+static void member(FILE *out, const struct field *f, const void *base,
+		   int first)
+{
+	fprintf(out, "%s\"%s\":", first ? "" : ",", f->key);
+	field_print(out, f, base, FIELD_JSON);
+}
+
+/* The fields t[0..n) of base as JSON members, after others when !first. */
+static void json_fields(FILE *out, const struct report *r,
+			const struct field *t, size_t n, const void *base,
+			enum place at, int first)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct field *f = &t[i];
+
+		if (!field_shown(f, r))
+			continue;
+		if (at == AT_ROW_TYPE && (f->flags & FIELD_TOTAL_TYPES))
+			continue;
+		if (t == fields_count && !field_in_row(f, base))
+			continue;
+		member(out, f, base, first);
+		first = 0;
+	}
+}
+
+/* type_at: AT_TOTAL_TYPE for the grand total, AT_ROW_TYPE for a row. */
+static void json_row_body(FILE *out, const struct report *r,
+			  const struct report_row *row, enum place type_at)
+{
+	char name[FMT_BUF];
+	unsigned t;
+
+	json_fields(out, r, fields_count, fields_ncount, row, AT_TOTAL, 1);
+	fputs(",\"total\":{", out);
+	json_fields(out, r, fields_size, fields_nsize, &row->size, AT_TOTAL,
+		    1);
+	fputs("},\"types\":[", out);
+	for (t = 0; t < row->ntypes; t++) {
+		const struct row_type *rt = &row->types[t];
+
+		fprintf(out, "%s{\"type\":\"%s\"", t ? "," : "",
+			fmt_type_name(rt->type, name));
+		json_fields(out, r, fields_size, fields_nsize, &rt->size,
+			    type_at, 0);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+/* The estimates of each setting: the run's, or with row that row's. */
+static void json_est(FILE *out, const struct report *r,
+		     const struct report_row *row)
+{
+	struct est_view v;
+	size_t i, k;
+
+	fputs(",\"estimates\":[", out);
+	for (i = 0; i < r->nest; i++) {
+		report_est_view(r, i, row, &v);
+		fprintf(out, "%s{\"setting\":", i ? "," : "");
+		fmt_json_string(out, v.e.setting);
+		for (k = 0; k < fields_nest; k++) {
+			const struct field *f = &fields_est[k];
+
+			if ((f->flags & FIELD_TABLE_ONLY) ||
+			    (row && !(f->flags & FIELD_ROW_EST)) ||
+			    !field_has(f, r, &v))
+				continue;
+			member(out, f, &v, 0);
+		}
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+int json_print(FILE *out, const struct report *r)
+{
+	struct report_row total = { 0 };
+	size_t i;
+	int ret;
+
+	ret = report_total_row(r, &total);
+	if (ret)
+		return ret;
+	fputc('{', out);
+	json_row_body(out, r, &total, AT_TOTAL_TYPE);
+	if (!r->have_usage)
+		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
+	if (r->nest)
+		json_est(out, r, NULL);
+	if (r->rows) {
+		fprintf(out, ",\"%s\":[",
+			r->show & REPORT_SHOW_SUBVOLUMES ? "subvolumes"
+							 : "paths");
+		for (i = 0; i < r->nrows; i++) {
+			fputs(i ? ",{" : "{", out);
+			fmt_json_path(out, "path", r->rows[i].path);
+			fputc(',', out);
+			json_row_body(out, r, &r->rows[i], AT_ROW_TYPE);
+			if (r->nest)
+				json_est(out, r, &r->rows[i]);
+			fputc('}', out);
+		}
+		fputc(']', out);
+	}
+	fputs(",\"errors\":[", out);
+	for (i = 0; i < r->nerrors; i++) {
+		fputs(i ? ",{" : "{", out);
+		fmt_json_path(out, "path", r->errors[i].path);
+		fputs(",\"error\":", out);
+		fmt_json_string(out, r->errors[i].error);
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
+	report_row_clear(&total);
+	return 0;
+}

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report as tables (table.h).  Which columns there are, their headers,
+ * cells and widths come from fields.h; this file only lays them out: each
+ * column after a space, padded to its width unless it is a last one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/fields.h"
+#include "report/format.h"
+#include "report/table.h"
+
+/* Usage: compsize 1.5's columns, 12 characters and a space each. */
+
+/* The index of the last size field the table shows. */
+static size_t table_last(const struct report *r)
+{
+	size_t i, last = 0;
+
+	for (i = 0; i < fields_nsize; i++)
+		if (fields_size[i].label && field_shown(&fields_size[i], r))
+			last = i;
+	return last;
+}
+
+/* A size column is compsize 1.5's 12 characters wide, or as wide as its
+ * widest cell where the table is ours (rows, estimates, and the usage
+ * table in btrfs-progs' units); 1.5's own table keeps 12 even where a
+ * number is wider (-b of 13 digits and more), byte for byte. */
+#define TABLE_COL 12
+
+/* w grown to hold size v in r's units. */
+static void widen(int *w, const struct report *r, uint64_t v)
+{
+	char buf[FMT_BUF];
+	int len = (int)strlen(fmt_size_in(v, &r->units, buf));
+
+	if (len > *w)
+		*w = len;
+}
+
+/* w[i] grown to hold field i of s, for every size field. */
+static void widen_sizes(int *w, const struct report *r,
+			const struct report_sizes *s)
+{
+	size_t i;
+
+	for (i = 0; i < fields_nsize; i++)
+		widen(&w[i], r, field_value(&fields_size[i], s));
+}
+
+static void widths_init(int *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		w[i] = TABLE_COL;
+}
+
+/*
+ * The size columns, the default ones or the optional ones asked for
+ * (after 1.5's, and after the rows' estimate columns): their labels when
+ * s is NULL, else the sizes of s, in columns of w[i] characters.  With
+ * trim, a last column that is not compsize 1.5's is not padded (1.5 pads
+ * its own last column, Referenced).
+ */
+static void table_sizes(FILE *out, const struct report *r,
+			const struct report_sizes *s, const int *w, int trim,
+			int optional)
+{
+	size_t i, last = table_last(r);
+	char buf[FIELD_CELL];
+	const char *cell;
+
+	for (i = 0; i < fields_nsize; i++) {
+		const struct field *f = &fields_size[i];
+
+		if (!f->label || !field_shown(f, r) || !f->need != !optional)
+			continue;
+		cell = s ? field_text(f, r, s, buf) : f->label;
+		if (trim && i == last && f->need)
+			fprintf(out, " %s", cell);
+		else
+			fprintf(out, " %-*s", w[i], cell);
+	}
+}
+
+/* Every size column of the 1.5 table. */
+static void table_all_sizes(FILE *out, const struct report *r,
+			    const struct report_sizes *s, const int *w)
+{
+	table_sizes(out, r, s, w, 1, 0);
+	table_sizes(out, r, s, w, 1, 1);
+}
+
+/* Perc, in its 8 characters. */
+static void table_perc(FILE *out, uint64_t disk, uint64_t uncomp)
+{
+	char p[8];
+
+	snprintf(p, sizeof(p), "%3u%%", fmt_percent(disk, uncomp));
+	fprintf(out, "%-8s", p);
+}
+
+/* compsize 1.5's table of the total, byte for byte. */
+static int usage(FILE *out, FILE *err, const struct report *r,
+		 const struct report_row *total)
+{
+	char name[FMT_BUF];
+	int w[FIELDS_MAX];
+	unsigned t;
+
+	widths_init(w, fields_nsize);
+	if (!fmt_units_15(&r->units)) {
+		widen_sizes(w, r, &total->size);
+		for (t = 0; t < total->ntypes; t++)
+			widen_sizes(w, r, &total->types[t].size);
+	}
+	if (!total->size.uncomp) {
+		fputs(total->files ? "All empty or still-delalloced files.\n"
+				   : "No files.\n", err);
+		return 1;
+	}
+	fprintf(out, "Processed %" PRIu64 " file%s, %" PRIu64
+		" regular extents (%" PRIu64 " refs), %" PRIu64 " inline.\n",
+		total->files, total->files > 1 ? "s" : "", total->extents,
+		total->refs, total->ninline);
+	fprintf(out, "%-10s %-8s", "Type", "Perc");
+	table_all_sizes(out, r, NULL, w);
+	fprintf(out, "\n%-10s ", "TOTAL");
+	table_perc(out, total->size.disk, total->size.uncomp);
+	table_all_sizes(out, r, &total->size, w);
+	fputc('\n', out);
+	for (t = 0; t < total->ntypes; t++) {
+		const struct row_type *rt = &total->types[t];
+
+		fprintf(out, "%-10s ", fmt_type_name(rt->type, name));
+		table_perc(out, rt->size.disk, rt->size.uncomp);
+		table_all_sizes(out, r, &rt->size, w);
+		fputc('\n', out);
+	}
+	return 0;
+}
+
+int table_usage(FILE *out, FILE *err, const struct cs_stats *st, int raw)
+{
+	struct report r = { .format = REPORT_TABLE, .total = st,
+			    .have_usage = 1 };
+	struct report_row total = { 0 };
+	int ret;
+
+	r.units.mode = raw ? FMT_MODE_RAW : FMT_MODE_15;
+	ret = report_row_fill(&total, st);
+	if (!ret)
+		ret = usage(out, err, &r, &total);
+	report_row_clear(&total);
+	return ret;
+}
+
+/* Rows */
+
+/* A setting's name in a row column: "zstd:3", "force=lzo". */
+static const char *short_setting(const char *name)
+{
+	if (!strncmp(name, "compress=", 9))
+		return name + 9;
+	if (!strncmp(name, "compress-", 9))
+		return name + 9;
+	return name;
+}
+
+static int setting_width(const char *name)
+{
+	int w = (int)strlen(short_setting(name));
+
+	return w < 12 ? 12 : w;
+}
+
+/* With --subvolumes, the count fields that have a label, before Perc:
+ * their labels when row is NULL, else row's values; each column as wide
+ * as its widest cell. */
+static void table_counts(FILE *out, const struct report *r,
+			 const struct report_row *row)
+{
+	char buf[FIELD_CELL];
+	size_t i, k;
+	int w;
+
+	if (!(r->show & REPORT_SHOW_SUBVOLUMES))
+		return;
+	for (i = 0; i < fields_ncount; i++) {
+		const struct field *f = &fields_count[i];
+
+		if (!f->label || !field_shown(f, r))
+			continue;
+		w = (int)strlen(f->label);
+		for (k = 0; k < r->nrows; k++)
+			if ((int)strlen(field_text(f, r, &r->rows[k], buf)) > w)
+				w = (int)strlen(field_text(f, r, &r->rows[k],
+							   buf));
+		fprintf(out, "%-*s ", w, row ? field_text(f, r, row, buf)
+					     : f->label);
+	}
+}
+
+/* The estimate fields the rows' table shows, a column per setting. */
+static int per_setting(const struct field *f)
+{
+	return !!(f->flags & FIELD_PER_SETTING);
+}
+
+/* The rows' table: Perc, the default sizes, each setting's predicted Disk
+ * Usage of the row (the estimate table's model: which directories gain),
+ * the optional sizes, Path; each column as wide as its widest cell. */
+static int table_rows(FILE *out, const struct report *r)
+{
+	size_t nw = r->nest * fields_nest;
+	int w[FIELDS_MAX], *we = calloc(nw ? nw : 1, sizeof(*we));
+	char d[FIELD_CELL];
+	struct est_view v;
+	size_t i, j, k;
+
+	if (!we)
+		return -ENOMEM;
+	widths_init(w, fields_nsize);
+	for (k = 0; k < fields_nest; k++)
+		for (j = 0; per_setting(&fields_est[k]) && j < r->nest; j++)
+			we[k * r->nest + j] = setting_width(r->est[j].setting);
+	for (i = 0; i < r->nrows; i++) {
+		widen_sizes(w, r, &r->rows[i].size);
+		for (j = 0; j < r->nest; j++) {
+			report_est_view(r, j, &r->rows[i], &v);
+			for (k = 0; k < fields_nest; k++) {
+				int *wk = &we[k * r->nest + j];
+				int len;
+
+				if (!per_setting(&fields_est[k]))
+					continue;
+				len = (int)strlen(field_text(&fields_est[k], r,
+							     &v, d));
+				if (len > *wk)
+					*wk = len;
+			}
+		}
+	}
+	table_counts(out, r, NULL);
+	fprintf(out, "%-8s", "Perc");
+	table_sizes(out, r, NULL, w, 0, 0);
+	for (k = 0; k < fields_nest; k++)
+		for (j = 0; per_setting(&fields_est[k]) && j < r->nest; j++)
+			fprintf(out, " %-*s", we[k * r->nest + j],
+				short_setting(r->est[j].setting));
+	table_sizes(out, r, NULL, w, 0, 1);
+	fprintf(out, " %s\n", "Path");
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		table_counts(out, r, row);
+		table_perc(out, row->size.disk, row->size.uncomp);
+		table_sizes(out, r, &row->size, w, 0, 0);
+		for (k = 0; k < fields_nest; k++)
+			for (j = 0; per_setting(&fields_est[k]) &&
+				    j < r->nest; j++) {
+				report_est_view(r, j, row, &v);
+				fprintf(out, " %-*s", we[k * r->nest + j],
+					field_text(&fields_est[k], r, &v, d));
+			}
+		table_sizes(out, r, &row->size, w, 0, 1);
+		fputc(' ', out);
+		fmt_table_path(out, row->path);
+		fputc('\n', out);
+	}
+	free(we);
+	return 0;
+}
+
+/* Estimates and decisions: a line per setting, the fields_est columns. */
+
+/* The bytes of cell beyond its columns: one for each \u00b1 (two bytes,
+ * one column), the only character of more than one byte in cells. */
+static int extra_bytes(const char *cell)
+{
+	int n = 0;
+
+	for (; *cell; cell++)
+		n += (unsigned char)cell[0] == 0xc2 &&
+		     (unsigned char)cell[1] == 0xb1;
+	return n;
+}
+
+/* Has v a cell in f's column? */
+static int est_cell(const struct field *f, const struct report *r,
+		    const struct est_view *v)
+{
+	return field_has(f, r, v) &&
+	       (!(f->flags & FIELD_IF_SAME) || v->e.same_layout);
+}
+
+/* The columns of the estimate table (or with decide, the decision
+ * table): the fields with a label of which some setting has a value,
+ * into cols, with their widths in w; returns how many. */
+static size_t est_columns(const struct report *r, int decide,
+			  const struct field **cols, int *w)
+{
+	char buf[FIELD_CELL];
+	struct est_view v;
+	size_t i, k, n = 0;
+
+	for (k = 0; k < fields_nest; k++) {
+		const struct field *f = &fields_est[k];
+		int shown = 0;
+
+		if (!f->label || !(f->flags & FIELD_DECIDE) != !decide)
+			continue;
+		w[n] = f->width;
+		for (i = 0; i < r->nest; i++) {
+			report_est_view(r, i, NULL, &v);
+			if (!est_cell(f, r, &v))
+				continue;
+			shown = 1;
+			if (f->flags & FIELD_GROW) {
+				const char *cell = field_text(f, r, &v, buf);
+				int width = (int)strlen(cell) -
+					    extra_bytes(cell);
+
+				if (width > w[n])
+					w[n] = width;
+			}
+		}
+		if (shown)
+			cols[n++] = f;
+	}
+	return n;
+}
+
+/* The headers of cols, or with v the cells of that setting. */
+static void est_line(FILE *out, const struct report *r,
+		     const struct field **cols, const int *w, size_t n,
+		     const struct est_view *v)
+{
+	char buf[FIELD_CELL];
+	const char *cell;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		const struct field *f = cols[k];
+
+		if (!v && (f->flags & FIELD_X_CPUS)) {
+			snprintf(buf, sizeof(buf), "%s%u", f->label, r->cpus);
+			cell = buf;
+		} else if (!v) {
+			cell = f->label;
+		} else if (est_cell(f, r, v)) {
+			cell = field_text(f, r, v, buf);
+		} else {
+			if (!w[k])
+				continue;
+			cell = "";
+		}
+		if (w[k])
+			fprintf(out, " %-*s", w[k] + extra_bytes(cell), cell);
+		else
+			fprintf(out, " %s", cell);
+	}
+	fputc('\n', out);
+}
+
+static void table_estimates(FILE *out, const struct report *r)
+{
+	const struct field *cols[FIELDS_EST_MAX];
+	int w[FIELDS_EST_MAX];
+	size_t n = est_columns(r, 0, cols, w), i;
+	struct est_view v;
+	int ranged = 0;
+
+	fprintf(out, "%-24s %-8s", "Setting", "Perc");
+	est_line(out, r, cols, w, n, NULL);
+	for (i = 0; i < r->nest; i++) {
+		const struct report_est *e = &r->est[i];
+
+		report_est_view(r, i, NULL, &v);
+		fprintf(out, "%s%-*s ", e->setting,
+			24 - (int)strlen(e->setting), e->current ? "*" : "");
+		table_perc(out, e->disk, e->uncompressed);
+		est_line(out, r, cols, w, n, &v);
+		ranged |= e->same_layout && e->disk_extrapolated;
+	}
+	if (ranged)
+		fputs("Disk Usage range: where overwritten data that no file "
+		      "references any more\nwas estimated from what remains, "
+		      "the usage whatever that data was.\n", out);
+	for (i = 0; i < r->nest; i++)
+		if (r->est[i].current) {
+			fputs("* the setting the filesystem is mounted with now\n",
+			      out);
+			break;
+		}
+	if (r->est[0].sampled) {
+		const struct report_est *e = &r->est[0];
+		char a[FMT_BUF], b[FMT_BUF];
+
+		fprintf(out, "Sample: %" PRIu64 " of %" PRIu64
+			" units read, %s of %s of data.\n", e->units_read,
+			e->units, field_size_trim(e->data_read, r, a),
+			field_size_trim(e->data, r, b));
+	}
+}
+
+/* The decision table: what each setting costs and gives on all cores,
+ * and on the device of --device-speed. */
+static void table_decide(FILE *out, const struct report *r)
+{
+	const struct field *cols[FIELDS_EST_MAX];
+	int w[FIELDS_EST_MAX];
+	size_t n = est_columns(r, 1, cols, w), i;
+	struct est_view v;
+
+	fprintf(out, "%-24s", "Setting");
+	est_line(out, r, cols, w, n, NULL);
+	for (i = 0; i < r->nest; i++) {
+		report_est_view(r, i, NULL, &v);
+		fprintf(out, "%-24s", v.e.setting);
+		est_line(out, r, cols, w, n, &v);
+	}
+	if (r->dev_write_mbps > 0)
+		fprintf(out, "Write, Read: file data through a device of %.0f "
+			"MB/s write, %.0f MB/s read (dev: the device limits it, "
+			"cpu: the %u CPUs)\n", r->dev_write_mbps,
+			r->dev_read_mbps, r->cpus);
+}
+
+int table_print(FILE *out, FILE *err, const struct report *r)
+{
+	struct report_row total = { 0 };
+	int ret = 0;
+
+	if (r->nrows) {
+		ret = table_rows(out, r);
+		if (ret)
+			return ret;
+		fputc('\n', out);
+	}
+	if (r->have_usage) {
+		ret = report_total_row(r, &total);
+		if (ret)
+			return ret;
+		ret = usage(out, err, r, &total);
+		report_row_clear(&total);
+	} else if (!r->total->nfiles) {
+		fputs("No files.\n", err);
+		ret = 1;
+	} else {
+		char a[FMT_BUF];
+
+		fprintf(out, "Processed %" PRIu64 " file%s, %s allocated "
+			"(current usage by compression type needs btrfs and root).\n",
+			r->total->nfiles, r->total->nfiles > 1 ? "s" : "",
+			field_size_trim(r->alloc_bytes, r, a));
+	}
+	if (r->nest && r->total->nfiles) {
+		fputc('\n', out);
+		table_estimates(out, r);
+		fputc('\n', out);
+		table_decide(out, r);
+	}
+	return ret;
+}
