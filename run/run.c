@@ -44,27 +44,28 @@ static int plan_settings(struct run *run)
 	const struct options *opt = run->opt;
 	size_t i, j;
 
-	run->est_all = opt->est;
-	run->nall = opt->nest;
+	run->estimate.est_all = opt->est;
+	run->estimate.nall = opt->nest;
 	if (!opt->rewrite || !opt->nest)
 		return 0;
-	run->est_all = calloc(2 * opt->nest, sizeof(*run->est_all));
-	run->twin = calloc(opt->nest, sizeof(*run->twin));
-	if (!run->est_all || !run->twin)
+	run->estimate.est_all =
+		calloc(2 * opt->nest, sizeof(*run->estimate.est_all));
+	run->estimate.twin = calloc(opt->nest, sizeof(*run->estimate.twin));
+	if (!run->estimate.est_all || !run->estimate.twin)
 		return -ENOMEM;
-	memcpy(run->est_all, opt->est, opt->nest * sizeof(*opt->est));
+	memcpy(run->estimate.est_all, opt->est, opt->nest * sizeof(*opt->est));
 	for (i = 0; i < opt->nest; i++) {
 		struct est_setting f = opt->est[i];
 
 		f.force = true;
-		for (j = 0; j < run->nall; j++)
-			if (run->est_all[j].alg == f.alg &&
-			    run->est_all[j].level == f.level &&
-			    run->est_all[j].force)
+		for (j = 0; j < run->estimate.nall; j++)
+			if (run->estimate.est_all[j].alg == f.alg &&
+			    run->estimate.est_all[j].level == f.level &&
+			    run->estimate.est_all[j].force)
 				break;
-		if (j == run->nall)
-			run->est_all[run->nall++] = f;
-		run->twin[i] = j;
+		if (j == run->estimate.nall)
+			run->estimate.est_all[run->estimate.nall++] = f;
+		run->estimate.twin[i] = j;
 	}
 	return 0;
 }
@@ -74,7 +75,7 @@ static int plan_settings(struct run *run)
 size_t run_dx_count(const struct run *run)
 {
 	return run->opt->sample || run->opt->sample_bytes ?
-	       (4 + 2 * run->nall) * SAMPLE_ROW_BANDS : 0;
+	       (4 + 2 * run->estimate.nall) * SAMPLE_ROW_BANDS : 0;
 }
 
 struct run *run_create(const struct options *opt, const struct run_env *env)
@@ -88,12 +89,13 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	run->env = env;
 	run->err = stderr;
 	if (opt->nest && opt->auto_after > 0) {
-		run->held = open_memstream(&run->held_buf, &run->held_len);
-		if (!run->held) {
+		run->hold.held = open_memstream(&run->hold.held_buf,
+						&run->hold.held_len);
+		if (!run->hold.held) {
 			free(run);
 			return NULL;
 		}
-		run->err = run->held;
+		run->err = run->hold.held;
 	}
 	run->deferred.depth = -1;
 	run->deferred.fd = -1;
@@ -104,19 +106,20 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	if (plan_settings(run))
 		goto fail;
 	if (opt->rewrite && env->usage) {
-		run->rewrite = rewrite_create();
-		if (!run->rewrite)
+		run->estimate.rewrite = rewrite_create();
+		if (!run->estimate.rewrite)
 			goto fail;
 	}
 	if (opt->nest) {
 		/* files written in steps as written, a sample's read
 		 * whole too (estrun_submit_writes()) */
-		run->layout = layout_create(run->nall, 1);
-		run->batch = search_batch_create();
-		if (!run->layout || !run->batch)
+		run->estimate.layout = layout_create(run->estimate.nall, 1);
+		run->estimate.batch = search_batch_create();
+		if (!run->estimate.layout || !run->estimate.batch)
 			goto fail;
-		for (i = 0; i < run->nall; i++)
-			layout_set_force(run->layout, i, run->est_all[i].force);
+		for (i = 0; i < run->estimate.nall; i++)
+			layout_set_force(run->estimate.layout, i,
+					 run->estimate.est_all[i].force);
 	}
 	if (opt->exclusive) {
 		run->sharing = sharing_create();
@@ -138,8 +141,9 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	}
 	if (opt->depth >= 0 || opt->per_file || opt->subvolumes) {
 		/* with estimates, each row holds both models (layout.h) */
-		run->rows = rows_create(opt->sort, opt->top, 2 * run->nall,
-					run_dx_count(run));
+		run->rows =
+			rows_create(opt->sort, opt->top, 2 * run->estimate.nall,
+				    run_dx_count(run));
 		if (!run->rows)
 			goto fail;
 	}
@@ -155,9 +159,9 @@ void run_free(struct run *run)
 
 	if (!run)
 		return;
-	if (run->held)
-		fclose(run->held);
-	free(run->held_buf);
+	if (run->hold.held)
+		fclose(run->hold.held);
+	free(run->hold.held_buf);
 	for (i = 0; i < run->nerrors; i++) {
 		free(run->errors[i].path);
 		free(run->errors[i].error);
@@ -166,23 +170,23 @@ void run_free(struct run *run)
 	if (run->deferred.fd >= 0)
 		close(run->deferred.fd);
 	free(run->deferred.path);
-	free(run->est_report);
-	estrun_free(run->est);
-	sample_devs_free(&run->devs);
-	sample_bands_free(run->bands);
-	seen_free(run->prescanned);
-	seen_free(run->sharers);
-	sampleplan_kept_free(run->kept);
-	prune_free(run->prune);
-	free(run->keydevs);
-	layout_free(run->layout);
-	search_batch_free(run->batch);
-	rewrite_free(run->rewrite);
-	if (run->est_all != run->opt->est)
-		free(run->est_all);
-	free(run->twin);
-	free(run->ext);
-	free(run->est_rows);
+	free(run->estimate.est_report);
+	estrun_free(run->estimate.est);
+	sample_devs_free(&run->sample.devs);
+	sample_bands_free(run->sample.bands);
+	seen_free(run->sample.prescanned);
+	seen_free(run->sample.sharers);
+	sampleplan_kept_free(run->sample.kept);
+	prune_free(run->sample.prune);
+	free(run->sample.keydevs);
+	layout_free(run->estimate.layout);
+	search_batch_free(run->estimate.batch);
+	rewrite_free(run->estimate.rewrite);
+	if (run->estimate.est_all != run->opt->est)
+		free(run->estimate.est_all);
+	free(run->estimate.twin);
+	free(run->estimate.ext);
+	free(run->estimate.est_rows);
 	free(run->subvol_devs);
 	rows_free(run->rows);
 	ncdu_free(run->ncdu);
@@ -218,7 +222,7 @@ void run_report_failure(struct run *run, const char *path,
 {
 	struct report_error *e;
 
-	estrun_clear_progress(run->est);
+	estrun_clear_progress(run->estimate.est);
 	run_say_path(run, path, cause);
 	run->failed++;
 	/* out of memory there only leaves the mark out */
@@ -260,12 +264,12 @@ void run_fill_report(struct run *run, struct report *r)
 /* What a held run said, said now; what it says from now on, as it does. */
 static void release_held(struct run *run)
 {
-	if (!run->held)
+	if (!run->hold.held)
 		return;
-	if (!fclose(run->held) && run->held_len)
-		fwrite(run->held_buf, 1, run->held_len, stderr);
-	run->held = NULL;
-	if (run->err != stderr && !run->too_big)
+	if (!fclose(run->hold.held) && run->hold.held_len)
+		fwrite(run->hold.held_buf, 1, run->hold.held_len, stderr);
+	run->hold.held = NULL;
+	if (run->err != stderr && !run->hold.too_big)
 		run->err = stderr;
 }
 
@@ -304,27 +308,27 @@ static int check_size(struct run *run)
 	double cost = 0;
 	size_t i;
 
-	if (run->size_known || !run->est ||
-	    !estrun_tallied(run->est, &bytes))
+	if (run->hold.size_known || !run->estimate.est ||
+	    !estrun_tallied(run->estimate.est, &bytes))
 		return 0;
-	run->size_known = 1;
-	for (i = 0; i < run->nall; i++)
-		cost += setting_cost(&run->est_all[i]);
+	run->hold.size_known = 1;
+	for (i = 0; i < run->estimate.nall; i++)
+		cost += setting_cost(&run->estimate.est_all[i]);
 	cost *= (double)bytes / 1e9 /
 		(run->opt->jobs ? run->opt->jobs : run_default_jobs());
 	if (cost <= run->opt->auto_after) {
 		release_held(run);
 		return 0;
 	}
-	run->too_big = cost;
-	run->too_big_bytes = bytes;
+	run->hold.too_big = cost;
+	run->hold.too_big_bytes = bytes;
 	return -ECANCELED;
 }
 
 double run_too_big(const struct run *run, uint64_t *bytes)
 {
-	*bytes = run->too_big_bytes;
-	return run->too_big;
+	*bytes = run->hold.too_big_bytes;
+	return run->hold.too_big;
 }
 
 int run_tick(void *arg)
@@ -333,9 +337,9 @@ int run_tick(void *arg)
 	struct report r;
 	int ret;
 
-	if (run->too_big)
+	if (run->hold.too_big)
 		return -ECANCELED;
-	if (run->held) {
+	if (run->hold.held) {
 		ret = check_size(run);
 		if (ret)
 			return ret;
@@ -397,9 +401,9 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 
 	if (top)
 		run->top_dev = st->st_dev;
-	if (run->sampling)
+	if (run->sample.sampling)
 		run_name_dev(run, fd, st);
-	if (!top && run->sampling && run->bands &&
+	if (!top && run->sample.sampling && run->sample.bands &&
 	    run->deferred.depth >= 0) {
 		ret = run_map_subvol(run, fd, st);
 		if (ret)
@@ -446,29 +450,29 @@ static int row_open(struct run *run, const char *path)
 	uint64_t *p;
 	size_t need;
 
-	if (ret || !run->layout)
+	if (ret || !run->estimate.layout)
 		return ret;
-	ret = layout_push(run->layout);
+	ret = layout_push(run->estimate.layout);
 	if (ret) {
 		rows_close(run->rows, run->usage);
 		return ret;
 	}
 	/* layout_resolve() fills 6 values a setting for each open row */
-	need = rows_open_count(run->rows) * 6 * run->nall;
-	if (need > run->cap_est_rows) {
-		p = realloc(run->est_rows, need * sizeof(*p));
+	need = rows_open_count(run->rows) * 6 * run->estimate.nall;
+	if (need > run->estimate.cap_est_rows) {
+		p = realloc(run->estimate.est_rows, need * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
-		run->est_rows = p;
-		run->cap_est_rows = need;
+		run->estimate.est_rows = p;
+		run->estimate.cap_est_rows = need;
 	}
 	return 0;
 }
 
 static int row_close(struct run *run)
 {
-	if (run->layout)
-		layout_pop(run->layout);
+	if (run->estimate.layout)
+		layout_pop(run->estimate.layout);
 	return rows_close(run->rows, run->usage);
 }
 
@@ -488,18 +492,20 @@ static int defer_scan(struct run *run, int fd, const char *path,
 	uint64_t id;
 	int ret;
 
-	if (run->prescanned &&
-	    seen_contains(run->prescanned, sample_key(st->st_dev, st->st_ino))) {
+	if (run->sample.prescanned &&
+	    seen_contains(run->sample.prescanned,
+			  sample_key(st->st_dev, st->st_ino))) {
 		/* counted by the pre-pass (sample_dir()) */
 		d->depth = depth;
-		run->pre_dev = st->st_dev;
-		if (fastscan_probe(fd, &run->pre_id))
-			run->pre_id = 0;
+		run->sample.pre_dev = st->st_dev;
+		if (fastscan_probe(fd, &run->sample.pre_id))
+			run->sample.pre_id = 0;
 		/* the walk leaves out what run_count_left_out() counts when
 		 * it leaves the directory */
-		if (run->prune_state == 2 && st->st_dev == run->prune_dev &&
-		    st->st_ino == run->prune_root)
-			run->prune_state = 3;
+		if (run->sample.prune_state == 2 &&
+		    st->st_dev == run->sample.prune_dev &&
+		    st->st_ino == run->sample.prune_root)
+			run->sample.prune_state = 3;
 		return WALK_ENTER;
 	}
 	ret = fastscan_probe(fd, &id);
@@ -721,7 +727,7 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	(void)path;
 	if (run->ncdu)
 		ncdu_leave(run->ncdu);
-	if (depth == run->deferred.depth && run->prune_state == 3)
+	if (depth == run->deferred.depth && run->sample.prune_state == 3)
 		ret = run_count_left_out(run, path, depth);
 	if (depth == run->deferred.depth) {
 		/* pending or counted -> none */
@@ -791,7 +797,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 	 * where the fast scan counts the usage. */
 	const struct walk_opts wo = {
 		.one_fs = run->opt->one_fs,
-		.stat_files = run->sampling && run->env->usage &&
+		.stat_files = run->sample.sampling && run->env->usage &&
 			      run->env->fast && !run->opt->walk,
 	};
 	int i, ret = 0;
@@ -800,22 +806,23 @@ int run_paths(struct run *run, char *const *paths, int n)
 	run->paths = paths;
 	run->npaths = n;
 	for (i = 0; i < n && !ret; i++)
-		ret = run->opt->subvolumes ? subvolumes_of(run, paths[i])
-					   : walk_path(paths[i], &wo, &ops, run);
+		ret = run->opt->subvolumes
+			      ? subvolumes_of(run, paths[i])
+			      : walk_path(paths[i], &wo, &ops, run);
 	/* the walk is done: the tally too, unless it failed */
-	if (!ret && run->held)
+	if (!ret && run->hold.held)
 		ret = check_size(run);
-	if (!run->too_big)
+	if (!run->hold.too_big)
 		release_held(run);
-	if (!ret && run->est) {
-		ret = estrun_finish(run->est);
+	if (!ret && run->estimate.est) {
+		ret = estrun_finish(run->estimate.est);
 		if (!ret) {
 			/* a sample's files that waited for their shares */
-			layout_settle_claims(run->layout);
-			ret = estrun_settle(run->est);
+			layout_settle_claims(run->estimate.layout);
+			ret = estrun_settle(run->estimate.est);
 			if (!ret)
-				ret = layout_settle(run->layout, run_on_settled,
-						    run);
+				ret = layout_settle(run->estimate.layout,
+						    run_on_settled, run);
 		}
 		/* -EIO: a piece kept to check did not decompress back */
 		if (ret == -EIO)
@@ -830,10 +837,10 @@ int run_paths(struct run *run, char *const *paths, int n)
 		      run->err);
 		run->failed++;
 	}
-	if (!ret && run->rewrite && run->have_usage) {
+	if (!ret && run->estimate.rewrite && run->have_usage) {
 		/* the old extents the rewrite frees: one look at the rest
 		 * of the filesystem, as for --exclusive */
-		ret = rewrite_resolve(run->rewrite, run_tick, run);
+		ret = rewrite_resolve(run->estimate.rewrite, run_tick, run);
 		if (ret && ret != -ENOMEM)
 			fprintf(run->err, "compsize: --rewrite: %s\n",
 				strerror(-ret));

@@ -69,22 +69,20 @@ struct deferred {
 	char *path;
 };
 
-struct run {
-	const struct options *opt;
-	const struct run_env *env;
-	FILE *err;		/* what is said on the way: run_set_err() */
-	/* opt->auto_after: what is said is held here until the tally tells
-	 * whether the full estimate is too long (then it is dropped) */
+/* What is said on the way while the tally tells whether a full estimate
+ * is too long (opt->auto_after). */
+struct run_hold {
+	/* held here until then (dropped if it is too long) */
 	FILE *held;
 	char *held_buf;
 	size_t held_len;
 	int size_known;		/* the tally's total was looked at */
 	double too_big;		/* seconds the full estimate would take */
 	uint64_t too_big_bytes;
-	struct usage_ctx *usage;
-	struct mounts *mounts;	/* NULL until the first directory */
-	struct rows *rows;	/* NULL without --depth/--per-file */
-	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
+};
+
+/* --estimate: the settings, the workers and what each file counts. */
+struct run_est {
 	struct estrun *est;	/* NULL until the first file estimated */
 	struct layout *layout;	/* with --estimate: what each file counts */
 	struct extent_info *ext;	/* the file being planned's extents */
@@ -92,10 +90,8 @@ struct run {
 	uint64_t inline_key;	/* of its inline extent */
 	uint64_t *est_rows;	/* layout_resolve()'s per-row shares */
 	size_t cap_est_rows;
-	struct sharing *sharing;	/* NULL without --exclusive */
 	struct rewrite *rewrite;	/* NULL without --rewrite (or root) */
 	uint64_t rw_stop;	/* plan_file()'s: rewrite_file()'s *stop */
-	dev_t top_dev;		/* st_dev of the argument being walked */
 	/* The settings estimated: opt->est, then with --rewrite the
 	 * compress-force twin of each compress= one not asked for already
 	 * (defrag -c compresses with force semantics); twin[i] is the index
@@ -103,7 +99,14 @@ struct run {
 	struct est_setting *est_all;
 	size_t nall;
 	size_t *twin;
-	struct sharing_result excl;	/* --exclusive's totals, at the end */
+	/* the estimate's files' extents, a run of inodes a search */
+	struct search_batch *batch;
+	struct report_est *est_report;	/* collect_estimates() */
+};
+
+/* --sample: the design drawn from, the pre-pass's findings and the
+ * pruned walk. */
+struct run_sample {
 	struct sample_design design;	/* --sample */
 	struct sample_devs devs;	/* ... design.devs (run_name_dev()) */
 	int sampling;		/* ... drawn from (0: read everything) */
@@ -118,8 +121,6 @@ struct run {
 	struct sampleplan_kept *kept;
 	/* --sample: the pre-pass's fast scan met a bad item (left out) */
 	int prescan_bad;
-	/* the estimate's files' extents, a run of inodes a search */
-	struct search_batch *batch;
 	/* --sample: NULL, or the directory the pre-pass listed (the only
 	 * one; the walk starts at it) whose walk need not meet every file,
 	 * on st_dev prune_dev (prune.h); prune_state: 0 none yet, 1 its
@@ -143,6 +144,23 @@ struct run {
 		uint64_t key;
 	} *keydevs;
 	size_t nkeydevs, cap_keydevs;
+	int rows_sampled;	/* rows_sampled() was applied */
+};
+
+struct run {
+	const struct options *opt;
+	const struct run_env *env;
+	FILE *err;		/* what is said on the way: run_set_err() */
+	struct run_hold hold;
+	struct run_est estimate;
+	struct run_sample sample;
+	struct usage_ctx *usage;
+	struct mounts *mounts;	/* NULL until the first directory */
+	struct rows *rows;	/* NULL without --depth/--per-file */
+	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
+	struct sharing *sharing;	/* NULL without --exclusive */
+	dev_t top_dev;		/* st_dev of the argument being walked */
+	struct sharing_result excl;	/* --exclusive's totals, at the end */
 	struct deferred deferred;
 	int have_usage;		/* usage was read, and every file was on
 				 * btrfs */
@@ -151,7 +169,6 @@ struct run {
 	struct report_error *errors;	/* those of them with memory to keep */
 	size_t nerrors, cap_errors;
 	int needs_root;		/* aborted: metadata needs CAP_SYS_ADMIN */
-	struct report_est *est_report;	/* collect_estimates() */
 	char *const *paths;	/* run_paths()'s arguments (the progress
 				 * line's early total walks them too) */
 	int npaths;
@@ -161,7 +178,6 @@ struct run {
 	struct report report;	/* run_report()'s, for run_plot() */
 	dev_t *subvol_devs;	/* --subvolumes: the filesystems listed */
 	size_t nsubvol_devs, cap_subvol_devs;
-	int rows_sampled;	/* rows_sampled() was applied */
 };
 
 /* ---- run.c ---- */

@@ -33,8 +33,8 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 	struct run *run = arg;
 	size_t nrows, rows_token;
 
-	layout_resolve(run->layout, token, err ? NULL : delta,
-		       err ? NULL : gdelta, run->est_rows, &nrows,
+	layout_resolve(run->estimate.layout, token, err ? NULL : delta,
+		       err ? NULL : gdelta, run->estimate.est_rows, &nrows,
 		       &rows_token);
 	if (err == -ENOMEM)
 		return err;
@@ -43,7 +43,8 @@ static int on_est_done(void *arg, const char *path, int err, size_t token,
 		return 0;
 	}
 	if (run->rows)
-		rows_add_est_each(run->rows, rows_token, run->est_rows, nrows);
+		rows_add_est_each(run->rows, rows_token, run->estimate.est_rows,
+				  nrows);
 	return 0;
 }
 
@@ -52,7 +53,7 @@ static int on_est_rewritten(void *arg, size_t token)
 {
 	struct run *run = arg;
 
-	return layout_rewritten(run->layout, token);
+	return layout_rewritten(run->estimate.layout, token);
 }
 
 /* --sample: a file's sums by band, before on_est_done(): to the rows
@@ -61,7 +62,7 @@ static void on_est_dx(void *arg, size_t token, const int64_t *dx)
 {
 	struct run *run = arg;
 
-	rows_add_extra(run->rows, layout_user(run->layout, token), dx);
+	rows_add_extra(run->rows, layout_user(run->estimate.layout, token), dx);
 }
 
 /* A sampled file's units, before on_est_done() or once every file is
@@ -71,7 +72,7 @@ static void on_est_factors(void *arg, size_t token, const uint64_t *raw,
 {
 	struct run *run = arg;
 
-	layout_factors(run->layout, token, raw, gdelta, f);
+	layout_factors(run->estimate.layout, token, raw, gdelta, f);
 }
 
 /* A sampled big file's parts: their own same-layout factors. */
@@ -80,7 +81,8 @@ static int on_est_part_factors(void *arg, size_t token, uint64_t size,
 {
 	struct run *run = arg;
 
-	return layout_part_factors(run->layout, token, size, n, f, tmp);
+	return layout_part_factors(run->estimate.layout, token, size, n, f,
+				   tmp);
 }
 
 static int on_est_bucket_scales(void *arg, size_t token, size_t nb,
@@ -88,7 +90,7 @@ static int on_est_bucket_scales(void *arg, size_t token, size_t nb,
 {
 	struct run *run = arg;
 
-	return layout_bucket_scales(run->layout, token, nb, s);
+	return layout_bucket_scales(run->estimate.layout, token, nb, s);
 }
 
 /* Whether a sampled file's factors wait for every file (written in
@@ -98,7 +100,7 @@ static int on_est_deferred(void *arg, size_t token)
 {
 	struct run *run = arg;
 
-	return layout_tentative(run->layout, token);
+	return layout_tentative(run->estimate.layout, token);
 }
 
 /* A file kept by layout_resolve() is settled: its rows' shares. */
@@ -118,17 +120,21 @@ static int collect_extent(const struct search_item *item, void *arg)
 
 	if (item->type != BTRFS_EXTENT_DATA_KEY)
 		return 0;
-	e = array_grow(run->ext, &run->cap_ext, run->next, sizeof(*e));
+	e = array_grow(run->estimate.ext, &run->estimate.cap_ext,
+		       run->estimate.next, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	run->ext = e;
+	run->estimate.ext = e;
 	/* malformed items are the usage report's to tell */
-	if (extent_parse(item->data, item->len, 0, &run->ext[run->next]))
+	if (extent_parse(item->data, item->len, 0,
+			 &run->estimate.ext[run->estimate.next]))
 		return 0;
-	run->ext[run->next].file_pos = item->offset;
-	if (run->ext[run->next].type == BTRFS_FILE_EXTENT_INLINE)
-		run->inline_key = extent_inline_key(item->data, item->len);
-	run->next++;
+	run->estimate.ext[run->estimate.next].file_pos = item->offset;
+	if (run->estimate.ext[run->estimate.next].type ==
+	    BTRFS_FILE_EXTENT_INLINE)
+		run->estimate.inline_key =
+			extent_inline_key(item->data, item->len);
+	run->estimate.next++;
 	return 0;
 }
 
@@ -144,7 +150,8 @@ static uint64_t est_key(void *arg, const struct stat *st)
  */
 static int extents_unneeded(const struct run *run, const struct stat *st)
 {
-	return run->sampling && !run->opt->walk && !run->rewrite &&
+	return run->sample.sampling && !run->opt->walk &&
+	       !run->estimate.rewrite &&
 	       !run_sharer(run, st->st_dev, st->st_ino) && !run_drawn(run, st);
 }
 
@@ -160,20 +167,23 @@ static int kept_sharer(struct run *run, const struct stat *st)
 	uint64_t v;
 	size_t n;
 
-	if (!run->sampling || run->opt->walk || run->rewrite ||
-	    run->left_out || !run->kept || run->prescan_bad)
+	if (!run->sample.sampling || run->opt->walk || run->estimate.rewrite ||
+	    run->sample.left_out || !run->sample.kept ||
+	    run->sample.prescan_bad)
 		return 0;
-	v = seen_value(run->sharers, run_sample_key(run, st->st_dev,
+	v = seen_value(run->sample.sharers, run_sample_key(run, st->st_dev,
 						    st->st_ino));
 	n = sampleplan_kept_count(v);
 	if (!n)
 		return 0;
-	e = array_grow(run->ext, &run->cap_ext, n - 1, sizeof(*e));
+	e = array_grow(run->estimate.ext, &run->estimate.cap_ext, n - 1,
+		       sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	run->ext = e;
-	sampleplan_kept_get(run->kept, v, run->ext, &run->inline_key);
-	run->next = n;
+	run->estimate.ext = e;
+	sampleplan_kept_get(run->sample.kept, v, run->estimate.ext,
+			    &run->estimate.inline_key);
+	run->estimate.next = n;
 	return 1;
 }
 
@@ -182,7 +192,7 @@ static int kept_sharer(struct run *run, const struct stat *st)
 static double on_est_known(void *arg, size_t token, const struct stat *st)
 {
 	struct run *run = arg;
-	double a = layout_known_share(run->layout, token);
+	double a = layout_known_share(run->estimate.layout, token);
 
 	return a >= 0 && !run_sharer(run, st->st_dev, st->st_ino) ? 1 : a;
 }
@@ -201,16 +211,16 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 	struct layout_file f = {
 		.dev = st->st_dev,
 		.ino = st->st_ino,
-		.once = run->left_out,
+		.once = run->sample.left_out,
 	};
 	int ret;
 
-	run->rw_stop = 0;
+	run->estimate.rw_stop = 0;
 	if (run->env->usage && fs && !extents_unneeded(run, st)) {
-		run->next = 0;
+		run->estimate.next = 0;
 		ret = kept_sharer(run, st);
 		if (!ret)
-			ret = search_batch_file_extents(run->batch, fd,
+			ret = search_batch_file_extents(run->estimate.batch, fd,
 							st->st_dev, st->st_ino,
 							fs->nodesize,
 							collect_extent, run);
@@ -220,17 +230,19 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 			return ret;
 		f.have_extents = !ret;
 		f.fs_idx = fs->fs_idx;
-		f.ext = run->ext;
-		f.next = run->next;
+		f.ext = run->estimate.ext;
+		f.next = run->estimate.next;
 		f.sectorsize = fs->sectorsize;
 		f.size = st->st_size;
-		f.inline_key = run->inline_key;
+		f.inline_key = run->estimate.inline_key;
 		/* defragment -r walks with FTW_MOUNT: nothing beyond the
 		 * argument's st_dev (nested subvolumes, mounts) */
-		if (run->rewrite && f.have_extents &&
+		if (run->estimate.rewrite && f.have_extents &&
 		    st->st_dev == run->top_dev) {
-			ret = rewrite_file(run->rewrite, fs->fs_idx, fd, st,
-					   run->ext, run->next, &run->rw_stop);
+			ret = rewrite_file(run->estimate.rewrite, fs->fs_idx,
+					   fd, st, run->estimate.ext,
+					   run->estimate.next,
+					   &run->estimate.rw_stop);
 			if (ret == -ENOMEM)
 				return ret;
 			/* a subvolume that can't be told: not rewritten */
@@ -238,7 +250,7 @@ static int plan_file(struct run *run, int fd, const struct stat *st,
 				    st->st_nlink ? (uint32_t)st->st_nlink : 1;
 		}
 	}
-	return layout_plan(run->layout, &f,
+	return layout_plan(run->estimate.layout, &f,
 			   run->rows ? rows_est_token(run->rows) : 0, ticket,
 			   skip);
 }
@@ -258,25 +270,29 @@ int run_estimate_file(struct run *run, int *fd, int sfd, const char *path,
 		return ret;
 	if (skip) {
 		/* a hard link met before at every level: cp -a keeps it */
-		layout_drop(run->layout, ticket);
+		layout_drop(run->estimate.layout, ticket);
 		return 0;
 	}
-	if (!run->est) {
+	if (!run->estimate.est) {
 		const struct usage_fs *fs = usage_fs_of(run->usage,
 							st->st_dev);
 		struct estrun_opts eo = {
-			.s = run->est_all,
-			.n = run->nall,
+			.s = run->estimate.est_all,
+			.n = run->estimate.nall,
 			.jobs = run->opt->jobs ? run->opt->jobs
 					       : run_default_jobs(),
-			.design = run->sampling ? &run->design : NULL,
-			.bands = run->bands,
+			.design = run->sample.sampling ? &run->sample.design
+						       : NULL,
+			.bands = run->sample.bands,
 			.key = est_key,
 			/* for a person watching, not for scripts, unless
 			 * --progress asks (full lines, for a log) */
-			.progress_fd = run->opt->progress > 0 ||
-				       (run->opt->progress < 0 &&
-					isatty(STDERR_FILENO)) ? STDERR_FILENO : -1,
+			.progress_fd =
+				run->opt->progress > 0 ||
+						(run->opt->progress < 0 &&
+						 isatty(STDERR_FILENO))
+					? STDERR_FILENO
+					: -1,
 			.paths = run->paths,
 			.npaths = run->npaths,
 			.one_fs = run->opt->one_fs,
@@ -289,13 +305,14 @@ int run_estimate_file(struct run *run, int *fd, int sfd, const char *path,
 			.deferred = on_est_deferred,
 			.known_share = on_est_known,
 			.sample_dx = run->rows ? on_est_dx : NULL,
-			.rewritten = run->rewrite ? on_est_rewritten : NULL,
+			.rewritten =
+				run->estimate.rewrite ? on_est_rewritten : NULL,
 		};
 
-		run->est = estrun_create(&eo, on_est_done, run);
-		if (!run->est) {
+		run->estimate.est = estrun_create(&eo, on_est_done, run);
+		if (!run->estimate.est) {
 			ret = -errno;
-			layout_drop(run->layout, ticket);
+			layout_drop(run->estimate.layout, ticket);
 			return ret;
 		}
 	}
@@ -303,8 +320,9 @@ int run_estimate_file(struct run *run, int *fd, int sfd, const char *path,
 	 * rows close without waiting for it, so the workers never run dry
 	 * at a row's end (--depth, --per-file).  A failure ends the run:
 	 * the ticket, resolved or not, goes with the layout. */
-	ng = layout_writes(run->layout, ticket, &wr, &nw);
-	return estrun_submit_writes(run->est, fd, path, st, ticket, wr, nw,
-				    ng, layout_inline(run->layout, ticket),
-				    run->rw_stop);
+	ng = layout_writes(run->estimate.layout, ticket, &wr, &nw);
+	return estrun_submit_writes(run->estimate.est, fd, path, st, ticket, wr,
+				    nw, ng,
+				    layout_inline(run->estimate.layout, ticket),
+				    run->estimate.rw_stop);
 }

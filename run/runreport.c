@@ -51,8 +51,8 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 	struct estrun_result res;
 	struct layout_total t;
 
-	estrun_get_result(run->est, i, &res);
-	layout_total(run->layout, i, &t);
+	estrun_get_result(run->estimate.est, i, &res);
+	layout_total(run->estimate.layout, i, &t);
 	re->input = res.est.input;
 	re->compress_mbps = res.est.compress_mbps;
 	re->decompress_mbps = res.est.decompress_mbps;
@@ -122,22 +122,25 @@ static struct report_est *collect_estimates(struct run *run, unsigned cpus)
 		re[i].current = (long)i == cur;
 		est_setting_name(&run->opt->est[i], re[i].setting,
 				 sizeof(re[i].setting));
-		if (run->est)
+		if (run->estimate.est)
 			est_models(run, i, &re[i]);
-		if (run->rewrite && run->have_usage && run->est) {
+		if (run->estimate.rewrite && run->have_usage &&
+		    run->estimate.est) {
 			struct layout_total tw;
 			struct estrun_result rt;
 			uint64_t new_disk;
 
-			estrun_get_result(run->est, run->twin[i], &rt);
-			layout_total(run->layout, run->twin[i], &tw);
+			estrun_get_result(run->estimate.est,
+					  run->estimate.twin[i], &rt);
+			layout_total(run->estimate.layout,
+				     run->estimate.twin[i], &tw);
 			/* sampled: the rewritten files' new extents
 			 * estimated as a total of their own */
 			new_disk = rt.have_rewrite ? rt.rewrite_disk
 						   : tw.rewrite_disk;
 			re[i].have_rewrite = 1;
 			re[i].rewrite_change = (int64_t)new_disk -
-				(int64_t)rewrite_freed(run->rewrite);
+				(int64_t)rewrite_freed(run->estimate.rewrite);
 			re[i].rewrite_ci95 = rt.have_rewrite ? rt.rewrite_ci95
 							     : 0;
 		}
@@ -162,7 +165,7 @@ static double sample_widest(struct run *run, double frac,
 	size_t i;
 
 	*data_read = *data = *units_read = 0;
-	if (!run->est)
+	if (!run->estimate.est)
 		return 0;
 	for (i = 0; i < run->opt->nest; i++) {
 		memset(&re, 0, sizeof(re));
@@ -176,7 +179,8 @@ static double sample_widest(struct run *run, double frac,
 			continue;
 		w = re.disk_ci95 / re.disk;
 		if (frac > 0)
-			w *= estrun_predict(run->est, i, re.same_layout, frac);
+			w *= estrun_predict(run->estimate.est, i,
+					    re.same_layout, frac);
 		if (w > worst)
 			worst = w;
 	}
@@ -228,7 +232,7 @@ static uint64_t fix_round(double t)
 static void rows_sampled(void *arg, struct report_row *row)
 {
 	const struct rows_fix *fx = arg;
-	const size_t n = fx->run->nall, B = SAMPLE_ROW_BANDS;
+	const size_t n = fx->run->estimate.nall, B = SAMPLE_ROW_BANDS;
 	const int64_t *X, *Xd, *Y, *C, *Cd;
 	uint64_t *same, *fresh;
 	double e[2], ht[2], p, ps, b;
@@ -276,17 +280,17 @@ static int run_rows_sampled(struct run *run)
 	struct rows_fix fx = { run, NULL };
 	size_t i;
 
-	if (!run->rows || !run->sampling || !run->est || run->rows_sampled ||
-	    !run_dx_count(run))
+	if (!run->rows || !run->sample.sampling || !run->estimate.est ||
+	    run->sample.rows_sampled || !run_dx_count(run))
 		return 0;	/* no sums by band kept with the rows */
-	fx.bands = calloc(run->nall, sizeof(*fx.bands));
+	fx.bands = calloc(run->estimate.nall, sizeof(*fx.bands));
 	if (!fx.bands)
 		return -ENOMEM;
-	for (i = 0; i < run->nall; i++)
-		estrun_band_ratios(run->est, i, &fx.bands[i]);
+	for (i = 0; i < run->estimate.nall; i++)
+		estrun_band_ratios(run->estimate.est, i, &fx.bands[i]);
 	rows_each(run->rows, rows_sampled, &fx);
 	free(fx.bands);
-	run->rows_sampled = 1;
+	run->sample.rows_sampled = 1;
 	return 0;
 }
 
@@ -312,13 +316,13 @@ int run_report(struct run *run, FILE *out, FILE *err)
 	r.timestamp = (int64_t)time(NULL);
 	if (run->opt->nest) {
 		r.cpus = run_default_jobs();
-		free(run->est_report);
-		run->est_report = collect_estimates(run, r.cpus);
-		if (!run->est_report)
+		free(run->estimate.est_report);
+		run->estimate.est_report = collect_estimates(run, r.cpus);
+		if (!run->estimate.est_report)
 			return -ENOMEM;
-		r.est = run->est_report;
+		r.est = run->estimate.est_report;
 		r.nest = run->opt->nest;
-		r.est_stride = run->nall;
+		r.est_stride = run->estimate.nall;
 		r.dev_write_mbps = run->opt->dev_write;
 		r.dev_read_mbps = run->opt->dev_read;
 		if (r.est[0].sampled && r.est[0].units &&

@@ -40,18 +40,19 @@ int run_map_subvol(struct run *run, int fd, const struct stat *st)
 	uint64_t id;
 	size_t i;
 
-	if (fastscan_probe(fd, &id) || id == run->pre_id)
+	if (fastscan_probe(fd, &id) || id == run->sample.pre_id)
 		return 0;
-	for (i = 0; i < run->nkeydevs; i++)
-		if (run->keydevs[i].dev == st->st_dev)
+	for (i = 0; i < run->sample.nkeydevs; i++)
+		if (run->sample.keydevs[i].dev == st->st_dev)
 			return 0;
-	k = array_grow(run->keydevs, &run->cap_keydevs, run->nkeydevs,
-		       sizeof(*k));
+	k = array_grow(run->sample.keydevs, &run->sample.cap_keydevs,
+		       run->sample.nkeydevs, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	run->keydevs = k;
-	k[run->nkeydevs].dev = st->st_dev;
-	k[run->nkeydevs++].key = sample_subvol_dev(run->pre_dev, id);
+	run->sample.keydevs = k;
+	k[run->sample.nkeydevs].dev = st->st_dev;
+	k[run->sample.nkeydevs++].key =
+		sample_subvol_dev(run->sample.pre_dev, id);
 	return 0;
 }
 
@@ -65,7 +66,7 @@ void run_name_dev(struct run *run, int fd, const struct stat *st)
 	if (!fstatfs(fd, &sf))
 		id = (uint64_t)(uint32_t)sf.f_fsid.__val[0] << 32 |
 		     (uint32_t)sf.f_fsid.__val[1];
-	sample_devs_add(&run->devs, st->st_dev, id);
+	sample_devs_add(&run->sample.devs, st->st_dev, id);
 }
 
 /* --sample: the key of the file (dev, ino) in run->bands. */
@@ -73,9 +74,9 @@ uint64_t run_sample_key(const struct run *run, dev_t dev, ino_t ino)
 {
 	size_t i;
 
-	for (i = 0; i < run->nkeydevs; i++)
-		if (run->keydevs[i].dev == dev)
-			return sample_key(run->keydevs[i].key, ino);
+	for (i = 0; i < run->sample.nkeydevs; i++)
+		if (run->sample.keydevs[i].dev == dev)
+			return sample_key(run->sample.keydevs[i].key, ino);
 	return sample_key(dev, ino);
 }
 
@@ -84,13 +85,13 @@ int run_drawn(const struct run *run, const struct stat *st)
 {
 	uint64_t key;
 
-	if (run->left_out)
+	if (run->sample.left_out)
 		return 0;
 	key = run_sample_key(run, st->st_dev, st->st_ino);
-	return sample_file_in_parts(&run->design, st->st_dev, st->st_ino,
+	return sample_file_in_parts(&run->sample.design, st->st_dev, st->st_ino,
 				    st->st_size, sample_data_bytes(st),
-				    sample_bands_get(run->bands, key),
-				    sample_bands_parts(run->bands, key,
+				    sample_bands_get(run->sample.bands, key),
+				    sample_bands_parts(run->sample.bands, key,
 					sample_units(st->st_size,
 						     sample_data_bytes(st))));
 }
@@ -101,9 +102,10 @@ int run_drawn(const struct run *run, const struct stat *st)
  * are when they are not known. */
 int run_sharer(const struct run *run, dev_t dev, ino_t ino)
 {
-	return !run->left_out &&
-	       (!run->sharers ||
-		seen_contains(run->sharers, run_sample_key(run, dev, ino)));
+	return !run->sample.left_out &&
+	       (!run->sample.sharers ||
+		seen_contains(run->sample.sharers,
+			      run_sample_key(run, dev, ino)));
 }
 
 /*
@@ -159,7 +161,8 @@ static int known_stat(struct run *run, dev_t dev, ino_t ino, struct stat *st)
 	struct sample_facts f;
 
 	if (!fs || fs->sectorsize < 512 ||
-	    !sample_bands_facts(run->bands, run_sample_key(run, dev, ino), &f))
+	    !sample_bands_facts(run->sample.bands,
+				run_sample_key(run, dev, ino), &f))
 		return 0;
 	memset(st, 0, sizeof(*st));
 	st->st_dev = dev;
@@ -179,8 +182,8 @@ int run_on_known(void *arg, dev_t dev, ino_t ino, struct stat *st)
 
 	if (run->deferred.depth < 0)
 		return 0;
-	if (run->prune_state == 3 && dev == run->prune_dev &&
-	    prune_counted(run->prune, ino))
+	if (run->sample.prune_state == 3 && dev == run->sample.prune_dev &&
+	    prune_counted(run->sample.prune, ino))
 		return 2;
 	return known_stat(run, dev, ino, st);
 }
@@ -191,9 +194,9 @@ int run_on_skip_dir(void *arg, dev_t dev, ino_t dir_ino, ino_t ino)
 {
 	struct run *run = arg;
 
-	return run->prune_state == 3 && run->deferred.depth >= 0 &&
-	       dev == run->prune_dev &&
-	       prune_skip_dir(run->prune, dir_ino, ino);
+	return run->sample.prune_state == 3 && run->deferred.depth >= 0 &&
+	       dev == run->sample.prune_dev &&
+	       prune_skip_dir(run->sample.prune, dir_ino, ino);
 }
 
 /*
@@ -209,7 +212,7 @@ int run_count_left_out(struct run *run, const char *path, int depth)
 {
 	const uint64_t *ino;
 	struct stat st;
-	size_t i, n = prune_ahead(run->prune, &ino);
+	size_t i, n = prune_ahead(run->sample.prune, &ino);
 	int fd, ret = 0;
 
 	for (i = 0; !ret && i < n; i++) {
@@ -218,14 +221,14 @@ int run_count_left_out(struct run *run, const char *path, int depth)
 			if (ret)
 				break;
 		}
-		if (!known_stat(run, run->prune_dev, ino[i], &st))
+		if (!known_stat(run, run->sample.prune_dev, ino[i], &st))
 			continue;
 		fd = -1;
-		run->left_out = 1;
+		run->sample.left_out = 1;
 		ret = run_one_file(run, &fd, -1, NULL, path, &st, depth + 1);
-		run->left_out = 0;
+		run->sample.left_out = 0;
 	}
-	run->prune_state = 4;
+	run->sample.prune_state = 4;
 	return ret;
 }
 
@@ -399,7 +402,8 @@ static int prune_need(void *arg, uint64_t ino)
 	struct run *run = arg;
 	struct stat st;
 
-	if (!known_stat(run, run->prune_dev, ino, &st) || st.st_nlink != 1)
+	if (!known_stat(run, run->sample.prune_dev, ino, &st) ||
+	    st.st_nlink != 1)
 		return 1;
 	return run_drawn(run, &st) || run_sharer(run, st.st_dev, st.st_ino);
 }
@@ -442,13 +446,13 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 		return WALK_ENTER;
 	fs = usage_fs_of(run->usage, st->st_dev);
 	sc.sectorsize = fs ? fs->sectorsize : 0;
-	if (!run->prescanned) {
-		run->prescanned = seen_create();
-		if (!run->prescanned)
+	if (!run->sample.prescanned) {
+		run->sample.prescanned = seen_create();
+		if (!run->sample.prescanned)
 			return -ENOMEM;
 	}
 	/* the first directory listed: its names too (prune.h) */
-	if (!run->prune_state) {
+	if (!run->sample.prune_state) {
 		sc.prune = prune_create(sc.id, st->st_ino);
 		if (!sc.prune)
 			return -ENOMEM;
@@ -470,23 +474,24 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	if (sc.stat_fd >= 0)
 		close(sc.stat_fd);
 	if (sc.prune && !ret) {
-		run->prune = sc.prune;
-		run->prune_dev = st->st_dev;
-		run->prune_root = st->st_ino;
-		run->prune_state = 1;
+		run->sample.prune = sc.prune;
+		run->sample.prune_dev = st->st_dev;
+		run->sample.prune_root = st->st_ino;
+		run->sample.prune_state = 1;
 	} else {
 		prune_free(sc.prune);
 		if (ret != 1) {
 			/* a second directory, or a scan that failed */
-			prune_free(run->prune);
-			run->prune = NULL;
-			run->prune_state = -1;
+			prune_free(run->sample.prune);
+			run->sample.prune = NULL;
+			run->sample.prune_state = -1;
 		}
 	}
 	if (ret == 1)
 		return WALK_ENTER;
-	run->prescan_bad |= ret == -EUCLEAN;
-	if (seen_insert(run->prescanned, sample_key(st->st_dev, st->st_ino)) < 0)
+	run->sample.prescan_bad |= ret == -EUCLEAN;
+	if (seen_insert(run->sample.prescanned,
+			sample_key(st->st_dev, st->st_ino)) < 0)
 		return -ENOMEM;
 	ret = run_scan_result(run, path, ret);
 	return ret < 0 ? ret : WALK_SKIP;
@@ -504,7 +509,7 @@ int run_sample(struct run *run, char *const *paths, int n)
 		.sharers = 1,
 		/* the interval printed is the same layout's, unless a
 		 * rewrite's change is asked (report_est.disk_ci95) */
-		.weigh_away = !run->rewrite,
+		.weigh_away = !run->estimate.rewrite,
 		/* as on_dir() decides for the walk: without rows, the fast
 		 * scan counts whole directories */
 		.dir = run->env->usage && run->env->fast && !run->opt->walk &&
@@ -513,21 +518,23 @@ int run_sample(struct run *run, char *const *paths, int n)
 	};
 	int ret;
 
-	ret = sampleplan_run(paths, n, &wo, &so, &run->design, &run->sampling,
-			     &run->bands, &run->sharers, &run->kept);
-	run->design.devs = &run->devs;
+	ret = sampleplan_run(paths, n, &wo, &so, &run->sample.design,
+			     &run->sample.sampling, &run->sample.bands,
+			     &run->sample.sharers, &run->sample.kept);
+	run->sample.design.devs = &run->sample.devs;
 	/* What the walk need not meet: with one path, which the pre-pass
 	 * listed, where no file is read for its usage, none rewritten and
 	 * no rows kept. */
-	if (!ret && run->prune_state == 1 && run->sampling && n == 1 &&
-	    !run->rewrite && !run->ncdu && !run->rows && !run->opt->walk) {
-		ret = prune_plan(run->prune, prune_need, run);
-		run->prune_state = 2;
+	if (!ret && run->sample.prune_state == 1 && run->sample.sampling &&
+	    n == 1 && !run->estimate.rewrite && !run->ncdu && !run->rows &&
+	    !run->opt->walk) {
+		ret = prune_plan(run->sample.prune, prune_need, run);
+		run->sample.prune_state = 2;
 	}
-	if (run->prune_state != 2) {
-		prune_free(run->prune);
-		run->prune = NULL;
-		run->prune_state = -1;
+	if (run->sample.prune_state != 2) {
+		prune_free(run->sample.prune);
+		run->sample.prune = NULL;
+		run->sample.prune_state = -1;
 	}
 	return ret;
 }
