@@ -17,6 +17,7 @@ struct record {
 	const char *kind, *path, *type, *setting;
 	const struct report_sizes *size;
 	int row_type;			/* size is a row's type's */
+	int grand, is_type;		/* the grand total's, a type's */
 	const struct report_row *count;
 	const struct est_view *est;
 	int row_est;			/* est is a row's */
@@ -81,7 +82,8 @@ static void cell(FILE *out, const struct report *r, const struct column *c,
 		 const struct record *rec)
 {
 	if (c->size && rec->size &&
-	    !(rec->row_type && (c->size->flags & FIELD_TOTAL_TYPES)))
+	    field_size_at(c->size, r, rec->grand, rec->is_type,
+			  rec->row_type))
 		field_print(out, c->size, rec->size, FIELD_CSV);
 	else if (c->count && rec->count && field_in_row(c->count, rec->count))
 		field_print(out, c->count, rec->count, FIELD_CSV);
@@ -113,13 +115,15 @@ static void row_records(FILE *out, const struct report *r,
 			const struct report_row *row, int row_type)
 {
 	struct record rec = { .kind = kind, .path = row->path, .type = "TOTAL",
-			      .size = &row->size, .count = row };
+			      .size = &row->size, .count = row,
+			      .grand = !row->path };
 	char name[FMT_BUF];
 	unsigned t;
 
 	record(out, r, c, n, &rec);
 	rec.count = NULL;
 	rec.row_type = row_type;
+	rec.is_type = 1;
 	for (t = 0; t < row->ntypes; t++) {
 		rec.type = fmt_type_name(row->types[t].type, name);
 		rec.size = &row->types[t].size;

@@ -21,7 +21,17 @@ const struct field fields_size[] = {
 	  .help = "Bytes the files reference, each reference counted" },
 	{ "exclusive", "Exclusive", FT_BYTES, SIZE(excl), FIELD_TOTAL_TYPES,
 	  REPORT_SHOW_EXCLUSIVE,
-	  .help = "Bytes on disk deleting the files would free (no file outside them references them)" },
+	  .help = "Bytes on disk deleting the files would free: exclusive_data + exclusive_metadata; for a subvolume, the kernel's qgroup excl" },
+	{ "exclusive_data", NULL, FT_BYTES, SIZE(excl_data), FIELD_TOTAL_TYPES,
+	  REPORT_SHOW_EXCLUSIVE,
+	  .help = "Of Exclusive, data extents no reference outside the files reaches (disk bytes)" },
+	{ "exclusive_metadata", NULL, FT_BYTES, SIZE(excl_meta),
+	  FIELD_TOTAL_TYPES, REPORT_SHOW_EXCLUSIVE,
+	  .help = "Of Exclusive, metadata: the files' inline data in leaves no other subvolume shares; for a subvolume, its tree blocks no other one reaches" },
+	{ "qgroup_referenced", NULL, FT_BYTES, SIZE(qg_rfer),
+	  FIELD_TOTAL_TYPES | FIELD_ROW_ONLY,
+	  REPORT_SHOW_EXCLUSIVE | REPORT_SHOW_SUBVOLUMES,
+	  .help = "The kernel's qgroup rfer: data extents and tree blocks the subvolume reaches" },
 };
 const size_t fields_nsize = sizeof(fields_size) / sizeof(fields_size[0]);
 _Static_assert(sizeof(fields_size) / sizeof(fields_size[0]) <= FIELDS_MAX,
@@ -33,6 +43,9 @@ const struct field fields_count[] = {
 	{ "readonly", "Flags", FT_FLAG, COUNT(readonly), FIELD_ROW_ONLY,
 	  REPORT_SHOW_SUBVOLUMES,
 	  .help = "1 when the subvolume is read-only" },
+	{ "being_deleted", NULL, FT_FLAG, COUNT(deleting), FIELD_ROW_ONLY,
+	  REPORT_SHOW_SUBVOLUMES,
+	  .help = "1 for a subvolume deleted but not yet cleaned: what it holds, the cleaner frees" },
 	{ "files", "Files", FT_COUNT, COUNT(files), 0, 0,
 	  .help = "Regular files counted, once per path" },
 	{ "extents", NULL, FT_COUNT, COUNT(extents), 0, 0,
@@ -284,6 +297,19 @@ int field_has(const struct field *f, const struct report *r,
 		return 0;
 	if ((f->need & NEED_RANGED) &&
 	    !(v->e.same_layout && v->e.disk_extrapolated))
+		return 0;
+	return 1;
+}
+
+int field_size_at(const struct field *f, const struct report *r, int grand,
+		  int is_type, int row_type)
+{
+	if (row_type && (f->flags & FIELD_TOTAL_TYPES))
+		return 0;
+	if (grand && (f->flags & FIELD_ROW_ONLY))
+		return 0;
+	if (grand && is_type && (f->flags & FIELD_TOTAL_TYPES) &&
+	    r->excl_no_types)
 		return 0;
 	return 1;
 }

@@ -139,6 +139,11 @@ int field_has(const struct field *f, const struct report *r,
 	      const struct est_view *v);
 
 /* Has the row (NULL path: the grand total) a value of count field f? */
+/* Whether a size field has a value in the grand total (grand) or a row,
+ * in their totals or (is_type) a type, a row's type (row_type). */
+int field_size_at(const struct field *f, const struct report *r, int grand,
+		  int is_type, int row_type);
+
 int field_in_row(const struct field *f, const struct report_row *row);
 
 /* The value of an FT_BYTES or FT_COUNT field f in the structure at base. */

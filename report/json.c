@@ -11,6 +11,7 @@ enum place {
 	AT_TOTAL,		/* the grand total or a row's */
 	AT_TOTAL_TYPE,		/* a type of the grand total */
 	AT_ROW_TYPE,		/* a type of a row */
+	AT_GRAND,		/* the grand total's sizes */
 };
 
 static void member(FILE *out, const struct field *f, const void *base,
@@ -32,7 +33,10 @@ static void json_fields(FILE *out, const struct report *r,
 
 		if (!field_shown(f, r))
 			continue;
-		if (at == AT_ROW_TYPE && (f->flags & FIELD_TOTAL_TYPES))
+		if (t == fields_size &&
+		    !field_size_at(f, r, at == AT_GRAND || at == AT_TOTAL_TYPE,
+				   at != AT_TOTAL && at != AT_GRAND,
+				   at == AT_ROW_TYPE))
 			continue;
 		if (t == fields_count && !field_in_row(f, base))
 			continue;
@@ -50,8 +54,8 @@ static void json_row_body(FILE *out, const struct report *r,
 
 	json_fields(out, r, fields_count, fields_ncount, row, AT_TOTAL, 1);
 	fputs(",\"total\":{", out);
-	json_fields(out, r, fields_size, fields_nsize, &row->size, AT_TOTAL,
-		    1);
+	json_fields(out, r, fields_size, fields_nsize, &row->size,
+		    type_at == AT_TOTAL_TYPE ? AT_GRAND : AT_TOTAL, 1);
 	fputs("},\"types\":[", out);
 	for (t = 0; t < row->ntypes; t++) {
 		const struct row_type *rt = &row->types[t];

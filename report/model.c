@@ -100,8 +100,16 @@ int report_total_row(const struct report *r, struct report_row *total)
 	if (ret || !r->excl)
 		return ret;
 	total->size.excl = r->excl->exclusive;
-	for (t = 0; t < total->ntypes; t++)
-		total->types[t].size.excl = r->excl->type[total->types[t].type];
+	total->size.excl_data = r->excl->exclusive_data;
+	total->size.excl_meta = r->excl->exclusive_metadata;
+	for (t = 0; t < total->ntypes && !r->excl_no_types; t++) {
+		struct report_sizes *s = &total->types[t].size;
+		unsigned ty = total->types[t].type;
+
+		s->excl = r->excl->type[ty];
+		s->excl_meta = r->excl->type_meta[ty];
+		s->excl_data = s->excl - s->excl_meta;
+	}
 	return 0;
 }
 

@@ -45,7 +45,10 @@ struct report_sizes {
 	uint64_t disk;		/* bytes on disk, each extent once */
 	uint64_t uncomp;	/* the same extents before compression */
 	uint64_t refd;		/* bytes the files reference */
-	uint64_t excl;		/* --exclusive: what deleting them frees */
+	uint64_t excl;		/* --exclusive: what deleting them frees, */
+	uint64_t excl_data;	/* ... of it data extents */
+	uint64_t excl_meta;	/* ... and metadata (sharing.h, qgroup.h) */
+	uint64_t qg_rfer;	/* --subvolumes: the kernel's qgroup rfer */
 };
 
 struct row_type {
@@ -59,7 +62,8 @@ struct report_row {
 	/* the fields_count table names these */
 	uint64_t files, extents, refs, ninline, nfrag;
 	uint64_t id;		/* --subvolumes: the subvolume's id, */
-	int readonly;		/* ... and 1 when it is read-only */
+	int readonly;		/* ... and 1 when it is read-only, */
+	int deleting;		/* ... or deleted, not yet cleaned */
 	struct report_sizes size;
 	struct row_type *types;	/* the types with data, in row order */
 	unsigned ntypes;
@@ -141,6 +145,9 @@ struct report {
 	/* --exclusive: the totals of the arguments (rows carry their own in
 	 * size.excl); NULL without. */
 	const struct sharing_result *excl;
+	/* --subvolumes: excl holds no figures by type (the kernel's are
+	 * per subvolume) */
+	int excl_no_types;
 	/* --format=ncdu: the tree to print (ncdu.h) and the time of the
 	 * run, for its metadata */
 	const struct ncdu *tree;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "lib/array.h"
 #include "report/rows.h"
+#include "scan/qgroup.h"
 #include "scan/sharing.h"
 
 struct open_row {
@@ -12,6 +13,9 @@ struct open_row {
 	uint64_t *est;
 	size_t token;		/* its est_node: rows_est_token() */
 	uint64_t id, readonly;	/* rows_set_subvol() */
+	int deleting;
+	int has_kernel;		/* rows_set_kernel() */
+	uint64_t k_excl, k_data, k_meta, k_rfer;
 };
 
 /*
@@ -98,6 +102,8 @@ int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path)
 	o->token = 0;
 	o->id = 0;
 	o->readonly = 0;
+	o->deleting = 0;
+	o->has_kernel = 0;
 	if (rows->nest) {
 		e = &rows->nodes[rows->nnodes++];
 		e->est = o->est;
@@ -114,6 +120,26 @@ void rows_set_subvol(struct rows *rows, uint64_t id, int readonly)
 		return;
 	rows->open[rows->nopen - 1].id = id;
 	rows->open[rows->nopen - 1].readonly = !!readonly;
+}
+
+void rows_set_deleting(struct rows *rows)
+{
+	if (rows->nopen)
+		rows->open[rows->nopen - 1].deleting = 1;
+}
+
+void rows_set_kernel(struct rows *rows, const struct qgroup_root *qr)
+{
+	struct open_row *o;
+
+	if (!rows->nopen || !qr)
+		return;
+	o = &rows->open[rows->nopen - 1];
+	o->has_kernel = 1;
+	o->k_excl = qr->excl;
+	o->k_data = qr->excl_data;
+	o->k_meta = qr->excl_meta;
+	o->k_rfer = qr->rfer;
 }
 
 size_t rows_open_count(const struct rows *rows)
@@ -278,6 +304,13 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 	row->est_token = o->token;
 	row->id = o->id;
 	row->readonly = o->readonly;
+	row->deleting = o->deleting;
+	if (o->has_kernel) {
+		row->size.excl = o->k_excl;
+		row->size.excl_data = o->k_data;
+		row->size.excl_meta = o->k_meta;
+		row->size.qg_rfer = o->k_rfer;
+	}
 	row->seq = rows->seq++;
 	rows->ndone++;
 	return 0;
@@ -293,9 +326,14 @@ void rows_set_exclusive(struct rows *rows, const struct sharing *sh)
 {
 	size_t i;
 
-	for (i = 0; i < rows->ndone; i++)
-		rows->done[i].size.excl =
-			sharing_row_exclusive(sh, rows->done[i].share_row);
+	for (i = 0; i < rows->ndone; i++) {
+		struct report_sizes *s = &rows->done[i].size;
+		uint32_t id = rows->done[i].share_row;
+
+		s->excl = sharing_row_exclusive(sh, id);
+		s->excl_meta = sharing_row_metadata(sh, id);
+		s->excl_data = s->excl - s->excl_meta;
+	}
 }
 
 const struct report_row *rows_result(struct rows *rows, size_t *n)

@@ -37,6 +37,11 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx);
 /* --subvolumes: the innermost open row is subvolume id, read-only or
  * not. */
 void rows_set_subvol(struct rows *rows, uint64_t id, int readonly);
+/* ... and deleted, not yet cleaned (no path) */
+void rows_set_deleting(struct rows *rows);
+/* ... whose exclusive figures are the kernel's qgroup ones (qgroup.h) */
+struct qgroup_root;
+void rows_set_kernel(struct rows *rows, const struct qgroup_root *qr);
 
 /* Rows open now. */
 size_t rows_open_count(const struct rows *rows);
@@ -69,6 +74,7 @@ void rows_each(struct rows *rows, void (*fn)(void *arg,
 /* With --exclusive, once sharing_resolve() is done: each closed row's
  * exclusive bytes.  Call before rows_result(). */
 void rows_set_exclusive(struct rows *rows, const struct sharing *sh);
+
 
 /* The closed rows, sorted and cut to --top; valid until rows_free(). */
 const struct report_row *rows_result(struct rows *rows, size_t *n);

@@ -68,7 +68,7 @@ static void widths_init(int *w, size_t n)
  */
 static void table_sizes(FILE *out, const struct report *r,
 			const struct report_sizes *s, const int *w, int trim,
-			int optional)
+			int optional, int grand_type)
 {
 	size_t i, last = table_last(r);
 	char buf[FIELD_CELL];
@@ -79,7 +79,9 @@ static void table_sizes(FILE *out, const struct report *r,
 
 		if (!f->label || !field_shown(f, r) || !f->need != !optional)
 			continue;
-		cell = s ? field_text(f, r, s, buf) : f->label;
+		cell = !s ? f->label :
+		       grand_type && !field_size_at(f, r, 1, 1, 0) ? "-" :
+		       field_text(f, r, s, buf);
 		if (trim && i == last && f->need)
 			fprintf(out, " %s", cell);
 		else
@@ -89,10 +91,11 @@ static void table_sizes(FILE *out, const struct report *r,
 
 /* Every size column of the 1.5 table. */
 static void table_all_sizes(FILE *out, const struct report *r,
-			    const struct report_sizes *s, const int *w)
+			    const struct report_sizes *s, const int *w,
+			    int grand_type)
 {
-	table_sizes(out, r, s, w, 1, 0);
-	table_sizes(out, r, s, w, 1, 1);
+	table_sizes(out, r, s, w, 1, 0, grand_type);
+	table_sizes(out, r, s, w, 1, 1, grand_type);
 }
 
 /* Perc, in its 8 characters. */
@@ -128,17 +131,17 @@ static int usage(FILE *out, FILE *err, const struct report *r,
 		total->files, total->files > 1 ? "s" : "", total->extents,
 		total->refs, total->ninline);
 	fprintf(out, "%-10s %-8s", "Type", "Perc");
-	table_all_sizes(out, r, NULL, w);
+	table_all_sizes(out, r, NULL, w, 0);
 	fprintf(out, "\n%-10s ", "TOTAL");
 	table_perc(out, total->size.disk, total->size.uncomp);
-	table_all_sizes(out, r, &total->size, w);
+	table_all_sizes(out, r, &total->size, w, 0);
 	fputc('\n', out);
 	for (t = 0; t < total->ntypes; t++) {
 		const struct row_type *rt = &total->types[t];
 
 		fprintf(out, "%-10s ", fmt_type_name(rt->type, name));
 		table_perc(out, rt->size.disk, rt->size.uncomp);
-		table_all_sizes(out, r, &rt->size, w);
+		table_all_sizes(out, r, &rt->size, w, 1);
 		fputc('\n', out);
 	}
 	return 0;
@@ -247,19 +250,19 @@ static int table_rows(FILE *out, const struct report *r)
 	}
 	table_counts(out, r, NULL);
 	fprintf(out, "%-8s", "Perc");
-	table_sizes(out, r, NULL, w, 0, 0);
+	table_sizes(out, r, NULL, w, 0, 0, 0);
 	for (k = 0; k < fields_nest; k++)
 		for (j = 0; per_setting(&fields_est[k]) && j < r->nest; j++)
 			fprintf(out, " %-*s", we[k * r->nest + j],
 				short_setting(r->est[j].setting));
-	table_sizes(out, r, NULL, w, 0, 1);
+	table_sizes(out, r, NULL, w, 0, 1, 0);
 	fprintf(out, " %s\n", "Path");
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 
 		table_counts(out, r, row);
 		table_perc(out, row->size.disk, row->size.uncomp);
-		table_sizes(out, r, &row->size, w, 0, 0);
+		table_sizes(out, r, &row->size, w, 0, 0, 0);
 		for (k = 0; k < fields_nest; k++)
 			for (j = 0; per_setting(&fields_est[k]) &&
 				    j < r->nest; j++) {
@@ -267,9 +270,12 @@ static int table_rows(FILE *out, const struct report *r)
 				fprintf(out, " %-*s", we[k * r->nest + j],
 					field_text(&fields_est[k], r, &v, d));
 			}
-		table_sizes(out, r, &row->size, w, 0, 1);
+		table_sizes(out, r, &row->size, w, 0, 1, 0);
 		fputc(' ', out);
-		fmt_table_path(out, row->path);
+		if (row->deleting)	/* unlinked: no path */
+			fputs("<being deleted>", out);
+		else
+			fmt_table_path(out, row->path);
 		fputc('\n', out);
 	}
 	free(we);

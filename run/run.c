@@ -121,7 +121,8 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 			layout_set_force(run->estimate.layout, i,
 					 run->estimate.est_all[i].force);
 	}
-	if (opt->exclusive) {
+	/* --subvolumes: the kernel's figures, per filesystem (qgroup.h) */
+	if (opt->exclusive && !opt->subvolumes) {
 		run->sharing = sharing_create();
 		if (!run->sharing)
 			goto fail;
@@ -741,11 +742,44 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 	return ret;
 }
 
+/* A failed qgroup_compute() for path: said, and whether to go on (0). */
+static int qgroup_failure(struct run *run, const char *path, int ret,
+			  const char *dev)
+{
+	char msg[512];
+
+	switch (ret) {
+	case -ENOMEM:
+	case -ECANCELED:
+		return ret;
+	case -EPERM:
+		return run_scan_result(run, path, ret);
+	case -ESTALE:
+		run_report_failure(run, path, "the filesystem kept changing while its trees were read (three tries): exclusive space not computed");
+		return 0;
+	case -EOPNOTSUPP:
+		run_report_failure(run, path, "a metadata profile whose layout compsize does not know: exclusive space not computed");
+		return 0;
+	}
+	if (dev && *dev)
+		snprintf(msg, sizeof(msg), "reading the device %s (read-only, for the tree nodes): %s",
+			 dev, strerror(-ret));
+	else
+		snprintf(msg, sizeof(msg), "reading the extent tree: %s",
+			 strerror(-ret));
+	run_report_failure(run, path, msg);
+	return 0;
+}
+
 /* --subvolumes: the rows of every subvolume of path's filesystem, once
- * per filesystem.  Returns 0 to go on or a negative errno to abort. */
+ * per filesystem, with the kernel's qgroup figures computed first.
+ * Returns 0 to go on or a negative errno to abort. */
 static int subvolumes_of(struct run *run, const char *path)
 {
+	struct qgroup *q = NULL;
 	struct stat st;
+	char dev[256], msg[512];
+	uint64_t data, meta;
 	dev_t *d;
 	size_t i;
 	int fd, ret;
@@ -772,9 +806,21 @@ static int subvolumes_of(struct run *run, const char *path)
 	}
 	run->subvol_devs = d;
 	d[run->nsubvol_devs++] = st.st_dev;
+	ret = qgroup_compute(fd, &q, dev, sizeof(dev), run_tick, run);
+	if (ret) {
+		ret = qgroup_failure(run, path, ret, dev);
+		goto out;
+	}
+	qgroup_live_total(q, &data, &meta);
+	run->excl.exclusive += data + meta;
+	run->excl.exclusive_data += data;
+	run->excl.exclusive_metadata += meta;
+	if (qgroup_check_kernel(fd, q, msg, sizeof(msg)) > 0)
+		run_say_path(run, path, msg);
 	ret = run_scan_result(run, path, subvols_scan(run->usage, run->rows, fd,
-						      &st, run_tick, run));
+						      &st, q, run_tick, run));
 out:
+	qgroup_free(q);
 	if (fd >= 0)
 		close(fd);
 	return ret;

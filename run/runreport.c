@@ -303,10 +303,14 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		sharing_total(run->sharing, &run->excl);
 		r.excl = &run->excl;
 		r.show |= REPORT_SHOW_EXCLUSIVE;
-		if (run->opt->subvolumes)
-			r.show |= REPORT_SHOW_SUBVOLUMES;
 		if (run->rows)
 			rows_set_exclusive(run->rows, run->sharing);
+	}
+	if (run->opt->subvolumes) {
+		/* the kernel's figures, per subvolume (subvols.h) */
+		r.excl = &run->excl;
+		r.excl_no_types = 1;
+		r.show |= REPORT_SHOW_EXCLUSIVE | REPORT_SHOW_SUBVOLUMES;
 	}
 	if (run_rows_sampled(run))
 		return -ENOMEM;

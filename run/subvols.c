@@ -19,7 +19,8 @@ static int util_errno(enum btrfs_util_error err)
 static int one_subvol(struct usage_ctx *ctx, struct rows *rows, int fd,
 		      const struct stat *st, const char *path,
 		      const struct btrfs_util_subvolume_info *info,
-		      int (*tick)(void *), void *tick_arg)
+		      const struct qgroup *q, int (*tick)(void *),
+		      void *tick_arg)
 {
 	int ret, ret2;
 
@@ -28,6 +29,7 @@ static int one_subvol(struct usage_ctx *ctx, struct rows *rows, int fd,
 		return ret;
 	rows_set_subvol(rows, info->id,
 			!!(info->flags & BTRFS_ROOT_SUBVOL_RDONLY));
+	rows_set_kernel(rows, qgroup_find(q, info->id));
 	ret = fastscan_root(ctx, fd, st, info->id, tick, tick_arg);
 	/* Deleted since it was listed: an empty row. */
 	if (ret == -ENOENT)
@@ -36,8 +38,35 @@ static int one_subvol(struct usage_ctx *ctx, struct rows *rows, int fd,
 	return ret && ret != -EUCLEAN ? ret : ret2 ? ret2 : ret;
 }
 
+/* The subvolumes deleted but not yet dropped by the cleaner: a row each,
+ * with what the kernel counts for them and nothing else. */
+static int deleting_rows(struct usage_ctx *ctx, struct rows *rows,
+			 const struct qgroup *q)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < qgroup_nroots(q); i++) {
+		const struct qgroup_root *qr = qgroup_root_at(q, i);
+
+		if (!qr->deleting)
+			continue;
+		ret = rows_open(rows, ctx, "");
+		if (ret)
+			return ret;
+		rows_set_subvol(rows, qr->id, 0);
+		rows_set_deleting(rows);
+		rows_set_kernel(rows, qr);
+		ret = rows_close(rows, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int subvols_scan(struct usage_ctx *ctx, struct rows *rows, int fd,
-		 const struct stat *st, int (*tick)(void *), void *tick_arg)
+		 const struct stat *st, const struct qgroup *q,
+		 int (*tick)(void *), void *tick_arg)
 {
 	struct btrfs_util_subvolume_iterator *iter = NULL;
 	struct btrfs_util_subvolume_info info;
@@ -49,7 +78,7 @@ int subvols_scan(struct usage_ctx *ctx, struct rows *rows, int fd,
 	err = btrfs_util_subvolume_info_fd(fd, BTRFS_FS_TREE_OBJECTID, &info);
 	if (err)
 		return util_errno(err);
-	ret = one_subvol(ctx, rows, fd, st, "/", &info, tick, tick_arg);
+	ret = one_subvol(ctx, rows, fd, st, "/", &info, q, tick, tick_arg);
 	if (ret == -EUCLEAN)
 		bad = 1;
 	else if (ret)
@@ -76,7 +105,7 @@ int subvols_scan(struct usage_ctx *ctx, struct rows *rows, int fd,
 		}
 		free(path);
 		path = NULL;
-		ret = one_subvol(ctx, rows, fd, st, full, &info, tick,
+		ret = one_subvol(ctx, rows, fd, st, full, &info, q, tick,
 				 tick_arg);
 		free(full);
 		if (ret == -EUCLEAN)
@@ -87,5 +116,7 @@ int subvols_scan(struct usage_ctx *ctx, struct rows *rows, int fd,
 	}
 	free(path);
 	btrfs_util_destroy_subvolume_iterator(iter);
+	if (!ret)
+		ret = deleting_rows(ctx, rows, q);
 	return ret ? ret : bad ? -EUCLEAN : 0;
 }

@@ -10,6 +10,7 @@
 #include <btrfsutil.h>
 #include "lib/array.h"
 #include "ioctl.h"
+#include "scan/qgroup.h"
 #include "scan/search.h"
 #include "seen.h"
 #include "scan/sharing.h"
@@ -82,6 +83,15 @@ struct share_fs {
 	size_t norph, cap_orph;
 };
 
+/* An inline extent of S: its data lives in a leaf, which deleting S frees
+ * only when no other tree shares it (decided by sharing_resolve()). */
+struct inl {
+	uint64_t root, ino, pos;
+	uint32_t len, row;
+	uint16_t type;
+	uint16_t fs;		/* index in sh->fs */
+};
+
 struct dev_root {
 	dev_t dev;
 	uint64_t root;
@@ -98,11 +108,16 @@ struct sharing {
 	/* Rows: id 0 is S itself; parent[] and depth[] by id. */
 	uint32_t *parent, *depth;
 	uint64_t *row_excl;
+	uint64_t *row_meta;	/* of row_excl, inline data in own leaves */
 	size_t nrows, cap_rows;
 	uint32_t *stack;
 	size_t nstack, cap_stack;
 	int nomem;
 	uint64_t inline_type[CS_NTYPES];
+	uint64_t cur_ino;	/* of the file announced last */
+	struct inl *inl;
+	size_t ninl, cap_inl;
+	char qerr[256];		/* a device qgroup_compute() failed on */
 	struct search_ctx *search;
 	void *lbuf;		/* LOGICAL_INO_V2 results */
 	size_t lbuf_size;
@@ -225,9 +240,10 @@ struct sharing *sharing_create(void)
 	sh->parent = calloc(8, sizeof(*sh->parent));
 	sh->depth = calloc(8, sizeof(*sh->depth));
 	sh->row_excl = calloc(8, sizeof(*sh->row_excl));
+	sh->row_meta = calloc(8, sizeof(*sh->row_meta));
 	sh->cap_rows = 8;
 	sh->nrows = 1;
-	if (!sh->parent || !sh->depth || !sh->row_excl) {
+	if (!sh->parent || !sh->depth || !sh->row_excl || !sh->row_meta) {
 		sharing_free(sh);
 		return NULL;
 	}
@@ -258,6 +274,8 @@ void sharing_free(struct sharing *sh)
 	free(sh->parent);
 	free(sh->depth);
 	free(sh->row_excl);
+	free(sh->row_meta);
+	free(sh->inl);
 	free(sh->stack);
 	search_free(sh->search);
 	free(sh->lbuf);
@@ -350,6 +368,7 @@ int sharing_file(struct sharing *sh, size_t fs_idx, uint64_t root,
 	int added;
 
 	sh->cur_fs = fs;
+	sh->cur_ino = ino;
 	if (!fs)
 		return -EINVAL;
 	if (!sh->cur_root || sh->cur_root->id != root) {
@@ -420,18 +439,32 @@ int sharing_extent(struct sharing *sh, size_t fs_idx,
 	unsigned type = extent_row(ei);
 	int added;
 
-	if (ei->type == BTRFS_FILE_EXTENT_INLINE) {
-		/* Counted per path: the path's copy goes with it. */
-		sh->inline_type[type] += ei->inline_len;
-		sh->row_excl[row_cur(sh)] += ei->inline_len;
-		return 0;
-	}
-	if (!ei->disk_bytenr)
-		return 0;
 	if (!fs || fs->fs_idx != fs_idx)
 		fs = fs_find(sh, fs_idx);
 	if (!fs)
 		return -EINVAL;
+	if (ei->type == BTRFS_FILE_EXTENT_INLINE) {
+		/* In a leaf: decided once the leaves' sharers are known */
+		struct inl *in;
+
+		if (!sh->cur_root || !ei->inline_len)
+			return 0;
+		in = array_grow(sh->inl, &sh->cap_inl, sh->ninl, sizeof(*in));
+		if (!in)
+			return -ENOMEM;
+		sh->inl = in;
+		in += sh->ninl++;
+		in->root = sh->cur_root->id;
+		in->ino = sh->cur_ino;
+		in->pos = ei->file_pos;
+		in->len = (uint32_t)ei->inline_len;
+		in->row = row_cur(sh);
+		in->type = (uint16_t)type;
+		in->fs = (uint16_t)(fs - sh->fs);
+		return 0;
+	}
+	if (!ei->disk_bytenr)
+		return 0;
 	e = table_get(&fs->extents, ei->disk_bytenr, &added);
 	if (!e)
 		return -ENOMEM;
@@ -476,11 +509,14 @@ uint32_t sharing_row_push(struct sharing *sh)
 		if (d)
 			sh->depth = d;
 		x = d ? realloc(sh->row_excl, cap * sizeof(*x)) : NULL;
+		if (x)
+			sh->row_excl = x;
+		x = x ? realloc(sh->row_meta, cap * sizeof(*x)) : NULL;
 		if (!x) {
 			sh->nomem = 1;
 			return 0;
 		}
-		sh->row_excl = x;
+		sh->row_meta = x;
 		sh->cap_rows = cap;
 	}
 	s = array_grow(sh->stack, &sh->cap_stack, sh->nstack, sizeof(*s));
@@ -492,6 +528,7 @@ uint32_t sharing_row_push(struct sharing *sh)
 	sh->parent[id] = up;
 	sh->depth[id] = sh->depth[up] + 1;
 	sh->row_excl[id] = 0;
+	sh->row_meta[id] = 0;
 	sh->stack[sh->nstack++] = id;
 	sh->nrows++;
 	return id;
@@ -1048,6 +1085,88 @@ static int resolve_fs(struct sharing *sh, struct share_fs *fs,
 	return ret > 0 ? 0 : ret;
 }
 
+static int cmp_inl(const void *a, const void *b)
+{
+	const struct inl *x = a, *y = b;
+
+	if (x->fs != y->fs)
+		return x->fs < y->fs ? -1 : 1;
+	if (x->root != y->root)
+		return x->root < y->root ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Whether a file of S (inode ino of root) has a name outside S. */
+static int linked_outside(struct share_fs *fs, uint64_t root, uint64_t ino)
+{
+	const struct ino_entry *e;
+	size_t i;
+
+	for (i = 0; i < fs->nroots; i++)
+		if (fs->roots[i].id == root)
+			break;
+	if (i == fs->nroots || fs->roots[i].whole)
+		return 0;
+	e = table_find(&fs->roots[i].inodes, ino);
+	return !e || e->names < e->nlink;
+}
+
+/*
+ * The inline data of S deleting S frees: an inode's once (a hard link
+ * inside S is the same data), none of a file with a name outside S, and
+ * only where the leaf holding it is its subvolume's alone (qgroup.h): a
+ * leaf a snapshot shares stays.  One qgroup pass per filesystem with
+ * inline data in S.
+ */
+static int resolve_inline(struct sharing *sh, int (*tick)(void *), void *arg)
+{
+	struct qgroup *q = NULL;
+	size_t i, cur_fs = SIZE_MAX;
+	int ret = 0;
+
+	if (!sh->ninl)
+		return 0;
+	qsort(sh->inl, sh->ninl, sizeof(*sh->inl), cmp_inl);
+	for (i = 0; i < sh->ninl && !ret; i++) {
+		const struct inl *in = &sh->inl[i];
+		struct share_fs *fs = &sh->fs[in->fs];
+		uint32_t row = in->row;
+
+		/* other paths of the same inode (hard links): the data is
+		 * freed once, in the innermost row holding them all */
+		while (i + 1 < sh->ninl && in[1].fs == in->fs &&
+		       in[1].root == in->root && in[1].ino == in->ino &&
+		       in[1].pos == in->pos) {
+			row = row_lca(sh, row, in[1].row);
+			i++;
+		}
+		if (in->fs != cur_fs) {
+			qgroup_free(q);
+			q = NULL;
+			cur_fs = in->fs;
+			if (fs->fd < 0)
+				continue;
+			ret = qgroup_compute(fs->fd, &q, sh->qerr,
+					     sizeof(sh->qerr), tick, arg);
+			if (ret)
+				break;
+		}
+		if (!q || linked_outside(fs, in->root, in->ino) ||
+		    !qgroup_leaf_own(q, in->root, in->ino,
+				     BTRFS_EXTENT_DATA_KEY, in->pos))
+			continue;
+		sh->inline_type[in->type] += in->len;
+		sh->row_excl[row] += in->len;
+		sh->row_meta[row] += in->len;
+	}
+	qgroup_free(q);
+	return ret;
+}
+
 int sharing_resolve(struct sharing *sh, int (*tick)(void *), void *arg)
 {
 	size_t i, s;
@@ -1068,6 +1187,9 @@ int sharing_resolve(struct sharing *sh, int (*tick)(void *), void *arg)
 		if (ret)
 			return ret;
 	}
+	ret = resolve_inline(sh, tick, arg);
+	if (ret)
+		return ret;
 	/* Each exclusive extent to its row, then every row to its parent:
 	 * children always have higher ids. */
 	for (i = 0; i < sh->nfs; i++) {
@@ -1081,8 +1203,10 @@ int sharing_resolve(struct sharing *sh, int (*tick)(void *), void *arg)
 				sh->row_excl[e->row] += e->disk;
 		}
 	}
-	for (r = (uint32_t)sh->nrows; r-- > 1;)
+	for (r = (uint32_t)sh->nrows; r-- > 1;) {
 		sh->row_excl[sh->parent[r]] += sh->row_excl[r];
+		sh->row_meta[sh->parent[r]] += sh->row_meta[r];
+	}
 	sh->resolved = 1;
 	return 0;
 }
@@ -1093,8 +1217,11 @@ void sharing_total(const struct sharing *sh, struct sharing_result *res)
 	unsigned t;
 
 	memset(res, 0, sizeof(*res));
-	for (t = 0; t < CS_NTYPES; t++)
+	for (t = 0; t < CS_NTYPES; t++) {
 		res->type[t] = sh->inline_type[t];
+		res->type_meta[t] = sh->inline_type[t];
+		res->exclusive_metadata += sh->inline_type[t];
+	}
 	for (i = 0; i < sh->nfs; i++) {
 		const struct table *tb = &sh->fs[i].extents;
 
@@ -1109,6 +1236,8 @@ void sharing_total(const struct sharing *sh, struct sharing_result *res)
 				res->shared_extents++;
 			else
 				res->type[e->type] += e->disk;
+			if (!e->shared)
+				res->exclusive_data += e->disk;
 		}
 	}
 	for (t = 0; t < CS_NTYPES; t++)
@@ -1118,6 +1247,16 @@ void sharing_total(const struct sharing *sh, struct sharing_result *res)
 uint64_t sharing_row_exclusive(const struct sharing *sh, uint32_t id)
 {
 	return id < sh->nrows ? sh->row_excl[id] : 0;
+}
+
+uint64_t sharing_row_metadata(const struct sharing *sh, uint32_t id)
+{
+	return id < sh->nrows ? sh->row_meta[id] : 0;
+}
+
+const char *sharing_error_path(const struct sharing *sh)
+{
+	return sh->qerr[0] ? sh->qerr : NULL;
 }
 
 size_t sharing_memory(const struct sharing *sh)
@@ -1130,7 +1269,8 @@ size_t sharing_memory(const struct sharing *sh)
 			n += sizeof(sh->fs[i].roots[j]) +
 			     table_memory(&sh->fs[i].roots[j].inodes);
 	}
-	n += sh->cap_rows * (2 * sizeof(uint32_t) + sizeof(uint64_t));
+	n += sh->cap_rows * (2 * sizeof(uint32_t) + 2 * sizeof(uint64_t));
+	n += sh->cap_inl * sizeof(*sh->inl);
 	n += sh->cap_stack * sizeof(uint32_t);
 	return n;
 }

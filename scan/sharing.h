@@ -136,8 +136,11 @@ int sharing_read_items(struct sharing *sh, size_t fs_idx, uint64_t root,
 		       const uint8_t *buf, size_t used);
 
 struct sharing_result {
-	uint64_t exclusive;		/* bytes deleting S would free */
+	uint64_t exclusive;		/* bytes deleting S would free: */
+	uint64_t exclusive_data;	/* data extents nothing else keeps */
+	uint64_t exclusive_metadata;	/* inline data in leaves of its own */
 	uint64_t type[CS_NTYPES];	/* of it, per row of struct cs_stats */
+	uint64_t type_meta[CS_NTYPES];	/* of that, inline data */
 	uint64_t extents;		/* distinct extents of S */
 	uint64_t shared_extents;	/* of them referenced from outside S */
 };
@@ -145,8 +148,13 @@ struct sharing_result {
 /* After sharing_resolve(): the totals of S. */
 void sharing_total(const struct sharing *sh, struct sharing_result *res);
 
-/* After sharing_resolve(): the exclusive bytes of row id. */
+/* After sharing_resolve(): the exclusive bytes of row id, and of them
+ * the inline data (the rest is data extents). */
 uint64_t sharing_row_exclusive(const struct sharing *sh, uint32_t id);
+uint64_t sharing_row_metadata(const struct sharing *sh, uint32_t id);
+
+/* After sharing_resolve() failed reading a device: its path; else NULL. */
+const char *sharing_error_path(const struct sharing *sh);
 
 /* Bytes of memory held, and per distinct extent of S. */
 size_t sharing_memory(const struct sharing *sh);

@@ -37,8 +37,10 @@ for row in doc.get('paths', []):
     for key in ('disk', 'uncompressed', 'referenced'):
         for t in row['types']:
             want[('compsize_%s_bytes' % key, path + (('type', t['type']),))] = t[key]
-    if 'exclusive' in row['total']:
-        want[('compsize_exclusive_bytes', path)] = row['total']['exclusive']
+    for key in ('exclusive', 'exclusive_data', 'exclusive_metadata',
+                'qgroup_referenced'):
+        if key in row['total']:
+            want[('compsize_%s_bytes' % key, path)] = row['total'][key]
     for key in ('files', 'extents', 'refs', 'inline', 'fragments'):
         want[('compsize_' + key, path)] = row[key]
     for e in row.get('estimates', []):
