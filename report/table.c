@@ -79,9 +79,16 @@ static void table_sizes(FILE *out, const struct report *r,
 
 		if (!f->label || !field_shown(f, r) || !f->need != !optional)
 			continue;
-		cell = !s ? f->label :
-		       grand_type && !field_size_at(f, r, 1, 1, 0) ? "-" :
-		       field_text(f, r, s, buf);
+		cell = !s ? f->label : field_text(f, r, s, buf);
+		if (s && grand_type && !field_size_at(f, r, 1, 1, 0)) {
+			/* no value: "-", aligned as a size would be */
+			char dash[FIELD_CELL];
+			int n = (int)strlen(cell);
+
+			snprintf(dash, sizeof(dash), "%*s", n, "-");
+			memcpy(buf, dash, sizeof(dash));
+			cell = buf;
+		}
 		if (trim && i == last && f->need)
 			fprintf(out, " %s", cell);
 		else

@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Exclusive space: what deleting a set of files S would free.
+ * Exclusive space: what deleting a set of files S would free, in two
+ * parts.
  *
- *     exclusive(S) = Disk(every file of the filesystem)
- *                    - Disk(every file of the filesystem outside S)
+ *   exclusive_data(S) = disk bytes of the data extents that no reference
+ *                       from outside S reaches
  *
- * Disk as compsize counts it: each regular/prealloc extent once, inline
- * data once per path.  "Every file" is every path of every subvolume and
- * snapshot, mounted or not; orphans (deleted, still open) and subvolumes
- * deleted but not yet cleaned have no path and reference nothing here.
- * So an extent of S is exclusive when no file outside S references it
- * (a reflink or snapshot elsewhere keeps it), and the inline data of S
- * is exclusive whole (each path's copy is counted per path).
+ * "Outside S" is every other file of every subvolume and snapshot,
+ * mounted or not (a reflink or snapshot elsewhere keeps an extent; a file
+ * with a hard link outside S is outside S too); orphans (deleted, still
+ * open) have no path and are outside S.  It equals Disk(every file with
+ * data extents) - Disk(every such file outside S), Disk as compsize 1.5
+ * counts it, and what Data used drops by when S is deleted.
+ *
+ *   exclusive_metadata(S) = the inline data of S's inodes (once each) that
+ *                           lies in leaves of their subvolume's tree no
+ *                           other tree reaches (qgroup.h)
+ *
+ * A leaf a snapshot shares is freed by nothing deleted in S.  It is bytes
+ * of inline data, not of leaves: deleting files rarely frees whole leaves.
  *
  * How it is used, by the usage scan or by any other caller that wants the
  * exclusive bytes of a set of files (e.g. what rewriting them would free):
@@ -32,7 +39,9 @@
  * row holding every reference to it, and to that row's ancestors.
  *
  * Memory: one entry per distinct extent of S (sharing_memory()), one per
- * file of S in a subvolume not wholly in S, one per row.
+ * file of S in a subvolume not wholly in S, one per row, one per inline
+ * extent of S (32 bytes), and while the inline data is decided, one
+ * qgroup pass's (qgroup.h) of its filesystem.
  */
 #ifndef COMPSIZE_SHARING_H
 #define COMPSIZE_SHARING_H
@@ -82,7 +91,7 @@ int sharing_walk_file(struct sharing *sh, size_t fs_idx, int fd,
 
 /*
  * An extent item of the file announced last, in the innermost open row.
- * Holes are ignored; inline data is exclusive.  Returns 0 or -ENOMEM.
+ * Holes are ignored; inline data waits for the leaves.  Returns 0 or -ENOMEM.
  */
 int sharing_extent(struct sharing *sh, size_t fs_idx,
 		   const struct extent_info *ei);

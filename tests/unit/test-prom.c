@@ -40,20 +40,20 @@ static void test_label(void)
 static void test_rows(void)
 {
 	static struct row_type t1[] = {
-		{ 0, { 100, 100, 100, 0 } },
-		{ 3, { 4096, 131072, 262144, 0 } },
+		{ 0, { 100, 100, 100, 0, 0, 0, 0 } },
+		{ 3, { 4096, 131072, 262144, 0, 0, 0, 0 } },
 	};
 	static struct row_type t2[] = {
-		{ 3, { 10, 20, 30, 0 } },
+		{ 3, { 10, 20, 30, 0, 0, 0, 0 } },
 	};
 	static struct report_row rows[] = {
 		{ .path = "d", .files = 2, .extents = 1, .refs = 2,
 		  .ninline = 1, .nfrag = 1,
-		  .size = { 4196, 131172, 262244, 4000 },
+		  .size = { 4196, 131172, 262244, 4000, 3000, 1000, 0 },
 		  .types = t1, .ntypes = 2 },
-		{ .path = "d/x\"\xff", .files = 1, .size = { 10, 20, 30, 7 },
+		{ .path = "d/x\"\xff", .files = 1, .size = { 10, 20, 30, 7, 7, 0, 0 },
 		  .types = t2, .ntypes = 1 },
-		{ .path = "d", .files = 2, .size = { 4196, 131172, 262244, 4000 },
+		{ .path = "d", .files = 2, .size = { 4196, 131172, 262244, 4000, 3000, 1000, 0 },
 		  .types = t1, .ntypes = 2 },
 	};
 	struct cs_stats st = { 0 };
@@ -80,10 +80,18 @@ static void test_rows(void)
 		"compsize_referenced_bytes{path=\"d\",type=\"none\"} 100\n"
 		"compsize_referenced_bytes{path=\"d\",type=\"zstd\"} 262144\n"
 		"compsize_referenced_bytes{path=\"d/x\\\"\\\\xff\",type=\"zstd\"} 30\n"
-		"# HELP compsize_exclusive_bytes Bytes on disk deleting the files would free (no file outside them references them)\n"
+		"# HELP compsize_exclusive_bytes Bytes on disk deleting the files would free: exclusive_data + exclusive_metadata; for a subvolume, the kernel's qgroup excl\n"
 		"# TYPE compsize_exclusive_bytes gauge\n"
 		"compsize_exclusive_bytes{path=\"d\"} 4000\n"
 		"compsize_exclusive_bytes{path=\"d/x\\\"\\\\xff\"} 7\n"
+		"# HELP compsize_exclusive_data_bytes Of Exclusive, data extents no reference outside the files reaches (disk bytes)\n"
+		"# TYPE compsize_exclusive_data_bytes gauge\n"
+		"compsize_exclusive_data_bytes{path=\"d\"} 3000\n"
+		"compsize_exclusive_data_bytes{path=\"d/x\\\"\\\\xff\"} 7\n"
+		"# HELP compsize_exclusive_metadata_bytes Of Exclusive, metadata: the files' inline data in leaves no other subvolume shares; for a subvolume, its tree blocks no other one reaches\n"
+		"# TYPE compsize_exclusive_metadata_bytes gauge\n"
+		"compsize_exclusive_metadata_bytes{path=\"d\"} 1000\n"
+		"compsize_exclusive_metadata_bytes{path=\"d/x\\\"\\\\xff\"} 0\n"
 		"# HELP compsize_files Regular files counted, once per path\n"
 		"# TYPE compsize_files gauge\n"
 		"compsize_files{path=\"d\"} 2\n"

@@ -96,7 +96,7 @@ static char *print(const struct report *r)
 static char *render(enum report_format format, int raw)
 {
 	static struct row_type types[] = {
-		{ 3, { 4096, 131072, 131072, 0 } },
+		{ 3, { 4096, 131072, 131072, 0, 0, 0, 0 } },
 	};
 	/* same layout (disk, uncompressed, input), then fresh copy */
 	static uint64_t est[6] = { 8192, 131072, 131072, 8192, 131072, 131072 };
@@ -412,7 +412,7 @@ static char *render_subvols(enum report_format format)
 {
 	static struct report_row rows[] = {
 		{ .path = "/snap", .id = 257, .readonly = 1, .files = 12,
-		  .size = { 4096, 8192, 8192, 4096 } },
+		  .size = { 4096, 8192, 8192, 4096, 0, 4096, 20480 } },
 		{ .path = "/", .id = 5, .files = 0 },
 	};
 	struct sharing_result excl = { .exclusive = 4096 };
@@ -420,6 +420,7 @@ static char *render_subvols(enum report_format format)
 	struct report r = {
 		.format = format, .units.mode = FMT_MODE_RAW, .total = &st,
 		.have_usage = 1, .rows = rows, .nrows = 2, .excl = &excl,
+		.excl_no_types = 1,
 		.show = REPORT_SHOW_EXCLUSIVE | REPORT_SHOW_SUBVOLUMES,
 	};
 
@@ -440,18 +441,25 @@ static void test_subvolumes(void)
 	free(out);
 	out = render_subvols(REPORT_JSON);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"subvolumes\":[{\"path\":\"/snap\","
-				  "\"id\":257,\"readonly\":true,\"files\":12,"));
+				  "\"id\":257,\"readonly\":true,"
+				  "\"being_deleted\":false,\"files\":12,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"exclusive\":4096,"
+				  "\"exclusive_data\":0,\"exclusive_metadata\":4096,"
+				  "\"qgroup_referenced\":20480}"));
+	/* the grand total's types have no exclusive figures (the kernel's
+	 * are per subvolume), nor the grand total a qgroup_referenced */
+	CU_ASSERT_PTR_NULL(strstr(out, "\"types\":[{\"type\":\"none\",\"disk\":0,\"uncompressed\":0,\"referenced\":0,\"exclusive\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"id\":5,\"readonly\":false,"));
 	CU_ASSERT_PTR_NULL(strstr(out, "\"paths\""));
 	/* the grand total has no id */
 	CU_ASSERT_EQUAL(strncmp(out, "{\"files\":12,", 12), 0);
 	free(out);
 	out = render_subvols(REPORT_CSV);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",rewrite_change,disk_extrapolated,disk_min,disk_max,rewrite_change_ci95,exclusive,id,readonly\n"
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",rewrite_change,disk_extrapolated,disk_min,disk_max,rewrite_change_ci95,exclusive,exclusive_data,exclusive_metadata,qgroup_referenced,id,readonly,being_deleted\n"
 				  "total,,TOTAL,,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nsubvolume,/snap,TOTAL,,4096,8192,8192,12,"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",4096,257,1\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",0,5,0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",4096,0,4096,20480,257,1,0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",0,0,0,0,5,0,0\n"));
 	free(out);
 }
 

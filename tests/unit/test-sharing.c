@@ -70,10 +70,15 @@ static void test_rows(void)
 	CU_ASSERT_EQUAL(sharing_resolve(sh, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(sharing_row_exclusive(sh, a1), 4096);
 	CU_ASSERT_EQUAL(sharing_row_exclusive(sh, a), 4096 + 8192);
-	CU_ASSERT_EQUAL(sharing_row_exclusive(sh, b), 100);
+	/* inline data is exclusive only in leaves of its own, which only
+	 * the filesystem's tree nodes tell (fd -1: none read): not here */
+	CU_ASSERT_EQUAL(sharing_row_exclusive(sh, b), 0);
+	CU_ASSERT_EQUAL(sharing_row_metadata(sh, b), 0);
 	sharing_total(sh, &res);
-	CU_ASSERT_EQUAL(res.exclusive, 4096 + 8192 + 16384 + 100);
-	CU_ASSERT_EQUAL(res.type[3], 4096 + 100);
+	CU_ASSERT_EQUAL(res.exclusive, 4096 + 8192 + 16384);
+	CU_ASSERT_EQUAL(res.exclusive_data, 4096 + 8192 + 16384);
+	CU_ASSERT_EQUAL(res.exclusive_metadata, 0);
+	CU_ASSERT_EQUAL(res.type[3], 4096);
 	CU_ASSERT_EQUAL(res.type[0], 8192 + 16384);
 	CU_ASSERT_EQUAL(res.extents, 3);	/* the hole is none */
 	CU_ASSERT_EQUAL(res.shared_extents, 0);
