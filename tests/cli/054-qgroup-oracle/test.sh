@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto exclusive kernel
+# groups: auto exclusive kernel san
 # --subvolumes against the kernel's qgroups (issue #56): every subvolume's
 # exclusive and qgroup_referenced equal the excl and rfer of its level-0
 # qgroup after a rescan, to the byte (ours first with quotas off, then
