@@ -59,6 +59,9 @@ struct rewrite *rewrite_create(void)
 	if (!rw)
 		return NULL;
 	rw->sh = sharing_create();
+	/* the inline data rewritten is replaced in its leaf */
+	if (rw->sh)
+		sharing_inline_whole(rw->sh);
 	if (!rw->sh) {
 		free(rw);
 		return NULL;

@@ -118,6 +118,7 @@ struct sharing {
 	struct inl *inl;
 	size_t ninl, cap_inl;
 	char qerr[256];		/* a device qgroup_compute() failed on */
+	int inline_whole;	/* sharing_inline_whole() */
 	struct search_ctx *search;
 	void *lbuf;		/* LOGICAL_INO_V2 results */
 	size_t lbuf_size;
@@ -228,6 +229,11 @@ static size_t table_memory(const struct table *t)
 void sharing_set_method(struct sharing *sh, enum sharing_method m)
 {
 	sh->method = m;
+}
+
+void sharing_inline_whole(struct sharing *sh)
+{
+	sh->inline_whole = 1;
 }
 
 struct sharing *sharing_create(void)
@@ -447,6 +453,12 @@ int sharing_extent(struct sharing *sh, size_t fs_idx,
 		/* In a leaf: decided once the leaves' sharers are known */
 		struct inl *in;
 
+		if (sh->inline_whole) {
+			sh->inline_type[type] += ei->inline_len;
+			sh->row_excl[row_cur(sh)] += ei->inline_len;
+			sh->row_meta[row_cur(sh)] += ei->inline_len;
+			return 0;
+		}
 		if (!sh->cur_root || !ei->inline_len)
 			return 0;
 		in = array_grow(sh->inl, &sh->cap_inl, sh->ninl, sizeof(*in));

@@ -120,6 +120,13 @@ enum sharing_method {
 void sharing_set_method(struct sharing *sh, enum sharing_method m);
 
 /*
+ * Count S's inline data whole, once per path, as exclusive_metadata: what
+ * a rewrite of the files replaces where it is (rewrite.h), not what
+ * deleting them frees.  Before the first sharing_extent().
+ */
+void sharing_inline_whole(struct sharing *sh);
+
+/*
  * Decide which extents of S a file outside S references, by two exact
  * means: reading the file extent items of the other subvolumes (nearest
  * relatives of S's subvolumes first: snapshots taken close in time share
