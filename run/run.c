@@ -719,11 +719,12 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	return ret < 0 ? ret : WALK_SKIP;
 }
 
-static int on_leave_dir(void *arg, const char *path, int depth)
+static int on_leave_dir(void *arg, int fd, const char *path, int depth)
 {
 	struct run *run = arg;
 	int ret = 0;
 
+	(void)fd;
 	(void)path;
 	if (run->ncdu)
 		ncdu_leave(run->ncdu);
