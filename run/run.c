@@ -862,7 +862,8 @@ static int subvolumes_of(struct run *run, const char *path)
 	run->subvol_devs = d;
 	d[run->nsubvol_devs++] = st.st_dev;
 	ret = run_scan_result(run, path, subvols_scan(run->usage, run->rows, fd,
-						      &st, run_tick, run));
+						      &st, run_tick, run_gone,
+						      run));
 out:
 	if (fd >= 0)
 		close(fd);

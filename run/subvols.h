@@ -18,11 +18,16 @@
  * Add a row to rows for every subvolume of the btrfs filesystem of fd (st
  * its stat, already probed by usage_probe_fs()): the top level ("/")
  * first, then every other by its path from the top level
- * ("/home/.snapshots/1").  tick as in fastscan_dir().  Returns 0, -EPERM
- * without CAP_SYS_ADMIN, -ENOMEM, -EUCLEAN when malformed items were
- * skipped (the rows are complete otherwise), or another -errno.
+ * ("/home/.snapshots/1").  tick(arg) as in fastscan_dir().  A subvolume
+ * deleted once the listing met it is told to gone(arg, path), which
+ * returns 0 or -ENOMEM: before it is read it has no row, while it is read
+ * its row holds what was read; the others are listed and read on.
+ * Returns 0, -EPERM without CAP_SYS_ADMIN, -ENOMEM, -EUCLEAN when
+ * malformed items were skipped (the rows are complete otherwise), or
+ * another -errno.
  */
 int subvols_scan(struct usage_ctx *ctx, struct rows *rows, int fd,
-		 const struct stat *st, int (*tick)(void *), void *tick_arg);
+		 const struct stat *st, int (*tick)(void *),
+		 int (*gone)(void *, const char *), void *arg);
 
 #endif
