@@ -168,6 +168,10 @@ void run_free(struct run *run)
 		free(run->errors[i].error);
 	}
 	free(run->errors);
+	for (i = 0; i < run->ngone; i++)
+		free(run->gone[i]);
+	free(run->gone);
+	free(run->walked_subvols);
 	if (run->deferred.fd >= 0)
 		close(run->deferred.fd);
 	free(run->deferred.path);
@@ -248,6 +252,28 @@ void run_report_failure(struct run *run, const char *path,
 static void on_error(void *arg, const char *path, int err)
 {
 	run_report_failure(arg, path, strerror(err));
+}
+
+int run_gone(void *arg, const char *path)
+{
+	struct run *run = arg;
+	char **g;
+	size_t i;
+
+	for (i = 0; i < run->ngone; i++)
+		if (!strcmp(run->gone[i], path))
+			return 0;
+	g = array_grow(run->gone, &run->cap_gone, run->ngone, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	run->gone = g;
+	g[run->ngone] = strdup(path);
+	if (!g[run->ngone])
+		return -ENOMEM;
+	run->ngone++;
+	estrun_clear_progress(run->estimate.est);
+	run_say_path(run, path, "subvolume deleted during the scan");
+	return 0;
 }
 
 void run_fill_report(struct run *run, struct report *r)
@@ -394,6 +420,33 @@ int run_scan_result(struct run *run, const char *path, int ret)
 	}
 }
 
+int run_fastscan_result(struct run *run, const char *path, int ret)
+{
+	struct usage_ctx *usage = run->usage;
+	size_t at, n = strlen(path);
+	char *full;
+	int err = 0;
+
+	for (at = 0; !err && at < usage->gone_len;
+	     at += strlen(usage->gone + at) + 1) {
+		/* joined as the walk joins a name to its directory */
+		if (asprintf(&full, "%s%s%s", path,
+			     n && path[n - 1] == '/' ? "" : "/",
+			     usage->gone + at) < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		err = run_gone(run, full);
+		free(full);
+	}
+	usage->gone_len = 0;
+	if (err)
+		return err;
+	if (ret == -ENOENT)
+		return run_gone(run, path);
+	return run_scan_result(run, path, ret);
+}
+
 static int on_enter_fs(void *arg, int fd, const char *path,
 		       const struct stat *st, int top)
 {
@@ -417,6 +470,15 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 		/* --estimate without root: btrfs, its usage unreadable */
 		run->have_usage = 0;
 		return WALK_ENTER;
+	}
+	/* A nested subvolume deleted since its parent's entries were read
+	 * is left out, as a file that vanished: the walk would find it
+	 * empty, or read a tree no path reaches any more. */
+	if (ret == 1 && !top && run->env->usage && S_ISDIR(st->st_mode) &&
+	    st->st_ino == BTRFS_FIRST_FREE_OBJECTID &&
+	    fastscan_gone(run->usage, fd, 0)) {
+		ret = run_gone(run, path);
+		return ret < 0 ? ret : WALK_SKIP;
 	}
 	if (ret == 1)
 		return WALK_ENTER;
@@ -526,7 +588,7 @@ static int defer_scan(struct run *run, int fd, const char *path,
 		ret = fastscan_dir(run->usage, fd, st, run->opt->one_fs,
 				   run_tick, run);
 	}
-	ret = run_scan_result(run, path, ret);
+	ret = run_fastscan_result(run, path, ret);
 	return ret < 0 ? ret : WALK_ENTER;
 }
 
@@ -544,8 +606,9 @@ static int scan_deferred(struct run *run)
 	/* It was probed: 1 means it changed under us, as any failed
 	 * search would. */
 	if (ret == 1)
-		ret = -ENOENT;
-	ret = run_scan_result(run, d->path, ret);
+		ret = run_scan_result(run, d->path, -ENOENT);
+	else
+		ret = run_fastscan_result(run, d->path, ret);
 	free(d->path);
 	d->path = NULL;
 	return ret;
@@ -673,10 +736,9 @@ static int on_file_at(void *arg, int dirfd, const char *name, const char *path,
 }
 
 /* Whether dir gets a row, and whether it must be walked entry by entry. */
-static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
-		  int depth)
+static int enter_dir(struct run *run, int fd, const char *path,
+		     const struct stat *st, int depth)
 {
-	struct run *run = arg;
 	/* --per-file with --depth: files and directories down to depth N,
 	 * as du -a -d N */
 	int row = run->rows && depth <= run->opt->depth;
@@ -712,7 +774,7 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	ret = fastscan_dir(run->usage, fd, st, run->opt->one_fs, run_tick, run);
 	if (ret == 1)
 		return WALK_ENTER;
-	ret = run_scan_result(run, path, ret);
+	ret = run_fastscan_result(run, path, ret);
 	if (ret < 0)
 		return ret;
 	if (row)
@@ -720,12 +782,32 @@ static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
 	return ret < 0 ? ret : WALK_SKIP;
 }
 
-static int on_leave_dir(void *arg, const char *path, int depth)
+static int on_dir(void *arg, int fd, const char *path, const struct stat *st,
+		  int depth)
+{
+	struct run *run = arg;
+	int ret = enter_dir(run, fd, path, st, depth), *d;
+
+	/* The root of a subvolume the walk reads: whether it was deleted
+	 * meanwhile is asked when the walk leaves it (on_leave_dir()). */
+	if (ret == WALK_ENTER && run->env->usage &&
+	    st->st_ino == BTRFS_FIRST_FREE_OBJECTID &&
+	    usage_fs_of(run->usage, st->st_dev)) {
+		d = array_grow(run->walked_subvols, &run->cap_walked_subvols,
+			       run->nwalked_subvols, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		run->walked_subvols = d;
+		d[run->nwalked_subvols++] = depth;
+	}
+	return ret;
+}
+
+static int on_leave_dir(void *arg, int fd, const char *path, int depth)
 {
 	struct run *run = arg;
 	int ret = 0;
 
-	(void)path;
 	if (run->ncdu)
 		ncdu_leave(run->ncdu);
 	if (depth == run->deferred.depth && run->sample.prune_state == 3)
@@ -735,6 +817,13 @@ static int on_leave_dir(void *arg, const char *path, int depth)
 		run->deferred.depth = -1;
 		if (run->deferred.fd >= 0)
 			ret = scan_deferred(run);
+	}
+	/* Deleted while the walk read it: what was read stays counted. */
+	if (run->nwalked_subvols &&
+	    run->walked_subvols[run->nwalked_subvols - 1] == depth) {
+		run->nwalked_subvols--;
+		if (!ret && fd >= 0 && fastscan_gone(run->usage, fd, 0))
+			ret = run_gone(run, path);
 	}
 	/* Out of memory here leaves the row out; rows_close reports it. */
 	if (run->rows && depth <= run->opt->depth)
@@ -818,7 +907,8 @@ static int subvolumes_of(struct run *run, const char *path)
 	if (qgroup_check_kernel(fd, q, msg, sizeof(msg)) > 0)
 		run_say_path(run, path, msg);
 	ret = run_scan_result(run, path, subvols_scan(run->usage, run->rows, fd,
-						      &st, q, run_tick, run));
+						      &st, q, run_tick, run_gone,
+						      run));
 out:
 	qgroup_free(q);
 	if (fd >= 0)

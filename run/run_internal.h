@@ -178,6 +178,12 @@ struct run {
 	struct report report;	/* run_report()'s, for run_plot() */
 	dev_t *subvol_devs;	/* --subvolumes: the filesystems listed */
 	size_t nsubvol_devs, cap_subvol_devs;
+	/* subvolumes found deleted during the scan, each said once */
+	char **gone;
+	size_t ngone, cap_gone;
+	/* the depths of the subvolume roots the walk is in (on_dir()) */
+	int *walked_subvols;
+	size_t nwalked_subvols, cap_walked_subvols;
 };
 
 /* ---- run.c ---- */
@@ -192,6 +198,21 @@ void run_report_failure(struct run *run, const char *path, const char *cause);
 /* Report what usage_file() or fastscan_dir() returned for path; returns
  * 0 to go on or a negative errno to abort the walk. */
 int run_scan_result(struct run *run, const char *path, int ret);
+
+/*
+ * The subvolume at path (arg: the run) was deleted while the run read it
+ * (a snapshot pruned on a timer): said once a path, as a warning.  What
+ * was read of it stays counted, nothing else is left out, and the exit
+ * status is not touched: as a file the walk finds gone (walk.c,
+ * ignorable()), it is no error.  Returns 0 or -ENOMEM.
+ */
+int run_gone(void *arg, const char *path);
+
+/* What fastscan_dir() or fastscan_list() returned for the directory
+ * path: each nested subvolume it found deleted (usage_ctx.gone) said by
+ * run_gone(), -ENOENT (the directory's own subvolume deleted) too, the
+ * rest as run_scan_result(). */
+int run_fastscan_result(struct run *run, const char *path, int ret);
 
 /* The walk's tick (walk_ops.tick), also the scans': the statistics so
  * far printed when asked (run_env.want_stats); 0, or -ECANCELED when the

@@ -493,7 +493,7 @@ static int sample_dir(void *arg, struct sampleplan *p, int fd,
 	if (seen_insert(run->sample.prescanned,
 			sample_key(st->st_dev, st->st_ino)) < 0)
 		return -ENOMEM;
-	ret = run_scan_result(run, path, ret);
+	ret = run_fastscan_result(run, path, ret);
 	return ret < 0 ? ret : WALK_SKIP;
 }
 

@@ -20,12 +20,17 @@
  * its stat, already probed by usage_probe_fs()): the top level ("/")
  * first, then every other by its path from the top level
  * ("/home/.snapshots/1"), then those being deleted; q holds the
- * filesystem's qgroup figures.  tick as in fastscan_dir().  Returns 0, -EPERM
- * without CAP_SYS_ADMIN, -ENOMEM, -EUCLEAN when malformed items were
- * skipped (the rows are complete otherwise), or another -errno.
+ * filesystem's qgroup figures.  tick(arg) as in fastscan_dir().  A
+ * subvolume deleted once the listing met it is told to gone(arg, path),
+ * which returns 0 or -ENOMEM: before it is read it has no row, while it
+ * is read its row holds what was read; the others are listed and read on.
+ * Returns 0, -EPERM without CAP_SYS_ADMIN, -ENOMEM, -EUCLEAN when
+ * malformed items were skipped (the rows are complete otherwise), or
+ * another -errno.
  */
 int subvols_scan(struct usage_ctx *ctx, struct rows *rows, int fd,
 		 const struct stat *st, const struct qgroup *q,
-		 int (*tick)(void *), void *tick_arg);
+		 int (*tick)(void *), int (*gone)(void *, const char *),
+		 void *arg);
 
 #endif

@@ -2,6 +2,8 @@
 /* The fast scan: subtrees accounted from tree searches alone. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <btrfsutil.h>
 #include "lib/array.h"
 #include "ioctl.h"
@@ -16,6 +18,15 @@
 #define TREE_RUN_GAP	64
 /* Files listed before their extents are fetched. */
 #define TREE_FILE_BATCH	1024
+
+/* A nested subvolume queued, and where its ROOT_REF puts it: a directory
+ * of its parent's tree, under a name (offset name_at in fastscan.names),
+ * to name it if it is deleted before it is read (note_gone()). */
+struct nested_rec {
+	uint64_t id, parent, dir;
+	size_t name_at;
+	uint16_t name_len;
+};
 
 struct fastscan {
 	struct usage_ctx *ctx;
@@ -74,6 +85,13 @@ struct fastscan {
 	 * corrupt filesystem two subvolumes can each claim the other. */
 	struct u64_vec subvols;
 	struct seen_set *queued;
+	/* The tree and directory scanned, and every nested subvolume
+	 * queued with its name (the bytes of them all in names) */
+	uint64_t top_tree, top_ino;
+	struct nested_rec *recs;
+	size_t nrecs, cap_recs;
+	char *names;
+	size_t names_len, names_cap;
 };
 
 static void note_bad(struct usage_ctx *ctx, enum extent_error err,
@@ -83,6 +101,32 @@ static void note_bad(struct usage_ctx *ctx, enum extent_error err,
 		ctx->bad_item = err;
 		ctx->bad_offset = offset;
 	}
+}
+
+/* Append len bytes to the growing buffer *buf (*used of *cap bytes).
+ * Returns 0 or -ENOMEM. */
+static int put_bytes(char **buf, size_t *used, size_t *cap, const void *s,
+		     size_t len)
+{
+	size_t c = *cap ? *cap : 256;
+	char *p;
+
+	if (!len)
+		return 0;
+	if (len > SIZE_MAX / 2 - *used)
+		return -ENOMEM;
+	if (*used + len > *cap) {
+		while (c < *used + len)
+			c *= 2;
+		p = realloc(*buf, c);
+		if (!p)
+			return -ENOMEM;
+		*buf = p;
+		*cap = c;
+	}
+	memcpy(*buf + *used, s, len);
+	*used += len;
+	return 0;
 }
 
 /* Where the walk meets each file and directory comes from INODE_REF
@@ -661,17 +705,48 @@ struct ref_check {
 	uint64_t dir;
 	uint64_t seq;		/* the entry's DIR_INDEX, once found */
 	int found;
+	uint16_t name_len;	/* its name, "" when corrupt */
+	char name[BTRFS_NAME_LEN];
 };
 
 static int check_ref(const struct search_item *it, void *arg)
 {
 	struct ref_check *rc = arg;
+	uint16_t len;
 
 	if (it->type == BTRFS_ROOT_REF_KEY && it->len >= ROOT_REF_SIZE &&
 	    get_le64(it->data + ROOT_REF_DIRID) == rc->dir) {
 		rc->found = 1;
 		rc->seq = get_le64(it->data + ROOT_REF_SEQUENCE);
+		len = get_le16(it->data + ROOT_REF_NAME_LEN);
+		rc->name_len = 0;
+		if (len <= BTRFS_NAME_LEN && len <= it->len - ROOT_REF_SIZE) {
+			memcpy(rc->name, it->data + ROOT_REF_SIZE, len);
+			rc->name_len = len;
+		}
 	}
+	return 0;
+}
+
+/* Keep where nested subvolume id (in directory dir of tree parent, named
+ * as rc says) was found.  Returns 0 or -ENOMEM. */
+static int keep_rec(struct fastscan *ts, uint64_t id, uint64_t parent,
+		    const struct ref_check *rc)
+{
+	struct nested_rec *r = array_grow(ts->recs, &ts->cap_recs, ts->nrecs,
+					  sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	ts->recs = r;
+	r[ts->nrecs] = (struct nested_rec){
+		.id = id, .parent = parent, .dir = rc->dir,
+		.name_at = ts->names_len, .name_len = rc->name_len,
+	};
+	if (put_bytes(&ts->names, &ts->names_len, &ts->names_cap, rc->name,
+		      rc->name_len))
+		return -ENOMEM;
+	ts->nrecs++;
 	return 0;
 }
 
@@ -795,6 +870,9 @@ static int queue_nested(struct fastscan *ts, uint64_t parent)
 			goto out;
 		if (!ret)
 			continue;
+		ret = keep_rec(ts, ts->nested.v[i + 1], parent, &rc);
+		if (ret)
+			goto out;
 		a = array_grow(at, &cap, n, sizeof(*at));
 		if (!a) {
 			ret = -ENOMEM;
@@ -833,6 +911,105 @@ out:
 	free(keys.v);
 	free(at);
 	return ret;
+}
+
+/*
+ * The path of directory dir of tree from the tree's root, "a/b/" ("" for
+ * the root, or when it can't be told: the tree gone too), into path
+ * (BTRFS_INO_LOOKUP_PATH_MAX bytes): BTRFS_IOC_INO_LOOKUP, as
+ * libbtrfsutil names a subvolume.
+ */
+static void dir_path(int fd, uint64_t tree, uint64_t dir, char *path)
+{
+	struct btrfs_ioctl_ino_lookup_args args = {
+		.treeid = tree,
+		.objectid = dir,
+	};
+
+	path[0] = '\0';
+	if (ioctl(fd, BTRFS_IOC_INO_LOOKUP, &args))
+		return;
+	args.name[sizeof(args.name) - 1] = '\0';
+	strcpy(path, args.name);
+}
+
+/*
+ * Nested subvolume id, queued, could not be searched: deleted since
+ * (btrfs_get_fs_root() refuses a root whose refs dropped to 0).  Its path
+ * from the directory scanned goes to ctx->gone: the directories and names
+ * of the subvolumes from the tree scanned down to it (their ROOT_REFs,
+ * kept by queue_nested(): its own went with it).  Nothing of it stays
+ * queued: a subvolume with others nested in it can't be deleted.
+ * Returns 0 or -ENOMEM.
+ */
+static int note_gone(struct fastscan *ts, uint64_t id)
+{
+	struct usage_ctx *ctx = ts->ctx;
+	char dir[BTRFS_INO_LOOKUP_PATH_MAX], top[BTRFS_INO_LOOKUP_PATH_MAX];
+	size_t chain[NESTED_DEPTH_MAX], n = 0, i, k, start = ctx->gone_len;
+	const struct nested_rec *r;
+	const char *p;
+	int ret = 0;
+
+	/* candidates it held, half read */
+	ts->nested.n = 0;
+	while (id != ts->top_tree && n < NESTED_DEPTH_MAX) {
+		for (k = 0; k < ts->nrecs && ts->recs[k].id != id; k++)
+			;
+		if (k == ts->nrecs)
+			break;
+		chain[n++] = k;
+		id = ts->recs[k].parent;
+	}
+	for (i = n; !ret && i-- > 0;) {
+		r = &ts->recs[chain[i]];
+		dir_path(ts->fd, r->parent, r->dir, dir);
+		p = dir;
+		/* a directory below the tree's root was scanned: the path
+		 * from it */
+		if (r->parent == ts->top_tree &&
+		    ts->top_ino != BTRFS_FIRST_FREE_OBJECTID) {
+			dir_path(ts->fd, ts->top_tree, ts->top_ino, top);
+			if (!strncmp(dir, top, strlen(top)))
+				p += strlen(top);
+		}
+		if (ctx->gone_len > start)
+			ret = put_bytes(&ctx->gone, &ctx->gone_len,
+					&ctx->gone_cap, "/", 1);
+		if (!ret)
+			ret = put_bytes(&ctx->gone, &ctx->gone_len,
+					&ctx->gone_cap, p, strlen(p));
+		if (!ret)
+			ret = put_bytes(&ctx->gone, &ctx->gone_len,
+					&ctx->gone_cap, ts->names + r->name_at,
+					r->name_len);
+	}
+	if (!ret)
+		ret = put_bytes(&ctx->gone, &ctx->gone_len, &ctx->gone_cap,
+				"", 1);
+	if (ret)
+		ctx->gone_len = start;
+	return ret;
+}
+
+static int stop_at_first(const struct search_item *it, void *arg)
+{
+	(void)it;
+	(void)arg;
+	return 1;
+}
+
+int fastscan_gone(struct usage_ctx *ctx, int fd, uint64_t id)
+{
+	struct btrfs_ioctl_search_key key;
+
+	if (!id && fastscan_probe(fd, &id))
+		return 0;
+	search_key_range(&key, id, BTRFS_FIRST_FREE_OBJECTID,
+			 BTRFS_INODE_ITEM_KEY, BTRFS_FIRST_FREE_OBJECTID,
+			 BTRFS_INODE_ITEM_KEY);
+	return search_run(ctx->search, fd, &key, 0, stop_at_first, NULL) ==
+	       -ENOENT;
 }
 
 int fastscan_probe(int fd, uint64_t *id)
@@ -955,6 +1132,7 @@ static void fastscan_init(struct fastscan *ts, struct usage_ctx *ctx, int fd,
 		.ls = ls,
 	};
 	ctx->bad_item = EXTENT_OK;
+	ctx->gone_len = 0;
 }
 
 /* Free ts's memory; ret, or -EUCLEAN when it is 0 and an item was bad. */
@@ -965,6 +1143,8 @@ static int fastscan_done(struct fastscan *ts, int ret)
 	free(ts->pending);
 	free(ts->nested.v);
 	free(ts->subvols.v);
+	free(ts->recs);
+	free(ts->names);
 	if (!ret && ts->ctx->bad_item)
 		ret = -EUCLEAN;
 	return ret;
@@ -998,6 +1178,8 @@ int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
 		return ret;
 	fastscan_init(&ts, ctx, fd, st, one_fs, tick, tick_arg, ls);
 	ts.tree_id = id;
+	ts.top_tree = id;
+	ts.top_ino = st->st_ino;
 	ts.queued = seen_create();
 	if (!ts.queued)
 		return -ENOMEM;
@@ -1017,8 +1199,13 @@ int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
 		if (!ret)
 			ret = queue_nested(&ts, id);
 	}
-	while (!ret && ts.subvols.n)
-		ret = scan_subvol(&ts, -1, ts.subvols.v[--ts.subvols.n]);
+	while (!ret && ts.subvols.n) {
+		id = ts.subvols.v[--ts.subvols.n];
+		ret = scan_subvol(&ts, -1, id);
+		/* deleted since it was found: the others are read on */
+		if (ret == -ENOENT)
+			ret = note_gone(&ts, id);
+	}
 out:
 	return fastscan_done(&ts, ret);
 }

@@ -32,11 +32,16 @@
 /*
  * Account the subtree of the btrfs directory open on fd (st its stat) into
  * ctx.  tick is called between batches; its non-zero return aborts with
- * that value.  Returns 0; 1 when nothing was accounted and the caller
- * should walk the directory instead (e.g. a snapshot's stand-in for a
- * nested subvolume); -EPERM without CAP_SYS_ADMIN; -ENOMEM; -EUCLEAN when
- * malformed items were skipped (ctx->bad_item tells the first); or another
- * -errno from a search, after which part of the subtree may be counted.
+ * that value.  A nested subvolume deleted once the scan found it (its tree
+ * can no longer be searched) is left out, what was read of it aside, and
+ * the rest is read on: its path from the directory goes to ctx->gone.
+ * Returns 0; 1 when nothing was accounted and the caller should walk the
+ * directory instead (e.g. a snapshot's stand-in for a nested subvolume);
+ * -ENOENT when the directory's own subvolume was deleted (what was read
+ * of it stays counted); -EPERM without CAP_SYS_ADMIN; -ENOMEM; -EUCLEAN
+ * when malformed items were skipped (ctx->bad_item tells the first); or
+ * another -errno from a search, after which part of the subtree may be
+ * counted.
  */
 int fastscan_dir(struct usage_ctx *ctx, int fd, const struct stat *st,
 		  int one_fs, int (*tick)(void *), void *tick_arg);
@@ -116,10 +121,21 @@ int fastscan_list(struct usage_ctx *ctx, int fd, const struct stat *st,
  * Account every file of the tree of subvolume id on the filesystem of fd
  * (st its stat), mounted or not, nested subvolumes apart, into ctx: what
  * compsize -x would count for that subvolume's root.  Returns as
- * fastscan_dir() (never 1); -ENOENT when the subvolume is gone.
+ * fastscan_dir() (never 1); -ENOENT when the subvolume is gone (what was
+ * read of it stays counted).
  */
 int fastscan_root(struct usage_ctx *ctx, int fd, const struct stat *st,
 		  uint64_t id, int (*tick)(void *), void *tick_arg);
+
+/*
+ * Whether subvolume id (0: the one the directory open on fd is in) of the
+ * filesystem of fd was deleted: 1 when its tree can no longer be searched
+ * (btrfs_get_fs_root() refuses a root whose refs dropped to 0, from the
+ * moment it is deleted until the cleaner has dropped its tree, and after),
+ * 0 when it can or when that can't be told (no CAP_SYS_ADMIN).  One or
+ * two ioctls.
+ */
+int fastscan_gone(struct usage_ctx *ctx, int fd, uint64_t id);
 
 /*
  * Whether fastscan_dir() would scan the directory open on fd: 0 (and

@@ -859,8 +859,15 @@ static int list_cands(struct share_fs *fs, struct cand **out, size_t *n)
 		cand_fill(&c[*n], *n ? info.id : BTRFS_FS_TREE_OBJECTID,
 			  &info);
 		++*n;
-		err = btrfs_util_subvolume_iterator_next_info(iter, NULL,
-							      &info);
+		/* one deleted, and its tree dropped, since its parent's
+		 * ROOT_REFs were read has no files: the listing goes on */
+		do {
+			errno = 0;
+			err = btrfs_util_subvolume_iterator_next_info(iter,
+								      NULL,
+								      &info);
+		} while (err && err != BTRFS_UTIL_ERROR_STOP_ITERATION &&
+			 errno == ENOENT);
 		if (err == BTRFS_UTIL_ERROR_STOP_ITERATION)
 			break;
 		if (err) {

@@ -44,6 +44,7 @@ void usage_free(struct usage_ctx *ctx)
 		seen_free(ctx->fsids[i].seen);
 	free(ctx->fsids);
 	free(ctx->fs);
+	free(ctx->gone);
 	free(ctx);
 }
 

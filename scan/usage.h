@@ -55,6 +55,12 @@ struct usage_ctx {
 	enum extent_error bad_item;
 	uint64_t bad_offset;
 	int nomem;
+	/* The nested subvolumes the last fastscan_dir() or fastscan_list()
+	 * found deleted after it had met them: each one's path from the
+	 * directory scanned, NUL-terminated, one after the other in
+	 * gone[0..gone_len) (fastscan.h) */
+	char *gone;
+	size_t gone_len, gone_cap;
 	/* With --exclusive: everything accounted is in its set S. */
 	struct sharing *sharing;
 };

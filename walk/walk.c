@@ -211,15 +211,15 @@ fail:
 	return err;
 }
 
-/* Drop the top frame, telling the caller; returns what leave_dir()
- * returned. */
-static int leave(struct walker *w)
+/* Drop the top frame, telling the caller (fd: its directory, or -1);
+ * returns what leave_dir() returned. */
+static int leave(struct walker *w, int fd)
 {
 	w->depth--;
 	if (!w->ops->leave_dir)
 		return 0;
 	w->path[w->stack[w->depth].path_len] = '\0';
-	return w->ops->leave_dir(w->arg, w->path, (int)w->depth);
+	return w->ops->leave_dir(w->arg, fd, w->path, (int)w->depth);
 }
 
 /* Report a path that could not be read, or, when memory ran out (a
@@ -248,9 +248,9 @@ static int pop(struct walker *w)
 	/* open_entry(): O_NOATIME, or reading it again would touch it. */
 	if (w->depth > 1 && !top[-1].dir)
 		fd = open_entry(dirfd(top->dir), "..");
+	ret = leave(w, dirfd(top->dir));
 	closedir(top->dir);
 	w->nopen--;
-	ret = leave(w);
 	while (!ret && w->depth && !w->stack[w->depth - 1].dir) {
 		err = reopen(w, w->depth - 1, fd);
 		fd = -1;
@@ -259,7 +259,7 @@ static int pop(struct walker *w)
 		w->path[w->stack[w->depth - 1].path_len] = '\0';
 		ret = fail(w, w->path, err);
 		if (!ret)
-			ret = leave(w);
+			ret = leave(w, -1);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -345,7 +345,8 @@ static int visit(struct walker *w, int dirfd, const struct dirent *de,
 	if (!dir) {
 		ret = fail(w, w->path, errno);
 		if (!ret && w->ops->leave_dir)
-			ret = w->ops->leave_dir(w->arg, w->path, (int)w->depth);
+			ret = w->ops->leave_dir(w->arg, fd, w->path,
+						(int)w->depth);
 		close(fd);
 		return ret < 0 ? ret : 0;
 	}

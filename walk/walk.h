@@ -54,9 +54,11 @@ struct walk_ops {
 	int (*dir)(void *arg, int fd, const char *path, const struct stat *st,
 		   int depth);
 	/* The walk is done with a directory dir() returned WALK_ENTER for
-	 * (or, when dir is NULL, any directory it entered).  Return 0 to go
-	 * on or a negative errno to abort the walk.  May be NULL. */
-	int (*leave_dir)(void *arg, const char *path, int depth);
+	 * (or, when dir is NULL, any directory it entered), still open on
+	 * fd (the walker's, closed after), or -1 when it was closed and
+	 * could not be found again.  Return 0 to go on or a negative errno
+	 * to abort the walk.  May be NULL. */
+	int (*leave_dir)(void *arg, int fd, const char *path, int depth);
 	/* Called before each entry; non-zero aborts the walk with it. */
 	int (*tick)(void *arg);
 	/* A path that could not be read: err is a positive errno. */

@@ -117,6 +117,9 @@ def tree():
         item(fs, 1, dindex, 9, 4, 0, 0))        # 257/260, lagging
     write('tree', 'pending-root', b'\x20' + items + names)
     write('tree', 'pending-dir-257', b'\x21' + items + names)
+    # a byte after the items: subvolume 256 deleted at that search of it
+    write('tree', 'nested-deleted', b'\x00' + items + b'\x01')
+    write('tree', 'nested-deleted-later', b'\x00' + items + b'\x02')
 
 
 def estimate():

@@ -21,7 +21,10 @@
  * tree, objectid, type, u16 offset, 3 params.  The types: inode, dir
  * item, file extent, root ref, inode ref and extref (a subvolume with
  * uncommitted changes counts a file's names from them), orphan, dir
- * index; 248-255 as they are.
+ * index; 248-255 as they are.  A byte left after the items: the nested
+ * subvolume 256 is deleted at that search of its tree (ENOENT from then
+ * on, as btrfs_get_fs_root() answers for a deleted root): the scan goes
+ * on, and names it in the usage's gone list.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +65,8 @@ struct sim {
 	unsigned long calls;
 	int dirty;		/* GET_SUBVOL_INFO: changes not committed */
 	int no_handles;		/* open_by_handle_at() fails */
+	/* tree 256 deleted at its vanish_at-th search (0: never) */
+	unsigned vanish_at, searched;
 };
 
 /* The wrapped functions have no other way to reach the simulation. */
@@ -93,14 +98,25 @@ int __wrap_open_by_handle_at(int mount_fd, struct file_handle *fh, int flags)
 	return open("/dev/null", flags & O_CLOEXEC);
 }
 
-/* Before each search: bounded work. */
+static const uint64_t trees[] = { FS_TREE, 256, 257, BTRFS_ROOT_TREE_OBJECTID };
+
+/* Before each search: bounded work, and tree 256 deleted when asked. */
 static int before(const struct btrfs_ioctl_search_key *key, void *arg)
 {
-	(void)key;
 	(void)arg;
 	if (++sim->calls > MAX_CALLS)
 		abort();
+	if (sim->vanish_at && key->tree_id == trees[1] &&
+	    ++sim->searched >= sim->vanish_at)
+		return ENOENT;
 	return 0;
+}
+
+/* The usage's gone list: names, each NUL-terminated. */
+static void check_gone(const struct usage_ctx *ctx)
+{
+	if (ctx->gone_len && (!ctx->gone || ctx->gone[ctx->gone_len - 1]))
+		abort();
 }
 
 /* GET_SUBVOL_INFO: a subvolume has uncommitted changes when its ctransid
@@ -119,8 +135,6 @@ static int other(unsigned long req, void *p, void *arg)
 	info->ctransid = sim->dirty;
 	return 0;
 }
-
-static const uint64_t trees[] = { FS_TREE, 256, 257, BTRFS_ROOT_TREE_OBJECTID };
 
 static void build_item(struct sim_item *it, const uint8_t *p)
 {
@@ -331,6 +345,7 @@ static void check_prune(const struct stat *st, int one_fs)
 		abort();
 	ls.arg = &nm;
 	ret = fastscan_list(ctx, -1, st, one_fs, tick, NULL, &ls);
+	check_gone(ctx);
 	if (ret || nm.n == MAX_NAMES)
 		goto out;
 	if (prune_plan(nm.p, need_odd, NULL))
@@ -397,6 +412,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			s.items[s.n++] = s.items[i];
 	s.dirty = !!(data[0] & 0x20);
 	s.no_handles = !!(data[0] & 0x40);
+	if (1 + 8 * n < size)
+		s.vanish_at = data[1 + 8 * n];
 	for (i = 0; i < s.n; i++) {
 		s.keys[i] = s.items[i].k;
 		s.keys[i].data = s.items[i].data;
@@ -413,10 +430,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = fastscan_dir(ctx, -1, &st, data[0] & 0x80, tick, NULL);
 	if (ret < 0 && ret != -EUCLEAN)
 		abort();
+	check_gone(ctx);
 	report_table(null, null, &ctx->stats, 0);
 	fclose(null);
 	usage_free(ctx);
 	sim->calls = 0;
+	sim->searched = 0;
 	check_prune(&st, data[0] & 0x80);
 	simk_set(NULL);
 	sim = NULL;
