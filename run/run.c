@@ -895,7 +895,21 @@ static int subvolumes_of(struct run *run, const char *path)
 	}
 	run->subvol_devs = d;
 	d[run->nsubvol_devs++] = st.st_dev;
-	ret = qgroup_compute(fd, &q, dev, sizeof(dev), run_tick, run);
+	ret = qgroup_compute(fd, &q, dev, sizeof(dev), QGROUP_PARTIAL,
+			     run_tick, run);
+	if (!ret) {
+		struct qgroup_stats qs;
+
+		qgroup_stats(q, &qs);
+		if (qs.unresolved) {
+			/* exact only once committed: wait, never force it */
+			run_say_path(run, path, "changes not yet committed: waiting for the filesystem's next commit (its commit interval, 30 s by default; btrfs filesystem sync ends the wait)");
+			qgroup_free(q);
+			q = NULL;
+			ret = qgroup_compute(fd, &q, dev, sizeof(dev), 0,
+					     run_tick, run);
+		}
+	}
 	if (ret) {
 		ret = qgroup_failure(run, path, ret, dev);
 		goto out;
@@ -983,9 +997,16 @@ int run_paths(struct run *run, char *const *paths, int n)
 	}
 	if (!ret && run->sharing) {
 		ret = sharing_resolve(run->sharing, run_tick, run);
-		if (ret && ret != -ENOMEM)
+		if (ret && ret != -ENOMEM && sharing_error_path(run->sharing))
+			fprintf(run->err, "compsize: --exclusive: reading the device %s (read-only, for the tree nodes): %s\n",
+				sharing_error_path(run->sharing),
+				strerror(-ret));
+		else if (ret && ret != -ENOMEM)
 			fprintf(run->err, "compsize: --exclusive: %s\n",
 				strerror(-ret));
+		if (!ret && sharing_inline_unsure(run->sharing))
+			fputs("compsize: --exclusive: changes not yet committed: the inline data in leaves they touched counts as shared until the next commit\n",
+			      run->err);
 		if (ret == -EPERM)
 			run->needs_root = 1;
 	}

@@ -59,7 +59,7 @@ static int deleting_rows(struct usage_ctx *ctx, struct rows *rows,
 	for (i = 0; i < qgroup_nroots(q); i++) {
 		const struct qgroup_root *qr = qgroup_root_at(q, i);
 
-		if (!qr->deleting)
+		if (!qr->deleting && !qr->gone)
 			continue;
 		ret = rows_open(rows, ctx, "");
 		if (ret)

@@ -1191,6 +1191,35 @@ static size_t memory(const struct qgroup *q)
 	       q->capdrefs * sizeof(*q->drefs);
 }
 
+/*
+ * A block no parent reached, with a keyed ref of an fs tree whose root
+ * item is gone (dropped by the cleaner, its last extent items not yet
+ * deleted: until the next commit): as the kernel's backref walk, which
+ * cannot search that root, counts the root itself.
+ */
+static int gone_root_refs(struct qgroup *q, size_t ti)
+{
+	uint32_t j;
+
+	if (q->tblocks[ti].set)
+		return 0;
+	for (j = 0; j < q->tblocks[ti].nrefs; j++) {
+		const struct tref *r = &q->trefs[q->tblocks[ti].ref_off + j];
+		uint32_t ri, s;
+
+		if (r->kind != REF_ROOT || !is_fstree(r->val))
+			continue;
+		ri = map_get(&q->root_idx, r->val);
+		if (ri != UINT32_MAX && q->roots[ri].has_item)
+			continue;
+		s = set_of_root(q, r->val);
+		q->tblocks[ti].set = set_union(q, q->tblocks[ti].set, s);
+		if (q->tblocks[ti].set == UINT32_MAX)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int cmp_out(const void *a, const void *b)
 {
 	const struct qgroup_root *x = a, *y = b;
@@ -1242,14 +1271,19 @@ static int attempt(struct qgroup *q, struct search_ctx *s)
 		t->gen = r->generation;
 	}
 	/* Top-down: every node of a level before any of the level below. */
-	for (level = MAX_LEVEL - 1; level >= 1; level--)
-		for (i = 0; i < q->ntblocks; i++)
-			if (q->tblocks[i].level == level &&
-			    q->tblocks[i].set) {
+	for (level = MAX_LEVEL - 1; level >= 0; level--)
+		for (i = 0; i < q->ntblocks; i++) {
+			if (q->tblocks[i].level != level)
+				continue;
+			ret = gone_root_refs(q, i);
+			if (ret)
+				return ret;
+			if (level && q->tblocks[i].set) {
 				ret = visit_node(q, i);
 				if (ret)
 					return ret;
 			}
+		}
 	/* Tree blocks: nodesize to their set. */
 	for (i = 0; i < q->ntblocks; i++) {
 		const struct tblock *t = &q->tblocks[i];
@@ -1342,7 +1376,7 @@ static int wait_commit(struct qgroup *q, uint64_t gen, int limit_ms)
 }
 
 int qgroup_compute(int fd, struct qgroup **out, char *err, size_t errlen,
-		   int (*tickfn)(void *), void *arg)
+		   unsigned flags, int (*tickfn)(void *), void *arg)
 {
 	struct btrfs_ioctl_fs_info_args fi;
 	struct search_ctx *s = NULL;
@@ -1392,6 +1426,16 @@ int qgroup_compute(int fd, struct qgroup **out, char *err, size_t errlen,
 			goto fail;
 		if (!q->bad_blocks && !q->unresolved)
 			break;
+		if (flags & QGROUP_PARTIAL) {
+			/* again only if a commit came meanwhile */
+			if (try || fs_generation(fd) == gen) {
+				q->st.unresolved = q->bad_blocks +
+						   q->unresolved;
+				break;
+			}
+			q->st.retries++;
+			continue;
+		}
 		/* Changed under us: again once it has committed. */
 		if (try == 2) {
 			ret = -ESTALE;

@@ -51,16 +51,25 @@ struct qgroup_root {
 	uint64_t excl_data;	/* of excl, data extents' disk bytes */
 	uint64_t excl_meta;	/* of excl, tree blocks (nodesize each) */
 	int deleting;		/* deleted, not yet dropped by the cleaner */
-	int gone;		/* referenced, but its root item is gone */
+	int gone;		/* referenced, but its root item is gone:
+				 * dropped, its last blocks freed at the
+				 * next commit (also "being deleted") */
 };
 
 struct qgroup_stats {
 	uint64_t tree_blocks, data_extents, sets;
 	uint64_t nodes_read, leaves_read, retries;
+	/* QGROUP_PARTIAL: blocks and data extents left without their set
+	 * (changed since the last commit) */
+	uint64_t unresolved;
 	size_t memory;		/* peak bytes held */
 };
 
 struct qgroup;
+
+/* qgroup_compute() flags */
+#define QGROUP_PARTIAL	0x1	/* changed since the last commit: no wait,
+				 * what is known (qgroup_stats().unresolved) */
 
 /*
  * Compute every fs tree's figures on the filesystem fd is on.  tick (may
@@ -68,14 +77,17 @@ struct qgroup;
  * aborts with that value.  A block read that fails its checks means the
  * filesystem changed under the scan (the searches see the current trees,
  * the devices the committed ones): the whole computation is repeated once
- * the filesystem has committed (its generation moved), never forcing a
- * commit; after three tries -ESTALE.
+ * the filesystem has committed (its generation moved; up to 35 s each),
+ * never forcing a commit; after three tries -ESTALE.  With QGROUP_PARTIAL
+ * it is repeated once at once if a commit came during it, and otherwise
+ * returned as it is: the blocks below a changed one have no set (not
+ * owned, qgroup_leaf_own()), and the figures are short of them.
  * Returns 0 with *out set, -ENOMEM, -EPERM, -ESTALE, -EOPNOTSUPP (a
  * profile whose layout is not known), -errno of a search or of a device
  * (its path then in err, of errlen bytes), or tick's value.
  */
 int qgroup_compute(int fd, struct qgroup **out, char *err, size_t errlen,
-		   int (*tick)(void *), void *arg);
+		   unsigned flags, int (*tick)(void *), void *arg);
 void qgroup_free(struct qgroup *q);
 
 /* The fs trees counted, in id order. */

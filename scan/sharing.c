@@ -119,6 +119,7 @@ struct sharing {
 	size_t ninl, cap_inl;
 	char qerr[256];		/* a device qgroup_compute() failed on */
 	int inline_whole;	/* sharing_inline_whole() */
+	size_t inline_unsure;	/* filesystems changed since their commit */
 	struct search_ctx *search;
 	void *lbuf;		/* LOGICAL_INO_V2 results */
 	size_t lbuf_size;
@@ -1170,9 +1171,17 @@ static int resolve_inline(struct sharing *sh, int (*tick)(void *), void *arg)
 			if (fs->fd < 0)
 				continue;
 			ret = qgroup_compute(fs->fd, &q, sh->qerr,
-					     sizeof(sh->qerr), tick, arg);
+					     sizeof(sh->qerr), QGROUP_PARTIAL,
+					     tick, arg);
 			if (ret)
 				break;
+			{
+				struct qgroup_stats st;
+
+				qgroup_stats(q, &st);
+				if (st.unresolved)
+					sh->inline_unsure++;
+			}
 		}
 		if (!q || linked_outside(fs, in->root, in->ino) ||
 		    !qgroup_leaf_own(q, in->root, in->ino,
@@ -1271,6 +1280,11 @@ uint64_t sharing_row_exclusive(const struct sharing *sh, uint32_t id)
 uint64_t sharing_row_metadata(const struct sharing *sh, uint32_t id)
 {
 	return id < sh->nrows ? sh->row_meta[id] : 0;
+}
+
+int sharing_inline_unsure(const struct sharing *sh)
+{
+	return sh->inline_unsure > 0;
 }
 
 const char *sharing_error_path(const struct sharing *sh)

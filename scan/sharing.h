@@ -169,6 +169,11 @@ void sharing_total(const struct sharing *sh, struct sharing_result *res);
 uint64_t sharing_row_exclusive(const struct sharing *sh, uint32_t id);
 uint64_t sharing_row_metadata(const struct sharing *sh, uint32_t id);
 
+/* After sharing_resolve(): 1 when a filesystem had changes not yet
+ * committed, whose leaves' sharers only the next commit tells: the inline
+ * data in them counted as shared (exclusive_metadata short of it). */
+int sharing_inline_unsure(const struct sharing *sh);
+
 /* After sharing_resolve() failed reading a device: its path; else NULL. */
 const char *sharing_error_path(const struct sharing *sh);
 

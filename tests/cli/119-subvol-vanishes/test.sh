@@ -149,27 +149,44 @@ vanishes "$ODD" -b top
 
 # --subvolumes: a row for each other subvolume.  Deleted as its row is
 # about to be read, and deleted and cleaned away once the listing met it
-# (the look-up of its root item then finds nothing).
+# (the look-up of its root item then finds nothing).  The Exclusive
+# column is the kernel's figures as they were before the deletion (what
+# the victim shared becomes the others' own once it is cleaned): left out
+# of the comparison, and so are the rows of subvolumes deleted earlier
+# that the cleaner had not dropped yet then.
+no_exclusive()
+{
+	awk '/<being deleted>$/ { next }
+	     /^Type/ { types = 1 }
+	     $1 ~ /^[0-9]+$/ && NF >= 9 { $8 = "" }
+	     types && $1 != "Type" && NF { $NF = "" }
+	     { print }' "$1"
+}
 victims_back
 vanish_run sv top/subb/inner --subvolumes -b top || true
 warned sv /top/subb/inner --subvolumes -b top
+btrfs filesystem sync top	# else --subvolumes waits for the commit
 run_prog after "$COMPSIZE" --subvolumes -b top
 CHECKS=$((CHECKS + 1))
-cmp -s "$OUT/after.out" "$OUT/sv.out" ||
-	fail "--subvolumes: not the rows of the subvolumes left"
+cmp -s <(no_exclusive "$OUT/after.out") <(no_exclusive "$OUT/sv.out") ||
+	fail "--subvolumes: not the rows of the subvolumes left: $(diff <(no_exclusive "$OUT/after.out") <(no_exclusive "$OUT/sv.out") || true)"
 victims_back
 VANISH_ON=info vanish_run sv top/p/q/victim --subvolumes --exclusive -b top || true
 warned sv /top/p/q/victim --subvolumes --exclusive -b top
+btrfs filesystem sync top
 run_prog after "$COMPSIZE" --subvolumes --exclusive -b top
 CHECKS=$((CHECKS + 1))
-cmp -s "$OUT/after.out" "$OUT/sv.out" ||
-	fail "--subvolumes --exclusive: not the rows of the subvolumes left"
+cmp -s <(no_exclusive "$OUT/after.out") <(no_exclusive "$OUT/sv.out") ||
+	fail "--subvolumes --exclusive: not the rows of the subvolumes left: $(diff <(no_exclusive "$OUT/after.out") <(no_exclusive "$OUT/sv.out") || true)"
 # --exclusive reads every other subvolume: one cleaned away as it lists
 # them is left out
 victims_back
 VANISH_ON=info vanish_run ex top/p/q/victim --exclusive -b top/d || true
 CHECKS=$((CHECKS + 1))
-[ "$(cat "$OUT/ex.rc")" = 0 ] && ! [ -s "$OUT/ex.err" ] ||
+# (the deletion is not committed yet: the inline data in the leaves it
+# touched is said to count as shared until the commit)
+[ "$(cat "$OUT/ex.rc")" = 0 ] &&
+	! grep -v '^compsize: --exclusive: changes not yet committed: ' "$OUT/ex.err" ||
 	fail "--exclusive: a subvolume gone as the others are listed: exit $(cat "$OUT/ex.rc"), $(cat "$OUT/ex.err")"
 run_prog after "$COMPSIZE" --exclusive -b top/d
 CHECKS=$((CHECKS + 1))
