@@ -73,6 +73,7 @@
 #define ROOT_REF_DIRID			0
 #define ROOT_REF_SEQUENCE		8	/* its DIR_INDEX in dirid */
 #define ROOT_ITEM_BYTES_USED		192	/* in struct btrfs_root_item */
+#define ROOT_ITEM_LAST_SNAPSHOT		200	/* ... the last snapshot of it */
 #define ROOT_REF_NAME_LEN		16
 #define ROOT_REF_SIZE			18
 

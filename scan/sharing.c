@@ -10,6 +10,7 @@
 #include <btrfsutil.h>
 #include "lib/array.h"
 #include "ioctl.h"
+#include "scan/pending.h"
 #include "scan/qgroup.h"
 #include "scan/search.h"
 #include "seen.h"
@@ -1035,6 +1036,230 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The extent items of S's extents, read in runs (items.c below). */
+struct items {
+	struct sharing *sh;
+	struct share_fs *fs;
+	const struct seen_set *live;
+	struct outside o;
+	struct ext_entry *cur;	/* the extent being read, of S */
+	uint64_t cur_gen;	/* its extent item's generation */
+	int verdict;		/* 0 exclusive so far, 1 shared, -1 unsure */
+	struct root_gen { uint64_t id, last_snapshot; } *gens;
+	size_t ngens, cap_gens;
+	uint64_t found;		/* extents of S met */
+	uint64_t extents;	/* extent items met */
+	int err;
+};
+
+/* A root's last_snapshot (its root item's), ~0 when unknown. */
+static uint64_t last_snapshot(struct items *it, uint64_t root)
+{
+	struct btrfs_ioctl_search_key key;
+	struct root_gen *g;
+	size_t i;
+
+	for (i = 0; i < it->ngens; i++)
+		if (it->gens[i].id == root)
+			return it->gens[i].last_snapshot;
+	g = array_grow(it->gens, &it->cap_gens, it->ngens, sizeof(*g));
+	if (!g) {
+		it->err = -ENOMEM;
+		return UINT64_MAX;
+	}
+	it->gens = g;
+	g = &g[it->ngens++];
+	g->id = root;
+	g->last_snapshot = UINT64_MAX;
+	search_key_range(&key, BTRFS_ROOT_TREE_OBJECTID, root,
+			 BTRFS_ROOT_ITEM_KEY, root, BTRFS_ROOT_ITEM_KEY);
+	{
+		struct btrfs_ioctl_search_args_v2 *a;
+		uint8_t buf[sizeof(*a) + 4096];
+		struct search_item si;
+		size_t pos = 0;
+
+		a = (void *)buf;
+		memset(a, 0, sizeof(*a));
+		a->key = key;
+		a->key.nr_items = 1;
+		a->buf_size = 4096;
+		if (!ioctl(it->fs->fd, BTRFS_IOC_TREE_SEARCH_V2, a) &&
+		    a->key.nr_items == 1 &&
+		    search_buf_next((uint8_t *)a->buf, 4096, &pos, &si) == 1 &&
+		    si.type == BTRFS_ROOT_ITEM_KEY && si.objectid == root &&
+		    si.len >= ROOT_ITEM_LAST_SNAPSHOT + 8)
+			g->last_snapshot =
+				get_le64(si.data + ROOT_ITEM_LAST_SNAPSHOT);
+	}
+	return g->last_snapshot;
+}
+
+/* One back reference of the extent being read: (root, inode) keeps it
+ * from outside S, or may through a snapshot sharing its leaf, or not. */
+static void items_ref(struct items *it, uint64_t root, uint64_t ino)
+{
+	int ret;
+
+	if (!it->cur || it->verdict)
+		return;
+	/* a subvolume deleted, not yet cleaned: no path reaches it */
+	if (!seen_contains(it->live, root))
+		return;
+	/* a snapshot of root taken since the extent was written shares the
+	 * leaf of the reference, and no reference of its own says so */
+	if (last_snapshot(it, root) >= it->cur_gen) {
+		it->verdict = -1;
+		return;
+	}
+	if (!outside_begin(&it->o, root))
+		return;		/* wholly in S */
+	ret = orphans_of(it->sh, it->fs, root, &it->o.orphans);
+	if (ret) {
+		it->err = ret;
+		return;
+	}
+	if (outside_inode(&it->o, ino, 0))
+		it->verdict = 1;
+}
+
+/* The extent read last: decided when its references said all. */
+static void items_end(struct items *it)
+{
+	struct ext_entry *e = it->cur;
+
+	it->cur = NULL;
+	if (!e || it->verdict < 0)
+		return;
+	if (it->verdict)
+		e->shared = 1;
+	e->decided = DECIDED;
+	it->fs->undecided--;
+}
+
+static int items_cb(const struct search_item *si, void *arg)
+{
+	struct items *it = arg;
+	const uint8_t *d = si->data, *p, *end;
+
+	if (si->type == BTRFS_EXTENT_ITEM_KEY ||
+	    si->type == BTRFS_METADATA_ITEM_KEY) {
+		struct ext_entry *e;
+
+		items_end(it);
+		it->extents++;
+		e = table_find(&it->fs->extents, si->objectid);
+		if (!e || e->shared || e->decided || si->len < 24 ||
+		    si->type != BTRFS_EXTENT_ITEM_KEY)
+			return it->err;
+		it->found++;
+		it->cur = e;
+		it->cur_gen = get_le64(d + 8);
+		it->verdict = 0;
+		/* inline references after the extent item */
+		for (p = d + 24, end = d + si->len; p < end && !it->verdict;) {
+			if (*p == BTRFS_EXTENT_DATA_REF_KEY && end - p >= 29) {
+				items_ref(it, get_le64(p + 1), get_le64(p + 9));
+				p += 29;
+			} else if (*p == BTRFS_SHARED_DATA_REF_KEY) {
+				it->verdict = -1;	/* a leaf: unknown */
+			} else if (*p == 172 && end - p >= 9) {
+				p += 9;			/* owner (squota) */
+			} else {
+				it->verdict = -1;
+			}
+		}
+		return it->err;
+	}
+	if (!it->cur || si->objectid != it->cur->bytenr)
+		return it->err;
+	if (si->type == BTRFS_EXTENT_DATA_REF_KEY && si->len >= 28)
+		items_ref(it, get_le64(d), get_le64(d + 8));
+	else if (si->type == BTRFS_SHARED_DATA_REF_KEY)
+		it->verdict = -1;
+	return it->err;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Decide the extents of S whose extent items say all: every back
+ * reference keyed (root, inode), none through a parent leaf, and no
+ * snapshot of those roots taken since the extent was written (the root
+ * item's last_snapshot: one would share the leaves, which the references
+ * do not tell).  Such an extent is shared when one (root, inode) is
+ * outside S, else exclusive.  The rest wait for the other ways.  Only on
+ * a filesystem with nothing uncommitted (the references of the running
+ * transaction are delayed refs, not yet items).  The extent tree is read
+ * in runs over S's extents, each as long as S's extents are dense in it.
+ */
+static int decide_by_items(struct sharing *sh, struct share_fs *fs,
+			   const struct seen_set *live)
+{
+	struct items it = { .sh = sh, .fs = fs, .live = live,
+			    .o = { .sh = sh, .fs = fs } };
+	struct btrfs_ioctl_fs_info_args fi;
+	const struct table *t = &fs->extents;
+	uint64_t committed = 0, *b = NULL;
+	struct search_ctx *srch;
+	size_t n = 0, i, s, run = 64;
+	int ret;
+
+	memset(&fi, 0, sizeof(fi));
+	fi.flags = BTRFS_FS_INFO_FLAG_GENERATION;
+	if (ioctl(fs->fd, BTRFS_IOC_FS_INFO, &fi) ||
+	    !(fi.flags & BTRFS_FS_INFO_FLAG_GENERATION) ||
+	    pending_committed(sh->search, fs->fd, fs->nodesize, &committed) ||
+	    committed != fi.generation)
+		return 0;
+	/* its own buffer: a reference may read a subvolume's orphans through
+	 * sh->search (orphans_of()) in the middle of a batch */
+	srch = search_create(SHARING_SEARCH_BUF);
+	b = malloc((fs->undecided ? fs->undecided : 1) * sizeof(*b));
+	if (!b || !srch) {
+		free(b);
+		search_free(srch);
+		return -ENOMEM;
+	}
+	for (s = 0; s < (size_t)1 << t->bits; s++) {
+		const struct ext_entry *e = (const void *)(t->slots + s * t->esize);
+
+		if (e->bytenr && !e->shared && !e->decided && n < fs->undecided)
+			b[n++] = e->bytenr;
+	}
+	qsort(b, n, sizeof(*b), cmp_u64);
+	for (i = 0, ret = 0; i < n && !ret; ) {
+		struct btrfs_ioctl_search_key key;
+		size_t j = i + run < n ? i + run : n;
+		uint64_t found = it.found, met = it.extents;
+
+		search_key_range(&key, BTRFS_EXTENT_TREE_OBJECTID, b[i],
+				 BTRFS_EXTENT_ITEM_KEY, b[j - 1],
+				 BTRFS_SHARED_DATA_REF_KEY);
+		ret = search_run(srch, fs->fd, &key, fs->nodesize, items_cb,
+				 &it);
+		items_end(&it);
+		i = j;
+		/* longer runs while S's extents are most of what is read,
+		 * shorter where others lie between them */
+		found = it.found - found;
+		met = it.extents - met;
+		if (2 * found >= met && run < 65536)
+			run *= 2;
+		else if (4 * found < met && run > 1)
+			run /= 2;
+	}
+	free(b);
+	free(it.gens);
+	search_free(srch);
+	return ret ? ret : it.err;
+}
+
 /*
  * Which extents of S a file outside S references, by the cheaper of two
  * exact ways, chosen by measuring as it goes: read the next subvolume
@@ -1063,6 +1288,8 @@ static int resolve_fs(struct sharing *sh, struct share_fs *fs,
 		ret = -ENOMEM;
 	for (i = 0; !ret && i < n; i++)
 		ret = seen_insert(live, c[i].id) < 0 ? -ENOMEM : 0;
+	if (!ret && sh->method == SHARING_AUTO)
+		ret = decide_by_items(sh, fs, live);
 	i = 0;
 	while (!ret && fs->undecided) {
 		/* every extent asked of the backref walk once */
