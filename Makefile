@@ -231,6 +231,10 @@ demo: deps
 bench: compsize compsize-estimate.so
 	$(Q)bench/run.sh ./compsize
 
+# the kernel's qgroup figures alone, without the report (bench/qgroup.sh)
+bench/qgroup-pass: bench/qgroup-pass.c scan/qgroup.o scan/search.o
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -I. $(LDFLAGS) -o $@ $^
+
 # What make install puts where, and what it installs there.
 INSTALLED := $(SBINDIR)/compsize:compsize-installed:755 \
 	$(PKGLIBDIR)/compsize-estimate.so:compsize-estimate.so:644 \
@@ -286,7 +290,7 @@ check-deb:
 clean:
 	rm -f compsize compsize-installed compsize-estimate.so compsize.8 \
 		.pkglibdir .docdir *.o *.d $(foreach d,$(SRC_DIRS) estimate/plugin,$(d)/*.o $(d)/*.d) \
-		tests/unit/*.o tests/unit/*.d tests/unit/run-unit
+		tests/unit/*.o tests/unit/*.d tests/unit/run-unit bench/qgroup-pass
 
 .PHONY: all deps check check-unit check-cli check-stats check-san \
 	check-install check-deb demo \
