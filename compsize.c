@@ -100,8 +100,9 @@ static void usage(FILE *f)
 	      "                            instead of reading whole subtrees from metadata\n"
 	      "        --version           print the version and exit\n"
 	      "\n"
-	      "Exit status: 0 success, 1 nothing to report or some path failed,\n"
-	      "2 usage error, 3 out of memory or internal error.\n", f);
+	      "Exit status: 0 success, 1 nothing to report, some path failed or\n"
+	      "stdout could not be written, 2 usage error, 3 out of memory or\n"
+	      "internal error.\n", f);
 }
 
 /* Is capability cap in our effective set?  1 if we can't tell. */
@@ -503,6 +504,37 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	return -1;
 }
 
+/*
+ * --plot's file is written after the whole run: that its directory takes
+ * a new file is checked before anything is read.  0, or CS_EXIT_USAGE
+ * after one line naming the directory and the cause.
+ */
+static int check_plot_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ret = 0;
+
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == path)
+		dir = strdup("/");
+	else
+		dir = strndup(path, slash - path);
+	if (!dir) {
+		fputs("compsize: out of memory\n", stderr);
+		return CS_EXIT_FATAL;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		fputs("compsize: --plot: ", stderr);
+		fmt_table_path(stderr, dir);
+		fprintf(stderr, ": %s\n", strerror(errno));
+		ret = CS_EXIT_USAGE;
+	}
+	free(dir);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt = { .depth = -1, .progress = -1 };
@@ -516,6 +548,14 @@ int main(int argc, char **argv)
 	code = parse_options(argc, argv, &opt);
 	if (code >= 0)
 		goto out;
+	/* Before any work: the default action would end the run (--sample's
+	 * first pass included) instead of printing the statistics. */
+	signal(SIGUSR1, on_sigusr1);
+	if (opt.plot) {
+		code = check_plot_dir(opt.plot);
+		if (code)
+			goto out;
+	}
 	paths = argv + optind;
 	npaths = argc - optind;
 	/* Every tree search needs CAP_SYS_ADMIN. */
@@ -540,7 +580,6 @@ int main(int argc, char **argv)
 	}
 	raise_fd_limit();
 	if (opt.precision) {
-		signal(SIGUSR1, on_sigusr1);
 		ret = autosample_rounds(&opt, &env, paths, npaths, &run);
 	} else {
 		run = run_create(&opt, &env);
@@ -551,7 +590,6 @@ int main(int argc, char **argv)
 			if (ret == -ENOMEM)
 				goto nomem;
 		}
-		signal(SIGUSR1, on_sigusr1);
 		ret = run_paths(run, paths, npaths);
 		if (ret == -ECANCELED && run_too_big(run, &big))
 			ret = autosample_instead(&opt, &env, paths, npaths,
@@ -570,10 +608,12 @@ int main(int argc, char **argv)
 	ret = run_report(run, stdout, stderr);
 	if (ret < 0)
 		goto nomem;
+	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
+		/* the report is lost: an I/O failure, not an internal one */
 		fprintf(stderr, "compsize: standard output: %s\n",
-			strerror(errno));
-		code = CS_EXIT_FATAL;
+			strerror(errno ? errno : EIO));
+		code = CS_EXIT_ERROR;
 		goto out;
 	}
 	code = ret || run_failed(run) ? CS_EXIT_ERROR : CS_EXIT_OK;

@@ -5,8 +5,10 @@
 
 enum cs_exit {
 	CS_EXIT_OK = 0,		/* report printed, every path read */
-	CS_EXIT_ERROR = 1,	/* nothing to report, or some path failed */
-	CS_EXIT_USAGE = 2,	/* bad option or argument; nothing was read */
+	CS_EXIT_ERROR = 1,	/* nothing to report, some path failed, or
+				 * stdout could not be written */
+	CS_EXIT_USAGE = 2,	/* bad option or argument (a --plot directory
+				 * that can't take the file); nothing read */
 	CS_EXIT_FATAL = 3,	/* out of memory or another internal failure */
 	/* SIGINT and SIGTERM keep their default action: the process ends by
 	 * the signal (a shell shows 130, 143) with nothing on stdout. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "estimate/estimate.h"
 #include "estimate/estrun.h"
@@ -346,17 +347,31 @@ int run_report(struct run *run, FILE *out, FILE *err)
 int run_plot(struct run *run, const char *path)
 {
 	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
+	char *tmp = malloc(len + 8);
+	mode_t mask;
 	FILE *f;
-	int ret;
+	int fd, ret;
 
 	if (!tmp)
 		return -ENOMEM;
-	snprintf(tmp, len + 16, "%s.%ld.tmp", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
+	/* A name nobody else can have made: mkstemp() creates it with
+	 * O_EXCL, so neither a file nor a symlink planted beside path is
+	 * followed; rename() then replaces path itself, never its target. */
+	snprintf(tmp, len + 8, "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
 		ret = -errno;
 		goto fail;
+	}
+	/* mkstemp() makes it 0600: the mode fopen() would have given */
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		goto fail_unlink;
 	}
 	ret = report_plot(f, &run->report, run->first_path);
 	if (ret == -EINVAL) {
@@ -367,8 +382,9 @@ int run_plot(struct run *run, const char *path)
 		      stderr);
 		return -1;
 	}
-	if (fflush(f) || ferror(f))
-		ret = -errno;
+	errno = 0;
+	if (!ret && (fflush(f) || ferror(f)))
+		ret = errno ? -errno : -EIO;
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path))
@@ -377,6 +393,7 @@ int run_plot(struct run *run, const char *path)
 		free(tmp);
 		return 0;
 	}
+fail_unlink:
 	unlink(tmp);
 	if (ret == -ENOMEM) {
 		free(tmp);

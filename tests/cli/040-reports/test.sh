@@ -181,3 +181,17 @@ expect_ours 2 "invalid --depth '-1'" --depth=-1 data
 expect_ours 2 "invalid --sort 'size'" --depth=1 --sort=size data
 expect_ours 2 "invalid --top '0'" --per-file --top=0 data
 expect_ours 2 'need --depth, --per-file or --subvolumes' --sort=disk data
+
+# A report that can't be written is an I/O failure, not an internal one
+# (issue #60): exit 1, one line naming standard output, in every format,
+# on the fast scan and the walk.
+for fmt in table json csv prometheus ncdu; do
+	for walk in "" --walk; do
+		CHECKS=$((CHECKS + 1))
+		rc=0
+		"$COMPSIZE" $walk --format=$fmt data >/dev/full 2>"$OUT/full.err" || rc=$?
+		[ "$rc" = 1 ] || fail "--format=$fmt $walk >/dev/full: exit $rc, expected 1"
+		cmp -s "$OUT/full.err" <(echo "compsize: standard output: No space left on device") ||
+			fail "--format=$fmt $walk >/dev/full: stderr $(head -c 200 "$OUT/full.err")"
+	done
+done

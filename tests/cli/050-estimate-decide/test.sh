@@ -82,9 +82,31 @@ else
 	[ "$(grep -c '<circle' "$TESTDIR/p.svg")" = $(( (1 + 3) * 3 * 2 + 4 )) ] ||
 		fail "--plot: $(grep -c '<circle' "$TESTDIR/p.svg") points"
 fi
-ls "$TESTDIR"/p.svg.*.tmp 2>/dev/null && fail "--plot left a temporary file"
-expect_ours 1 "compsize: $TESTDIR/no/such/p.svg: No such file or directory" \
+ls "$TESTDIR"/p.svg.* 2>/dev/null && fail "--plot left a temporary file"
+# A directory that can't take the file: a usage error before any work,
+# one line naming it, nothing on stdout (issue #60).
+expect_ours 2 "^compsize: --plot: $TESTDIR/no/such: No such file or directory\$" \
 	-e zstd:1 --plot="$TESTDIR/no/such/p.svg" d
+ours_stdout_is ''
+tmpfs_at "$TESTDIR/ro"
+mount -o remount,ro "$TESTDIR/ro"
+expect_ours 2 "^compsize: --plot: $TESTDIR/ro: Read-only file system\$" \
+	-e zstd:1 --plot="$TESTDIR/ro/p.svg" d
+ours_stdout_is ''
+# The temporary file is made with O_EXCL (issue #60): a symlink planted
+# at the name compsize 2.0.0 used (FILE.PID.tmp; exec keeps the PID) is
+# not followed, its target is left alone, and FILE is the chart.
+CHECKS=$((CHECKS + 1))
+echo keep >"$TESTDIR/victim"
+rm -f "$TESTDIR/p.svg"
+bash -c 'ln -s "$1" "$2.$$.tmp" && exec "$3" -e zstd:1 --plot="$2" d' _ \
+	"$TESTDIR/victim" "$TESTDIR/p.svg" "$COMPSIZE" >"$OUT/plant.out" 2>&1 ||
+	fail "--plot beside a planted symlink: exit $?: $(head -n 3 "$OUT/plant.out")"
+[ "$(cat "$TESTDIR/victim")" = keep ] ||
+	fail "--plot wrote through a planted symlink: $(head -c 80 "$TESTDIR/victim")"
+grep -q '<svg' "$TESTDIR/p.svg" 2>/dev/null || fail "--plot: no SVG beside a planted symlink"
+[ "$(stat -c %a "$TESTDIR/p.svg" 2>/dev/null)" = "$(printf '%o' $((0666 & ~$(umask))))" ] ||
+	fail "--plot: mode $(stat -c %a "$TESTDIR/p.svg" 2>/dev/null), not 0666 less the umask"
 
 # --rewrite: the change defrag -c would make (its kernel oracle is
 # estimate/rewrite.sh); the table's Rewrite column and CSV agree with JSON.
