@@ -531,13 +531,18 @@ static int map_logical(const struct qgroup *q, uint64_t logical,
 			uint32_t factor = c->num_stripes /
 					  (c->sub_stripes ? c->sub_stripes : 2);
 
+			if (!factor)
+				return -ENOENT;	/* a malformed chunk */
 			idx = (nr % factor) * (c->sub_stripes ? c->sub_stripes : 2);
 			nr /= factor;
 			off = nr * sl + off % sl;
 		} else if (c->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
-			uint32_t ndata = c->num_stripes -
-				(c->type & BTRFS_BLOCK_GROUP_RAID6 ? 2 : 1);
+			uint32_t parity = c->type & BTRFS_BLOCK_GROUP_RAID6 ? 2 : 1;
+			uint32_t ndata = c->num_stripes > parity ?
+					 c->num_stripes - parity : 0;
 
+			if (!ndata)
+				return -ENOENT;	/* a malformed chunk */
 			idx = nr % ndata;
 			nr /= ndata;
 			idx = (nr + idx) % c->num_stripes;
