@@ -5,7 +5,9 @@
 # devices with metadata striped (raid0, raid10, raid5, raid6) and mirrored
 # three times (raid1c3), 4 KiB nodes so that the trees span many stripes
 # of every device, each subvolume's exclusive and qgroup_referenced equal
-# the kernel's qgroups.
+# the kernel's qgroups.  So too with each checksum other than crc32c
+# (xxhash, sha256, blake2), whose blocks compsize checks by address,
+# filesystem id and generation only.
 . "$(dirname "$0")/../common.sh"
 . "$(dirname "$0")/../qgroup.sh"
 
@@ -41,5 +43,21 @@ for profile in raid0 raid10 raid5 raid6 raid1c3; do
 	CHECKS=$((CHECKS + 1))
 	btrfs filesystem df "$MNT" | grep -q "^Metadata, ${profile^^}:" ||
 		fail "$profile: metadata is $(btrfs filesystem df "$MNT" | grep ^Metadata)"
+	umount "$MNT"
+done
+
+for csum in xxhash sha256 blake2; do
+	setup_fs "" --csum "$csum" --nodesize 4096
+	btrfs -q subvolume create "$MNT/sv"
+	small_files "$MNT/sv/small" 800 57
+	random_data 2M >"$MNT/sv/big"
+	sync
+	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/s1"
+	for f in $(seq 1 40 800); do echo edit >>"$MNT/sv/small/f$f"; done
+	sync
+	ours_subvols "$OUT/ours" "$MNT"
+	kernel_qgroups "$OUT/kernel" "$MNT"
+	check_qgroups "$csum" "$OUT/ours" "$OUT/kernel" "$MNT"
+	cd /
 	umount "$MNT"
 done
