@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <linux/btrfs_tree.h>
 #include "lib/array.h"
+#include "scan/pending.h"
 #include "scan/qgroup.h"
 #include "scan/search.h"
 
@@ -1343,6 +1344,8 @@ static int attempt(struct qgroup *q, struct search_ctx *s)
 	return 0;
 }
 
+/* The running transaction, or the last one when none runs: FS_INFO's
+ * generation moves when a transaction starts, not when it commits. */
 static uint64_t fs_generation(int fd)
 {
 	struct btrfs_ioctl_fs_info_args fi;
@@ -1355,20 +1358,30 @@ static uint64_t fs_generation(int fd)
 	return fi.generation;
 }
 
-/* Wait up to limit_ms for the filesystem to commit a transaction after
- * generation gen.  1 when it did, 0 when not, tick's value. */
-static int wait_commit(struct qgroup *q, uint64_t gen, int limit_ms)
+/* Whether transaction gen is committed: the extent tree's root item,
+ * written at each commit, has reached it (pending.h). */
+static int committed(struct qgroup *q, struct search_ctx *s, uint64_t gen)
+{
+	uint64_t done = 0;
+
+	return gen && !pending_committed(s, q->fd, q->nodesize, &done) &&
+	       done >= gen;
+}
+
+/* Wait up to limit_ms for transaction gen to commit.  1 when it did, 0
+ * when not, tick's value. */
+static int wait_commit(struct qgroup *q, struct search_ctx *s, uint64_t gen,
+		       int limit_ms)
 {
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
 	int waited;
 
 	for (waited = 0; waited < limit_ms; waited += 100) {
-		uint64_t now = fs_generation(q->fd);
 		int ret;
 
-		if (!gen || !now)
+		if (!gen)
 			return 0;
-		if (now != gen)
+		if (committed(q, s, gen))
 			return 1;
 		nanosleep(&ts, NULL);
 		if (q->tick) {
@@ -1433,7 +1446,7 @@ int qgroup_compute(int fd, struct qgroup **out, char *err, size_t errlen,
 			break;
 		if (flags & QGROUP_PARTIAL) {
 			/* again only if a commit came meanwhile */
-			if (try || fs_generation(fd) == gen) {
+			if (try || !committed(q, s, gen)) {
 				q->st.unresolved = q->bad_blocks +
 						   q->unresolved;
 				break;
@@ -1447,7 +1460,7 @@ int qgroup_compute(int fd, struct qgroup **out, char *err, size_t errlen,
 			goto fail;
 		}
 		q->st.retries++;
-		ret = wait_commit(q, gen, 35000);
+		ret = wait_commit(q, s, gen, 35000);
 		if (ret < 0 || ret > 1)
 			goto fail;
 	}

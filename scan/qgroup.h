@@ -77,7 +77,7 @@ struct qgroup;
  * aborts with that value.  A block read that fails its checks means the
  * filesystem changed under the scan (the searches see the current trees,
  * the devices the committed ones): the whole computation is repeated once
- * the filesystem has committed (its generation moved; up to 35 s each),
+ * the transaction that ran during it has committed (up to 35 s each),
  * never forcing a commit; after three tries -ESTALE.  With QGROUP_PARTIAL
  * it is repeated once at once if a commit came during it, and otherwise
  * returned as it is: the blocks below a changed one have no set (not
