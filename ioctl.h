@@ -77,6 +77,10 @@
 #define ROOT_REF_NAME_LEN		16
 #define ROOT_REF_SIZE			18
 
+/* Inline ref of simple quotas (6.7); older headers lack it.  Full
+ * accounting, and every reference walk, skips it. */
+#define EXTENT_OWNER_REF		172
+
 /* The largest tree block btrfs allows; no item can be larger. */
 #define BTRFS_MAX_NODESIZE		65536
 

@@ -515,13 +515,6 @@ static int grow_to(void **arr, size_t *cap, size_t n, size_t size)
 #define GROW_TO(arr, cap, n) grow_to((void **)&(arr), &(cap), (n), \
 				     sizeof(*(arr)))
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_write(const void *a, const void *b)
 {
 	const struct est_write *x = a, *y = b;
@@ -897,7 +890,7 @@ static int plan_groups(struct layout_ticket *t, const struct layout_file *f,
 	for (e = 0; e < f->next; e++)
 		if (data_extent(&f->ext[e]))
 			gen[ng++] = f->ext[e].generation;
-	qsort(gen, ng, sizeof(*gen), cmp_u64);
+	qsort(gen, ng, sizeof(*gen), array_cmp_u64);
 	for (e = g = 0; e < ng; e++)
 		if (!g || gen[g - 1] != gen[e])
 			gen[g++] = gen[e];
@@ -924,7 +917,8 @@ static int plan_groups(struct layout_ticket *t, const struct layout_file *f,
 		t->grp[e] = UINT32_MAX;
 		if (!data_extent(ei))
 			continue;
-		p = bsearch(&ei->generation, gen, ng, sizeof(*gen), cmp_u64);
+		p = bsearch(&ei->generation, gen, ng, sizeof(*gen),
+			    array_cmp_u64);
 		g = (size_t)(p - gen);
 		t->grp[e] = (uint32_t)g;
 		/* a bookend: part of the data it was written with is gone

@@ -76,4 +76,12 @@ static inline int u64_vec_push(struct u64_vec *vec, uint64_t x)
 	return 0;
 }
 
+/* qsort()/bsearch() order of uint64_t values, ascending. */
+static inline int array_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 #endif

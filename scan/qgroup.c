@@ -33,12 +33,9 @@
 #define RI_GENERATION	160
 #define RI_BYTENR	176
 #define RI_REFS		216
-#define RI_DROP_OBJID	220
-#define RI_DROP_LEVEL	237
 #define RI_LEVEL	238
 #define RI_MIN_SIZE	239
 
-#define EXTENT_OWNER_REF 172	/* simple quotas; full accounting skips it */
 
 /* The kernel's is_fstree(): 5, or >= 256 with qgroup level 0. */
 static int is_fstree(uint64_t id)
@@ -167,7 +164,7 @@ struct root {
 	uint64_t id, bytenr, generation;
 	uint32_t refs;		/* 0: deleted */
 	uint8_t level;
-	uint8_t orphan, dropping, has_item;
+	uint8_t orphan, has_item;
 };
 
 enum { REF_ROOT, REF_PARENT };
@@ -371,6 +368,18 @@ static uint32_t set_of_root(struct qgroup *q, uint64_t id)
 	return r == UINT32_MAX ? UINT32_MAX : set_intern(q, &r, 1);
 }
 
+/* Deleted and not yet dropped (refs 0, or an orphan item), or dropped
+ * with blocks left until the next commit (no root item): not live. */
+static int root_deleting(const struct root *r)
+{
+	return r->has_item && (!r->refs || r->orphan);
+}
+
+static int root_live(const struct root *r)
+{
+	return r->has_item && !root_deleting(r);
+}
+
 static int tick(struct qgroup *q)
 {
 	if (!q->tick || ++q->ticks % 4096)
@@ -406,7 +415,6 @@ static int root_cb(const struct search_item *it, void *arg)
 	r->generation = get_le64(d + RI_GENERATION);
 	r->bytenr = get_le64(d + RI_BYTENR);
 	r->refs = get_le32(d + RI_REFS);
-	r->dropping = get_le64(d + RI_DROP_OBJID) || d[RI_DROP_LEVEL];
 	r->level = d[RI_LEVEL];
 	return 0;
 }
@@ -666,47 +674,66 @@ static int add_dref(struct qgroup *q, uint8_t kind, uint64_t rp, uint64_t ino,
 	return 0;
 }
 
-/* Inline references after the extent item (and tree_block_info). */
+int extent_inline_ref(const uint8_t **p, const uint8_t *end,
+		      struct extent_ref *r)
+{
+	const uint8_t *b = *p;
+	size_t len;
+
+	if (b >= end)
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->type = b[0];
+	switch (b[0]) {
+	case BTRFS_TREE_BLOCK_REF_KEY:
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+	case EXTENT_OWNER_REF:
+		len = 9;
+		break;
+	case BTRFS_EXTENT_DATA_REF_KEY:	/* root, objectid, offset, count */
+		len = 29;
+		break;
+	case BTRFS_SHARED_DATA_REF_KEY:	/* parent, count */
+		len = 13;
+		break;
+	default:
+		return -EUCLEAN;
+	}
+	if ((size_t)(end - b) < len)
+		return -EUCLEAN;
+	r->val = get_le64(b + 1);
+	if (b[0] == BTRFS_EXTENT_DATA_REF_KEY) {
+		r->ino = get_le64(b + 9);
+		r->off = get_le64(b + 17);
+		r->count = get_le32(b + 25);
+	} else if (b[0] == BTRFS_SHARED_DATA_REF_KEY) {
+		r->count = get_le32(b + 9);
+	}
+	*p = b + len;
+	return 1;
+}
+
+/* Inline references after the extent item (and tree_block_info): a tree
+ * block's (tree) or a data extent's. */
 static int inline_refs(struct qgroup *q, const uint8_t *p, const uint8_t *end,
 		       int tree)
 {
-	int ret = 0;
+	struct extent_ref r;
+	int ret;
 
-	while (p < end && !ret) {
-		switch (p[0]) {
-		case BTRFS_TREE_BLOCK_REF_KEY:
-		case BTRFS_SHARED_BLOCK_REF_KEY:
-			if (end - p < 9)
-				return -EUCLEAN;
-			if (tree)
-				ret = add_tref(q, p[0] == BTRFS_TREE_BLOCK_REF_KEY ?
-					       REF_ROOT : REF_PARENT,
-					       get_le64(p + 1));
-			p += 9;
-			break;
-		case BTRFS_EXTENT_DATA_REF_KEY:
-			if (end - p < 29)
-				return -EUCLEAN;
-			if (!tree)
-				ret = add_dref(q, REF_ROOT, get_le64(p + 1),
-					       get_le64(p + 9), get_le64(p + 17),
-					       get_le32(p + 25));
-			p += 29;
-			break;
-		case BTRFS_SHARED_DATA_REF_KEY:
-			if (end - p < 13)
-				return -EUCLEAN;
-			if (!tree)
-				ret = add_dref(q, REF_PARENT, get_le64(p + 1), 0,
-					       0, get_le32(p + 9));
-			p += 13;
-			break;
-		case EXTENT_OWNER_REF:
-			p += 9;
-			break;
-		default:
-			return -EUCLEAN;
-		}
+	while ((ret = extent_inline_ref(&p, end, &r)) > 0) {
+		ret = 0;
+		if (tree && (r.type == BTRFS_TREE_BLOCK_REF_KEY ||
+			     r.type == BTRFS_SHARED_BLOCK_REF_KEY))
+			ret = add_tref(q, r.type == BTRFS_TREE_BLOCK_REF_KEY ?
+				       REF_ROOT : REF_PARENT, r.val);
+		else if (!tree && r.type == BTRFS_EXTENT_DATA_REF_KEY)
+			ret = add_dref(q, REF_ROOT, r.val, r.ino, r.off,
+				       r.count);
+		else if (!tree && r.type == BTRFS_SHARED_DATA_REF_KEY)
+			ret = add_dref(q, REF_PARENT, r.val, 0, 0, r.count);
+		if (ret)
+			return ret;
 	}
 	return ret;
 }
@@ -1318,8 +1345,7 @@ static int attempt(struct qgroup *q, struct search_ctx *s)
 		struct qgroup_root *o = &q->out[i];
 
 		o->id = q->roots[i].id;
-		o->deleting = q->roots[i].has_item &&
-			      (!q->roots[i].refs || q->roots[i].orphan);
+		o->deleting = root_deleting(&q->roots[i]);
 		o->gone = !q->roots[i].has_item;
 	}
 	q->nout = q->nroots;
@@ -1566,7 +1592,7 @@ void qgroup_live_total(const struct qgroup *q, uint64_t *data,
 		for (k = 0; k < st->n; k++) {
 			const struct root *r = &q->roots[q->members[st->off + k]];
 
-			if (!r->has_item || !r->refs || r->orphan)
+			if (!root_live(r))
 				break;
 		}
 		if (k < st->n)

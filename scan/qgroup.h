@@ -106,6 +106,20 @@ int qgroup_leaf_own(const struct qgroup *q, uint64_t root, uint64_t ino,
 
 void qgroup_stats(const struct qgroup *q, struct qgroup_stats *st);
 
+/* One back reference kept inline in an extent item (after the item, and
+ * after the tree_block_info of a non-skinny tree block). */
+struct extent_ref {
+	uint8_t type;		/* BTRFS_*_REF_KEY, or EXTENT_OWNER_REF */
+	uint64_t val;		/* root (keyed refs), or parent block */
+	uint64_t ino, off;	/* EXTENT_DATA_REF */
+	uint32_t count;		/* EXTENT_DATA_REF, SHARED_DATA_REF */
+};
+
+/* The inline reference at *p into *r, *p past it: 1, 0 at end, -EUCLEAN
+ * for one cut short or of a type not known. */
+int extent_inline_ref(const uint8_t **p, const uint8_t *end,
+		      struct extent_ref *r);
+
 /*
  * What deleting every subvolume not already being deleted would free:
  * the bytes no deleted tree shares, data and metadata.

@@ -1036,7 +1036,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The extent items of S's extents, read in runs (items.c below). */
+/* The extent items of S's extents, read in runs (decide_by_items()). */
 struct items {
 	struct sharing *sh;
 	struct share_fs *fs;
@@ -1051,6 +1051,16 @@ struct items {
 	uint64_t extents;	/* extent items met */
 	int err;
 };
+
+static int root_gen_item(const struct search_item *si, void *arg)
+{
+	struct root_gen *g = arg;
+
+	if (si->type == BTRFS_ROOT_ITEM_KEY && si->objectid == g->id &&
+	    si->len >= ROOT_ITEM_LAST_SNAPSHOT + 8)
+		g->last_snapshot = get_le64(si->data + ROOT_ITEM_LAST_SNAPSHOT);
+	return 0;
+}
 
 /* A root's last_snapshot (its root item's), ~0 when unknown. */
 static uint64_t last_snapshot(struct items *it, uint64_t root)
@@ -1071,27 +1081,12 @@ static uint64_t last_snapshot(struct items *it, uint64_t root)
 	g = &g[it->ngens++];
 	g->id = root;
 	g->last_snapshot = UINT64_MAX;
+	/* sh->search is free here: the extent items are read through
+	 * decide_by_items()'s own (a failed search leaves it unknown) */
 	search_key_range(&key, BTRFS_ROOT_TREE_OBJECTID, root,
 			 BTRFS_ROOT_ITEM_KEY, root, BTRFS_ROOT_ITEM_KEY);
-	{
-		struct btrfs_ioctl_search_args_v2 *a;
-		uint8_t buf[sizeof(*a) + 4096];
-		struct search_item si;
-		size_t pos = 0;
-
-		a = (void *)buf;
-		memset(a, 0, sizeof(*a));
-		a->key = key;
-		a->key.nr_items = 1;
-		a->buf_size = 4096;
-		if (!ioctl(it->fs->fd, BTRFS_IOC_TREE_SEARCH_V2, a) &&
-		    a->key.nr_items == 1 &&
-		    search_buf_next((uint8_t *)a->buf, 4096, &pos, &si) == 1 &&
-		    si.type == BTRFS_ROOT_ITEM_KEY && si.objectid == root &&
-		    si.len >= ROOT_ITEM_LAST_SNAPSHOT + 8)
-			g->last_snapshot =
-				get_le64(si.data + ROOT_ITEM_LAST_SNAPSHOT);
-	}
+	search_run(it->sh->search, it->fs->fd, &key, it->fs->nodesize,
+		   root_gen_item, g);
 	return g->last_snapshot;
 }
 
@@ -1141,6 +1136,7 @@ static int items_cb(const struct search_item *si, void *arg)
 {
 	struct items *it = arg;
 	const uint8_t *d = si->data, *p, *end;
+	struct extent_ref r;
 
 	if (si->type == BTRFS_EXTENT_ITEM_KEY ||
 	    si->type == BTRFS_METADATA_ITEM_KEY) {
@@ -1156,19 +1152,18 @@ static int items_cb(const struct search_item *si, void *arg)
 		it->cur = e;
 		it->cur_gen = get_le64(d + 8);
 		it->verdict = 0;
-		/* inline references after the extent item */
-		for (p = d + 24, end = d + si->len; p < end && !it->verdict;) {
-			if (*p == BTRFS_EXTENT_DATA_REF_KEY && end - p >= 29) {
-				items_ref(it, get_le64(p + 1), get_le64(p + 9));
-				p += 29;
-			} else if (*p == BTRFS_SHARED_DATA_REF_KEY) {
-				it->verdict = -1;	/* a leaf: unknown */
-			} else if (*p == 172 && end - p >= 9) {
-				p += 9;			/* owner (squota) */
-			} else {
+		/* inline references after the extent item; one through a
+		 * parent leaf tells no root: unknown */
+		p = d + 24;
+		end = d + si->len;
+		while (!it->verdict && extent_inline_ref(&p, end, &r) > 0) {
+			if (r.type == BTRFS_EXTENT_DATA_REF_KEY)
+				items_ref(it, r.val, r.ino);
+			else if (r.type != EXTENT_OWNER_REF)
 				it->verdict = -1;
-			}
 		}
+		if (p < end && !it->verdict)
+			it->verdict = -1;	/* malformed: unknown */
 		return it->err;
 	}
 	if (!it->cur || si->objectid != it->cur->bytenr)
@@ -1178,13 +1173,6 @@ static int items_cb(const struct search_item *si, void *arg)
 	else if (si->type == BTRFS_SHARED_DATA_REF_KEY)
 		it->verdict = -1;
 	return it->err;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -1232,7 +1220,7 @@ static int decide_by_items(struct sharing *sh, struct share_fs *fs,
 		if (e->bytenr && !e->shared && !e->decided && n < fs->undecided)
 			b[n++] = e->bytenr;
 	}
-	qsort(b, n, sizeof(*b), cmp_u64);
+	qsort(b, n, sizeof(*b), array_cmp_u64);
 	for (i = 0, ret = 0; i < n && !ret; ) {
 		struct btrfs_ioctl_search_key key;
 		size_t j = i + run < n ? i + run : n;
