@@ -43,6 +43,7 @@ export LC_ALL=C
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+. "$here/common.sh"
 COMPSIZE=$(realpath "${COMPSIZE:-$root/compsize}")
 N=${N:-1000000}
 RUNS=${RUNS:-3}
@@ -55,7 +56,6 @@ LAYOUT=1
 
 die() { echo "bench/qgroup: FATAL: $*" >&2; exit 2; }
 note() { echo "bench/qgroup: $*" >&2; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 [ "$(id -u)" = 0 ] || die "needs root (loop mount, quotas, drop_caches)"
 [ -x "$COMPSIZE" ] || die "$COMPSIZE: not executable (run make first)"
@@ -142,7 +142,6 @@ SNAP=${SNAP:-$MNT/$(btrfs subvolume list -r -o --sort=rootid "$MNT" 2>/dev/null 
 # ---------------------------------------------------------------- timing
 
 drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
-now_us() { local t=$EPOCHREALTIME; echo $((10#${t/./})); }
 FAILED=0
 
 # The commands timed, by name: run directly (no shell between) where
@@ -171,13 +170,6 @@ run_one()
 	echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) / 1e6 }' >>"$WORK/$name.$mode.t"
 	awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/time" >>"$WORK/$name.$mode.rss"
 	note "  $mode $name: $(tail -n 1 "$WORK/$name.$mode.t") s, $(tail -n 1 "$WORK/$name.$mode.rss") KiB"
-}
-
-median()
-{
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "nan"; exit }
-		print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 ROWS=()

@@ -28,6 +28,7 @@ export LC_ALL=C
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
+. "$here/common.sh"
 OURS=$(realpath "${1:-$root/compsize}")
 THEIRS=${THEIRS:-/usr/sbin/compsize}
 BENCH_DIR=${BENCH_DIR:-/var/tmp/compsize-bench}
@@ -55,7 +56,6 @@ BEFORE_RUN=		# a command run before each timed program (section_pending)
 
 die() { echo "bench: FATAL: $*" >&2; exit 2; }
 note() { echo "bench: $*" >&2; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 [ "$(id -u)" = 0 ] || die "needs root (loop mount, drop_caches)"
 [ -x "$OURS" ] || die "$OURS: not executable (run make first)"
@@ -154,9 +154,6 @@ drop_caches()
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
-# EPOCHREALTIME in microseconds.
-now_us() { local t=$EPOCHREALTIME; echo $((10#${t/./})); }
-
 # run_one WHO OUTFILE ARGS...: run ours or theirs under GNU time and
 # peak-rss; sets ELAPSED_US, CPU_US (user + sys) and RSS_KB (exact VmHWM,
 # see peak-rss.c for why not %M).  Wall time includes the exec of
@@ -198,13 +195,6 @@ check_same()
 		DIFF_SHOWN=1
 	fi
 	FAILED=1
-}
-
-median()
-{
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "nan"; exit }
-		print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # Markdown rows collected for the final table.
