@@ -28,18 +28,26 @@ profile_fs()
 	losetup -d "${devs[@]}"
 }
 
-for profile in raid0 raid10 raid5 raid6 raid1c3; do
-	profile_fs "$profile"
+# qgroup_case LABEL FILES DATA: on $MNT, a subvolume of FILES small files
+# and DATA bytes of random data, a read-only snapshot, every 40th file
+# changed since; ours against the kernel's qgroups.
+qgroup_case()
+{
 	btrfs -q subvolume create "$MNT/sv"
-	small_files "$MNT/sv/small" 1500 57
-	random_data 3M >"$MNT/sv/big"
+	small_files "$MNT/sv/small" "$2" 57
+	random_data "$3" >"$MNT/sv/big"
 	sync
 	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/s1"
-	for f in $(seq 1 40 1500); do echo edit >>"$MNT/sv/small/f$f"; done
+	for f in $(seq 1 40 "$2"); do echo edit >>"$MNT/sv/small/f$f"; done
 	sync
 	ours_subvols "$OUT/ours" "$MNT"
 	kernel_qgroups "$OUT/kernel" "$MNT"
-	check_qgroups "$profile" "$OUT/ours" "$OUT/kernel" "$MNT"
+	check_qgroups "$1" "$OUT/ours" "$OUT/kernel" "$MNT"
+}
+
+for profile in raid0 raid10 raid5 raid6 raid1c3; do
+	profile_fs "$profile"
+	qgroup_case "$profile" 1500 3M
 	CHECKS=$((CHECKS + 1))
 	btrfs filesystem df "$MNT" | grep -q "^Metadata, ${profile^^}:" ||
 		fail "$profile: metadata is $(btrfs filesystem df "$MNT" | grep ^Metadata)"
@@ -48,16 +56,7 @@ done
 
 for csum in xxhash sha256 blake2; do
 	setup_fs "" --csum "$csum" --nodesize 4096
-	btrfs -q subvolume create "$MNT/sv"
-	small_files "$MNT/sv/small" 800 57
-	random_data 2M >"$MNT/sv/big"
-	sync
-	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/s1"
-	for f in $(seq 1 40 800); do echo edit >>"$MNT/sv/small/f$f"; done
-	sync
-	ours_subvols "$OUT/ours" "$MNT"
-	kernel_qgroups "$OUT/kernel" "$MNT"
-	check_qgroups "$csum" "$OUT/ours" "$OUT/kernel" "$MNT"
+	qgroup_case "$csum" 800 2M
 	cd /
 	umount "$MNT"
 done
