@@ -7,6 +7,7 @@
 #include <btrfsutil.h>
 #include "lib/array.h"
 #include "ioctl.h"
+#include "scan/ahead.h"
 #include "scan/fastscan.h"
 #include "scan/pending.h"
 #include "walk/walkorder.h"
@@ -500,8 +501,8 @@ static int stream(struct fastscan *ts, uint64_t lo, uint64_t hi)
 	ts->counting = 0;
 	ts->cur_dir = 0;
 	ts->npending = 0;
-	ret = search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
-			 stream_item, ts);
+	ret = ahead_search_run(ts->ctx->search, ts->fd, &key, ts->nodesize,
+			       stream_item, ts);
 	if (!ret)
 		ret = finish_inode(ts);
 	if (!ret)

@@ -147,13 +147,7 @@ static int key_past_max(const struct btrfs_ioctl_search_key *key)
 	return key->min_offset > key->max_offset;
 }
 
-/*
- * One ioctl of a search from *key: cb for each item it returns.  Sets
- * *more, and *key past the last item, when items of the range may remain
- * beyond this batch.  Returns 0, the callback's non-zero value, -errno
- * from the ioctl, or -EUCLEAN.
- */
-static int search_step(struct search_ctx *ctx, int fd,
+int search_step(struct search_ctx *ctx, int fd,
 		       struct btrfs_ioctl_search_key *key, uint32_t nodesize,
 		       search_cb cb, void *arg, int *more)
 {

@@ -66,6 +66,16 @@ int search_run(struct search_ctx *ctx, int fd,
 	       search_cb cb, void *arg);
 
 /*
+ * One ioctl of a search from *key: cb for each item it returns.  Sets
+ * *more, and *key past the last item, when items of the range may remain
+ * beyond this batch.  Returns 0, the callback's non-zero value, -errno
+ * from the ioctl, or -EUCLEAN.
+ */
+int search_step(struct search_ctx *ctx, int fd,
+		struct btrfs_ioctl_search_key *key, uint32_t nodesize,
+		search_cb cb, void *arg, int *more);
+
+/*
  * Set *key to every item of tree tree_id (0: the subvolume of the fd
  * searched) from (min_objectid, min_type, 0) to (max_objectid, max_type,
  * UINT64_MAX), of any transaction.
