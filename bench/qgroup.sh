@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Issue #56: compsize's exclusive space against the kernel's ways to get
-# it, on a filesystem of many small files and 5 read-only snapshots.
+# it, on a filesystem of many small files and 5 read-only snapshots; and
+# (issue #60) the usage report of its subvolume sv against compsize 1.5's.
 #
 #   subvolumes: btrfs quota enable; btrfs quota rescan -w; btrfs quota
 #               disable   against   compsize --subvolumes --format=json
 #   snapshot:   btrfs filesystem du -s SNAPSHOT   against
 #               compsize --exclusive SNAPSHOT
+#   scan:       compsize 1.5 sv   against   compsize sv (the reports must
+#               be equal), and the image's random-read rate of 16 KiB
+#               blocks within its metadata chunks (bench/randread.c,
+#               O_DIRECT, 1, 4 and 8 reads at a time): what a cold scan
+#               could reach
 #
 # Each pair alternates which goes first, cold (sync; drop_caches before
 # each run: the loop image's pages too) and warm, in the same run.  Prints
@@ -30,7 +36,7 @@
 #               --subvolumes while compsize does not have it
 #   BENCH_DIR   cache of the images, one per N (default
 #               /var/tmp/compsize-qgroup-bench; delete it to rebuild)
-#   SECTIONS="subvolumes snapshot"
+#   SECTIONS="subvolumes snapshot"   (scan: only when asked)
 #   RESCAN=-w   -W: after quota enable, wait for the rescan it started
 #               (one rescan every time) instead of rescan -w, which waits
 #               for it or, where it has already ended, runs another
@@ -154,6 +160,8 @@ else
 	CMD_ours_subvols=("$COMPSIZE" --subvolumes --format=json "$MNT")
 fi
 CMD_fs_du=(btrfs filesystem du -s "$SNAP")
+CMD_v15_scan=(/usr/sbin/compsize "$MNT/sv")
+CMD_ours_scan=("$COMPSIZE" "$MNT/sv")
 CMD_ours_excl=("$COMPSIZE" --exclusive "$SNAP")
 
 # run_one NAME MODE: time CMD_NAME (cold: caches dropped first);
@@ -240,6 +248,38 @@ case " $SECTIONS " in *" snapshot "*)
 	bench_pair "snapshot ${SNAP#"$MNT"/}" fs_du ours_excl ;;
 esac
 
+# rates: the image's random 16 KiB reads within its metadata chunks
+RATES="not measured"
+rates()
+{
+	local img span t line
+	img=$(findmnt -nro SOURCE --target "$MNT" | xargs -r losetup -nO BACK-FILE 2>/dev/null || true)
+	[ -f "$img" ] || { RATES="not measured (not a loop-mounted image)"; return; }
+	cc -O2 -o "$BENCH_DIR/bin/randread" "$here/randread.c" -lpthread ||
+		die "cannot build randread"
+	span=$(btrfs inspect-internal dump-tree -t chunk "$img" 2>/dev/null | awk '
+		/type METADATA/ { m = 1; len = $2; next }
+		m && /stripe [0-9]+ devid/ { o = $6
+			if (min == "" || o < min) min = o
+			if (o + len > max) max = o + len }
+		/type (DATA|SYSTEM)/ { m = 0 }
+		END { printf "%.0f %.0f\n", min, max - min }')
+	RATES=""
+	for t in 1 4 8; do
+		line=$("$BENCH_DIR/bin/randread" "$img" 16384 $((2000 * t)) "$t" $span)
+		RATES+="$(echo "$line" | awk '{ printf "%d at a time: %.0f reads/s, %.0f MB/s; ", $1, $4, $5 }')"
+	done
+}
+
+case " $SECTIONS " in *" scan "*)
+	bench_pair "usage report of sv (compsize 1.5 / ours)" v15_scan ours_scan
+	"${CMD_v15_scan[@]}" >"$WORK/v15.out" 2>&1 || true
+	"${CMD_ours_scan[@]}" >"$WORK/ours.out" 2>&1 || true
+	cmp -s "$WORK/v15.out" "$WORK/ours.out" || {
+		note "the reports of sv differ"; diff "$WORK/v15.out" "$WORK/ours.out" >&2 || true; FAILED=1; }
+	rates ;;
+esac
+
 {
 	echo "# Exclusive space: the kernel's ways against compsize (issue #56)"
 	echo
@@ -259,5 +299,9 @@ esac
 		"waits for or, where it has ended, runs again; -W only waits); snapshot = btrfs filesystem du -s (data only, FIEMAP" \
 		"of every file).  Medians of $RUNS; cold = sync + drop_caches before" \
 		"each run.  Ours against the kernel's qgroups: $AGREE."
+	echo
+	echo "Usage report of sv (section scan): compsize 1.5 in the kernel's way's" \
+		"column.  The image's random 16 KiB reads in its metadata chunks" \
+		"(O_DIRECT): $RATES"
 }
 exit "$FAILED"
