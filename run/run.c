@@ -953,6 +953,14 @@ int run_paths(struct run *run, char *const *paths, int n)
 	int i, ret = 0;
 
 	run->first_path = n ? paths[0] : NULL;
+	/* what is left of overwritten extents is predicted relative to
+	 * the setting the data was written with, taken to be the one the
+	 * filesystem is mounted with (layout_set_anchor()) */
+	if (run->estimate.layout)
+		layout_set_anchor(run->estimate.layout,
+				  run_current_setting(run->estimate.est_all,
+						      run->estimate.nall,
+						      run->first_path));
 	run->paths = paths;
 	run->npaths = n;
 	for (i = 0; i < n && !ret; i++)
