@@ -69,6 +69,16 @@ for mounted in compress-force=zstd:1 compress=zstd:1; do
 	[ "$(est "$mounted" disk_extrapolated)" -gt $((now / 2)) ] ||
 		fail "under $mounted: less than half the usage extrapolated"
 done
+# without the mounted setting in the list, the table says what that costs
+NOTE='^None of these is the setting the filesystem is mounted with'
+expect_ours 0 '' -e zstd:3 .
+CHECKS=$((CHECKS + 1))
+grep -q "$NOTE" "$OUT/ours.out" ||
+	fail "no note that the mounted setting is not estimated"
+expect_ours 0 '' -e zstd:3,compress=zstd:1 .
+CHECKS=$((CHECKS + 1))
+! grep -q "$NOTE" "$OUT/ours.out" ||
+	fail "a note that the mounted setting is not estimated, though it is"
 cd "${FS_MNTS[0]}"
 
 # the other settings against the kernel replaying the writes
