@@ -39,6 +39,18 @@ static void on_sigusr1(int sig)
 	want_stats = 1;
 }
 
+/* What was printed reached standard output: CS_EXIT_OK, else
+ * CS_EXIT_ERROR after a line saying why (a full disk, a closed pipe). */
+static int stdout_written(void)
+{
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return CS_EXIT_OK;
+	fprintf(stderr, "compsize: standard output: %s\n",
+		strerror(errno ? errno : EIO));
+	return CS_EXIT_ERROR;
+}
+
 static void usage(FILE *f)
 {
 	fputs("Usage: compsize [options] file-or-dir1 [file-or-dir2 ...]\n"
@@ -87,9 +99,11 @@ static void usage(FILE *f)
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
 	      "        --subvolumes        a row per subvolume and snapshot of the whole\n"
-	      "                            filesystem, with its id, read-only flag and\n"
-	      "                            what deleting it frees: the kernel's qgroup\n"
-	      "                            excl, without quotas (implies --exclusive)\n"
+	      "                            filesystem, with its path from the top level\n"
+	      "                            (not from the argument), id, read-only flag\n"
+	      "                            and what deleting it frees: the kernel's\n"
+	      "                            qgroup excl, without quotas (implies\n"
+	      "                            --exclusive)\n"
 	      "        --sort=KEY          order rows by disk, saved, ratio, name,\n"
 	      "                            exclusive or walk (the default)\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
@@ -328,7 +342,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			break;
 		case 'h':
 			usage(stdout);
-			return CS_EXIT_OK;
+			return stdout_written();
 		case 'e':
 			free(opt->est);
 			opt->est = NULL;
@@ -438,7 +452,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			break;
 		case OPT_VERSION:
 			printf("compsize %s\n", COMPSIZE_VERSION);
-			return CS_EXIT_OK;
+			return stdout_written();
 		default:
 			return CS_EXIT_USAGE;
 		}
@@ -608,11 +622,8 @@ int main(int argc, char **argv)
 	ret = run_report(run, stdout, stderr);
 	if (ret < 0)
 		goto nomem;
-	errno = 0;
-	if (fflush(stdout) || ferror(stdout)) {
-		/* the report is lost: an I/O failure, not an internal one */
-		fprintf(stderr, "compsize: standard output: %s\n",
-			strerror(errno ? errno : EIO));
+	/* the report is lost: an I/O failure, not an internal one */
+	if (stdout_written() != CS_EXIT_OK) {
 		code = CS_EXIT_ERROR;
 		goto out;
 	}

@@ -143,6 +143,7 @@ struct layout {
 	size_t free_head;	/* index + 1 of a free ticket, 0: none */
 	struct layout_total *tot;	/* nest */
 	uint8_t *force;		/* nest: layout_set_force() */
+	long anchor;		/* layout_set_anchor(), -1: none */
 	int follow;		/* layout_create()'s follow_writes */
 };
 
@@ -181,6 +182,7 @@ struct layout *layout_create(size_t nest, int follow_writes)
 		return NULL;
 	l->nest = nest;
 	l->follow = follow_writes;
+	l->anchor = -1;
 	l->tot = calloc(nest ? nest : 1, sizeof(*l->tot));
 	l->force = calloc(nest ? nest : 1, sizeof(*l->force));
 	if (!l->tot || !l->force || layout_push(l)) {
@@ -225,6 +227,11 @@ void layout_set_force(struct layout *l, size_t i, int force)
 {
 	if (i < l->nest)
 		l->force[i] = !!force;
+}
+
+void layout_set_anchor(struct layout *l, long i)
+{
+	l->anchor = i >= 0 && (size_t)i < l->nest ? i : -1;
 }
 
 int layout_push(struct layout *l)
@@ -1180,12 +1187,40 @@ static uint64_t group_pred(const struct layout_ticket *t, size_t g,
 }
 
 /*
+ * What group g's prediction of disk is scaled from (its extents whole
+ * over it): what its referenced data takes on disk now, in proportion to
+ * each extent's part.  In a file whose extents were partly overwritten
+ * (a tentative one), that proportion is wrong: what is left of an extent
+ * is predicted in short pieces that compress worse than the whole did (a
+ * sector left of 128 KiB of text: a raw sector, scaled up 32 times), so
+ * the same layout grew under every setting, the one the data was written
+ * with too; and under compress= what the gone data did to the inode's
+ * NOCOMPRESS flag moves the file's later writes too.  With an anchor
+ * (layout_set_anchor()), each group's prediction under that setting
+ * stands for what its extents take now: the anchor then predicts
+ * today's usage exactly, and another setting what its own prediction of
+ * the same pieces is to the anchor's.
+ */
+static uint64_t group_den(const struct layout *l,
+			  const struct layout_ticket *t, size_t g,
+			  const uint64_t *gd)
+{
+	uint64_t a;
+
+	if (l->anchor < 0 || !t->tentative)
+		return t->gvis[g];
+	a = group_pred(t, g, (size_t)l->anchor, l->nest, gd, 0, 0);
+	return a ? a : t->gvis[g];
+}
+
+/*
  * The same layout's disk and uncompressed for a file written in steps:
  * each group's prediction (its data as it is now) scaled from what that
  * data takes on disk now to what the group's extents new here take
  * (whole: a bookend stays on disk whole).
  */
-static void group_values(const struct layout_ticket *t, size_t k, size_t i,
+static void group_values(const struct layout *l,
+			 const struct layout_ticket *t, size_t k, size_t i,
 			 size_t n, const uint64_t *gd, uint64_t *disk,
 			 uint64_t *uncomp)
 {
@@ -1196,7 +1231,7 @@ static void group_values(const struct layout_ticket *t, size_t k, size_t i,
 		uint64_t num = t->gnum[k * t->ng + g], den = t->gvis[g];
 
 		*disk += layout_scale(group_pred(t, g, i, n, gd, 0, 0), num,
-				      den);
+				      group_den(l, t, g, gd));
 		*uncomp += layout_scale(group_pred(t, g, i, n, gd, 1, 0), num,
 					den);
 	}
@@ -1353,6 +1388,7 @@ static void file_bounds(const struct layout *l, const struct layout_ticket *t,
 			U += layout_scale(t->gs[g].vis_raw, num, den);
 			L += layout_scale(low, num, den);
 		} else {
+			den = group_den(l, t, g, gd);
 			U += layout_scale(p, num, den);
 			L += layout_scale(p, num, den);
 		}
@@ -1402,7 +1438,7 @@ static void level_values(const struct layout *l,
 		     l->sectorsize, v);
 	if (!t->ng || !gdelta || !d || !sh->fresh)
 		return;
-	group_values(t, k, i, l->nest, gdelta, &v[0], &v[1]);
+	group_values(l, t, k, i, l->nest, gdelta, &v[0], &v[1]);
 	v[0] += sh->prealloc_disk;
 	v[1] += sh->prealloc_uncomp;
 }
@@ -1428,7 +1464,8 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 				extrap += layout_scale(
 					group_pred(t, k, i, l->nest, gdelta,
 						   0, 0),
-					t->gnum[k], t->gvis[k]);
+					t->gnum[k],
+					group_den(l, t, k, gdelta));
 		if (extrap) {
 			uint64_t lo, hi;
 

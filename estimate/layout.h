@@ -50,6 +50,12 @@ void layout_free(struct layout *l);
 /* Setting i is compress-force= (its bounds differ: layout_total). */
 void layout_set_force(struct layout *l, size_t i, int force);
 
+/* Setting i is the one the data on disk is taken to have been written
+ * with (the filesystem is mounted with it): what is left of overwritten
+ * extents is predicted relative to it, so that under it the same layout
+ * is the usage now (docs/estimate.md).  -1 (the default): none. */
+void layout_set_anchor(struct layout *l, long i);
+
 /* A report row opens: a level with its own inodes and extents.  Returns 0
  * or -ENOMEM. */
 int layout_push(struct layout *l);

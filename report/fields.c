@@ -113,8 +113,20 @@ static const char *signed_size(int64_t delta, const struct report *r,
 
 /* MB/s as the table prints it; "-" when unknown (not measured), "<1"
  * when measured but too slow to show in whole MB/s. */
+/*
+ * A speed in the table, to two significant digits (1400MB/s, 72MB/s): a
+ * figure measured on a machine shared with other work moves by a tenth
+ * or more from run to run (bench/RESULTS.md), and a third or fourth digit
+ * would claim what was not measured.  JSON, CSV and Prometheus carry the
+ * figure as measured.
+ */
 static const char *mbps(double v, const char *mark, char *buf)
 {
+	double unit = 1;
+
+	while (v >= 99.5 * unit)
+		unit *= 10;
+	v = v >= 0.5 ? (double)(uint64_t)(v / unit + 0.5) * unit : v;
 	if (v >= 0.5)
 		snprintf(buf, FIELD_CELL, "%.0fMB/s%s", v, mark);
 	else if (v > 0)
@@ -396,7 +408,9 @@ const char *field_text(const struct field *f, const struct report *r,
 		d = field_double(f, base);
 		if (!(d > 0))
 			return "-";
-		snprintf(buf, FIELD_CELL, "%.2fs/GB", d);
+		/* two significant digits, as a speed (mbps()) */
+		snprintf(buf, FIELD_CELL, d >= 9.95 ? "%.0fs/GB" :
+			 d >= 0.995 ? "%.1fs/GB" : "%.2fs/GB", d);
 		return buf;
 	case FT_HALF: {
 		char tmp[FMT_BUF];

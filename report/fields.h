@@ -38,10 +38,10 @@ enum field_type {
 	FT_ENUM,	/* int, an index in the field's names: the name */
 	FT_CHANGE,	/* int64_t bytes, signed: the table "+12M", "-1.5G" */
 	FT_MBPS,	/* double, MB/s (10^6 bytes); 0: not measured.  "%.1f";
-			 * the table "412MB/s", "<1MB/s" or "-"; Prometheus
+			 * the table "410MB/s" (two significant digits), "<1MB/s" or "-"; Prometheus
 			 * bytes per second, no series when not measured */
 	FT_CPU,		/* double, core-seconds per GB; 0: unknown.
-			 * "%.4f"; the table "0.21s/GB" or "-" */
+			 * "%.4f"; the table "0.21s/GB", "15s/GB" or "-" */
 	FT_HALF,	/* double, bytes: half-width of a 95% interval.  "%.0f";
 			 * the table "±" and the size */
 };

@@ -410,6 +410,14 @@ static void table_estimates(FILE *out, const struct report *r)
 			      out);
 			break;
 		}
+	/* layout_set_anchor(): without it, what remains of overwritten
+	 * extents is scaled by its part of them, which can be far off */
+	if (ranged && i == r->nest)
+		fputs("None of these is the setting the filesystem is mounted "
+		      "with: overwritten files\nare scaled from what remains "
+		      "of their extents, which may be far off; list the\n"
+		      "mounted setting too to have them predicted against "
+		      "it.\n", out);
 	if (r->est[0].sampled) {
 		const struct report_est *e = &r->est[0];
 		char a[FMT_BUF], b[FMT_BUF];

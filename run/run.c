@@ -953,6 +953,15 @@ int run_paths(struct run *run, char *const *paths, int n)
 	int i, ret = 0;
 
 	run->first_path = n ? paths[0] : NULL;
+	/* what is left of overwritten extents is predicted relative to
+	 * the setting the data was written with, taken to be the one the
+	 * filesystem is mounted with (layout_set_anchor()), the one the
+	 * report marks: the table says when it is not estimated */
+	if (run->estimate.layout)
+		layout_set_anchor(run->estimate.layout,
+				  run_current_setting(run->opt->est,
+						      run->opt->nest,
+						      run->first_path));
 	run->paths = paths;
 	run->npaths = n;
 	for (i = 0; i < n && !ret; i++)

@@ -222,6 +222,11 @@ int run_tick(void *arg);
 /* The report of what was gathered so far, without the estimates. */
 void run_fill_report(struct run *run, struct report *r);
 
+/* Which of the n settings est the filesystem of path is mounted with
+ * now: its index, or -1 (none, or path NULL). */
+long run_current_setting(const struct est_setting *est, size_t n,
+			 const char *path);
+
 /* The values estrun_opts.sample_dx() gives a file, kept with each report
  * row: 0 without a sample. */
 size_t run_dx_count(const struct run *run);

@@ -24,9 +24,8 @@
 #include "run/run.h"
 #include "run/run_internal.h"
 
-/* Which of the settings the filesystem of path is mounted with now: its
- * index, or -1. */
-static long current_setting(const struct options *opt, const char *path)
+long run_current_setting(const struct est_setting *est, size_t nest,
+			 const char *path)
 {
 	char buf[64], err[128];
 	struct est_setting *cur = NULL;
@@ -36,10 +35,9 @@ static long current_setting(const struct options *opt, const char *path)
 	if (!path || mounts_compress_option(path, buf, sizeof(buf)) != 1 ||
 	    est_parse_list(buf, &cur, &n, err, sizeof(err)))
 		return -1;
-	for (i = 0; n == 1 && i < opt->nest; i++)
-		if (opt->est[i].alg == cur->alg &&
-		    opt->est[i].level == cur->level &&
-		    opt->est[i].force == cur->force)
+	for (i = 0; n == 1 && i < nest && found < 0; i++)
+		if (est[i].alg == cur->alg && est[i].level == cur->level &&
+		    est[i].force == cur->force)
 			found = (long)i;
 	free(cur);
 	return found;
@@ -108,7 +106,8 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 static struct report_est *collect_estimates(struct run *run, unsigned cpus)
 {
 	struct report_est *re = calloc(run->opt->nest, sizeof(*re));
-	long cur = current_setting(run->opt, run->first_path);
+	long cur = run_current_setting(run->opt->est, run->opt->nest,
+				       run->first_path);
 	size_t i;
 
 	if (!re)

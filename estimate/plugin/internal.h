@@ -139,8 +139,7 @@ struct est_worker {
 	uint32_t *verify;		/* per setting: pieces until the next check */
 	uint64_t *vfirst;		/* per setting: bytes kept, every piece */
 	struct est_dbatch *dbatch;	/* per setting: pieces kept to check */
-	double *cwall, *dwall;		/* per setting: compress, decompress ns,
-					 * weighed */
+	double *cwall;			/* per setting: compress ns, weighed */
 	/* what the codec work of the data being estimated counts for in
 	 * the speed figures: 1, a sampled unit's 1 / its probability, 0
 	 * for data read only to follow a file's state (nocompress_at()) */

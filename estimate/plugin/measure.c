@@ -38,6 +38,18 @@
 #define EST_VERIFY_FIRST (2u * 1024 * 1024)
 #define EST_DBATCH_BYTES (256u * 1024)
 
+/*
+ * A batch of kept pieces is decompressed at least EST_DREPEAT_MIN times
+ * and at most EST_DREPEAT_MAX, until the median of its times is within
+ * EST_DREPEAT_TOL of the fastest (half of the passes or more agree: the
+ * ones nothing disturbed); the median counts.  Each pass after the
+ * first costs the run what the check did; with at least two of them
+ * the median leaves out one disturbed pass at the least.
+ */
+#define EST_DREPEAT_MIN 3
+#define EST_DREPEAT_MAX 9
+#define EST_DREPEAT_TOL 0.05
+
 static uint64_t est_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -95,40 +107,83 @@ void est_measure_end(struct est_worker *w, struct est_acct *acct)
 	cpu = est_clock_ns(CLOCK_THREAD_CPUTIME_ID) - w->t_cpu0;
 	for (i = 0; i < w->n; i++) {
 		acct[i].comp_ns += est_scale(w->cwall[i], cpu, wall);
-		acct[i].dec_ns += est_scale(w->dwall[i], cpu, wall);
 		w->cwall[i] = 0;
-		w->dwall[i] = 0;
 	}
 	w->timing = false;
 }
 
+/* The median of the n (at most EST_DREPEAT_MAX) values v, sorted. */
+static double est_median(double *v, unsigned n)
+{
+	unsigned a, b;
+
+	for (a = 1; a < n; a++)
+		for (b = a; b && v[b - 1] > v[b]; b--) {
+			double x = v[b];
+
+			v[b] = v[b - 1];
+			v[b - 1] = x;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /*
  * Decompress setting i's kept pieces back to back, compare each with its
- * input and count them in acct (that setting's).  Returns 0, -EIO if one
- * comes back different, or the codec's error.
+ * input and count them in acct (that setting's).  The batch is
+ * decompressed again until its time is steady (see EST_DREPEAT_MIN) and
+ * the median of its times counts: one pass of a batch lasts a fraction
+ * of a millisecond, and on a busy machine a preemption, another
+ * process's pass through the caches or a frequency change in it moved a
+ * run's decompress figure three-fold.  The passes are timed on
+ * CLOCK_MONOTONIC and not scaled by the thread's CPU time (est_scale()):
+ * a pass that was preempted is one the median leaves out.  Returns 0,
+ * -EIO if a piece comes back different, or the codec's error.
  */
 static int est_dbatch_flush(struct est_worker *w, size_t i,
 			    struct est_acct *acct)
 {
 	const struct est_codec_ops *ops = est_codec(w->s[i].alg);
 	struct est_dbatch *b = &w->dbatch[i];
-	size_t in_off = 0, out_off = 0;
+	double t[EST_DREPEAT_MAX], m = 0;
+	size_t in_off, out_off;
+	unsigned k, r;
 	uint64_t t0;
-	unsigned k;
 	int ret = 0;
 
-	for (k = 0; k < b->n && !ret; k++) {
-		t0 = est_codec_t0(w);
-		ret = ops->decompress(w->ws[i], w->sectorsize, b->out + out_off,
-				      b->clen[k], w->back, b->len[k]);
-		w->dwall[i] += (double)(est_clock_ns(CLOCK_MONOTONIC) - t0) *
-			       b->wt[k];
-		acct->dec_out += b->len[k] * b->wt[k];
-		if (!ret && memcmp(w->back, b->in + in_off, b->len[k]))
-			ret = -EIO;
-		in_off += b->len[k];
-		out_off += b->clen[k];
+	for (r = 0; b->n && r < EST_DREPEAT_MAX && !ret; r++) {
+		in_off = out_off = 0;
+		t[r] = 0;
+		for (k = 0; k < b->n && !ret; k++) {
+			t0 = est_clock_ns(CLOCK_MONOTONIC);
+			ret = ops->decompress(w->ws[i], w->sectorsize,
+					      b->out + out_off, b->clen[k],
+					      w->back, b->len[k]);
+			t[r] += (double)(est_clock_ns(CLOCK_MONOTONIC) - t0) *
+				b->wt[k];
+			if (!r) {
+				acct->dec_out += b->len[k] * b->wt[k];
+				if (!ret &&
+				    memcmp(w->back, b->in + in_off, b->len[k]))
+					ret = -EIO;
+			}
+			in_off += b->len[k];
+			out_off += b->clen[k];
+		}
+		if (r + 1 >= EST_DREPEAT_MIN) {
+			double v[EST_DREPEAT_MAX], lo = t[0];
+			unsigned q;
+
+			for (q = 0; q <= r; q++) {
+				v[q] = t[q];
+				lo = t[q] < lo ? t[q] : lo;
+			}
+			m = est_median(v, r + 1);
+			if (m <= lo * (1 + EST_DREPEAT_TOL))
+				break;
+		}
 	}
+	if (b->n && !ret)
+		acct->dec_ns += m;
 	b->n = 0;
 	b->in_used = 0;
 	b->out_used = 0;

@@ -44,7 +44,6 @@ void est_worker_free(struct est_worker *w)
 		}
 	free(w->dbatch);
 	free(w->cwall);
-	free(w->dwall);
 	free(w);
 }
 
@@ -67,14 +66,13 @@ struct est_worker *est_worker_create(const struct est_setting *s, size_t n,
 	w->vfirst = calloc(n ? n : 1, sizeof(*w->vfirst));
 	w->dbatch = calloc(n ? n : 1, sizeof(*w->dbatch));
 	w->cwall = calloc(n ? n : 1, sizeof(*w->cwall));
-	w->dwall = calloc(n ? n : 1, sizeof(*w->dwall));
 	w->zclen = calloc(n ? n : 1, sizeof(*w->zclen));
 	w->memo = &w->memo_own;
 	w->data = w->chunk;
 	w->weight = 1;
 	if (!w->ws || !w->chunk || !w->out || !w->back || !w->verify ||
 	    !w->vfirst ||
-	    !w->dbatch || !w->cwall || !w->dwall || !w->zclen)
+	    !w->dbatch || !w->cwall || !w->zclen)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		const struct est_codec_ops *ops = est_codec(s[i].alg);

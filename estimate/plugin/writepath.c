@@ -301,7 +301,6 @@ int est_buffer(struct est_worker *w, size_t i, const uint8_t *data,
 	one.vfirst = &w->vfirst[i];
 	one.dbatch = &w->dbatch[i];
 	one.cwall = &w->cwall[i];
-	one.dwall = &w->dwall[i];
 	ret = est_run(&one, est_load_mem, data, 0, size, size, &fst, NULL, acct);
 	r = est_check_kept(&one, acct);
 	return ret ? ret : r;

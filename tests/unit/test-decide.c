@@ -116,11 +116,64 @@ static void test_svg(void)
 	free(buf);
 }
 
+/* Many rows: each drawn one in a style of its own (colour and marker),
+ * 20 rows at most beside the total, the rest counted. */
+static void test_svg_rows(void)
+{
+	enum { NS = 26 };
+	const char *names[] = { "compress=zstd:1", "compress=zstd:3" };
+	double c[] = { 400, 300 }, d[] = { 1200, 1100 };
+	double r[NS][2];
+	char name[NS][16], key[NS][64];
+	struct plot_series s[NS];
+	struct plot_in in = {
+		.nset = 2, .setting = names, .compress_mbps = c,
+		.decompress_mbps = d, .series = s, .nseries = NS,
+	};
+	char *buf = NULL;
+	const char *p;
+	size_t len = 0, i, j, n = 0, pts = 0;
+	FILE *f;
+
+	for (i = 0; i < NS; i++) {
+		r[i][0] = 2 + i * 0.01;
+		r[i][1] = 2.2 + i * 0.01;
+		snprintf(name[i], sizeof(name[i]), "row%zu", i);
+		s[i].name = name[i];
+		s[i].ratio = r[i];
+	}
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(plot_svg(f, &in), 0);
+	fclose(f);
+	for (p = buf; (p = strstr(p, "class=\"pt\"")); p++)
+		pts++;
+	CU_ASSERT_EQUAL(pts, 21 * 2 * 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "... and 5 more rows, not drawn"));
+	/* a legend entry: its element, then its fill */
+	for (p = buf; (p = strstr(p, "class=\"key\"")) && n < NS; p++) {
+		const char *b = p, *fill = strstr(p, "fill=");
+
+		while (b > buf && *b != '<')
+			b--;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(fill);
+		snprintf(key[n], sizeof(key[n]), "%.5s %.16s", b, fill);
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 21);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(key[i], key[j]))
+				CU_FAIL("two series drawn alike");
+	free(buf);
+}
+
 static CU_TestInfo tests[] = {
 	{ "device, CPU limits", test_decide },
 	{ "--device-speed values", test_parse_speed },
 	{ "log10 without libm", test_log10 },
 	{ "SVG", test_svg },
+	{ "SVG of many rows", test_svg_rows },
 	CU_TEST_INFO_NULL,
 };
 

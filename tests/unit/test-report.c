@@ -188,7 +188,7 @@ static void test_table_rows(void)
 		"zstd         3%     4096         131072       131072      \n"
 		"\n"
 		"Setting                  Perc     Disk Usage   Change       Compress   Decompress 95% CI\n"
-		"compress=zstd:1            6%     8192         +4096        512MB/s    1024MB/s   \xc2\xb1" "100\n"
+		"compress=zstd:1            6%     8192         +4096        510MB/s    1000MB/s   \xc2\xb1" "100\n"
 		"Sample: 3 of 40 units read, 12288 of 131072 of data.\n"
 		"\n"
 		"Setting                  Compress x0    Decompress x0    CPU write   CPU read   \n"
@@ -296,7 +296,7 @@ static void test_every_estimate_column(void)
 		"Sample: 2 of 9 units read, 4000 of 9000 of data.\n"
 		"\n"
 		"Setting                  Compress x4    Decompress x4    CPU write   CPU read    Write        Read        \n"
-		"compress=zstd:1          1600MB/s       6000MB/s         2.50s/GB    0.67s/GB    180MB/s dev  6000MB/s cpu\n"
+		"compress=zstd:1          1600MB/s       6000MB/s         2.5s/GB     0.67s/GB    180MB/s dev  6000MB/s cpu\n"
 		"Write, Read: file data through a device of 100 MB/s write, 8000 MB/s read (dev: the device limits it, cpu: the 4 CPUs)\n"));
 	free(out);
 	out = render_all_est(REPORT_JSON);

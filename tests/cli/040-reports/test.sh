@@ -195,3 +195,12 @@ for fmt in table json csv prometheus ncdu; do
 			fail "--format=$fmt $walk >/dev/full: stderr $(head -c 200 "$OUT/full.err")"
 	done
 done
+# --help and --version too: what they print is lost as well
+for opt in --help -h --version; do
+	CHECKS=$((CHECKS + 1))
+	rc=0
+	"$COMPSIZE" $opt >/dev/full 2>"$OUT/full.err" || rc=$?
+	[ "$rc" = 1 ] || fail "$opt >/dev/full: exit $rc, expected 1"
+	cmp -s "$OUT/full.err" <(echo "compsize: standard output: No space left on device") ||
+		fail "$opt >/dev/full: stderr $(head -c 200 "$OUT/full.err")"
+done

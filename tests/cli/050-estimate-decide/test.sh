@@ -79,8 +79,10 @@ else
 		fail "--plot: rsvg-convert cannot draw it"
 	[ -s "$TESTDIR/p.png" ] || fail "--plot: empty PNG"
 	# one series per row and the total: 4 legend entries, 3 settings
-	[ "$(grep -c '<circle' "$TESTDIR/p.svg")" = $(( (1 + 3) * 3 * 2 + 4 )) ] ||
-		fail "--plot: $(grep -c '<circle' "$TESTDIR/p.svg") points"
+	[ "$(grep -c 'class="pt"' "$TESTDIR/p.svg")" = $(( (1 + 3) * 3 * 2 )) ] ||
+		fail "--plot: $(grep -c 'class="pt"' "$TESTDIR/p.svg") points"
+	[ "$(grep -c 'class="key"' "$TESTDIR/p.svg")" = 4 ] ||
+		fail "--plot: $(grep -c 'class="key"' "$TESTDIR/p.svg") series in the legend"
 fi
 ls "$TESTDIR"/p.svg.* 2>/dev/null && fail "--plot left a temporary file"
 # A directory that can't take the file: a usage error before any work,
