@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Waste: the parts of S's extents no reference reaches (waste.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include "lib/array.h"
+#include "ioctl.h"
+#include "scan/search.h"
+#include "scan/waste.h"
+
+#define WASTE_SEARCH_BUF	(64u << 10)
+#define LOGICAL_BUF_MIN		(64u << 10)
+#define LOGICAL_BUF_MAX		(16u << 20)
+/* Extents decided between two ticks. */
+#define WASTE_TICK		1024
+
+/* One reference of S, or one found by the backref walk (row 0). */
+struct wref {
+	uint64_t bytenr;
+	uint64_t disk;		/* disk_num_bytes */
+	uint64_t ram;		/* ram_bytes: the extent's uncompressed size */
+	uint64_t start, end;	/* the range it maps, in [0, ram) */
+	uint32_t row;
+	uint16_t fs;		/* index in w->fs */
+	uint16_t type;		/* row of struct cs_stats */
+};
+
+struct waste_fs {
+	size_t fs_idx;
+	int fd;
+	uint32_t nodesize;
+};
+
+struct waste {
+	struct waste_fs *fs;
+	size_t nfs;
+	struct wref *refs;
+	size_t nrefs, cap_refs;
+	/* rows: id 0 is S; by id */
+	uint32_t *parent, *stamp;
+	uint64_t *row_waste;
+	size_t nrows, cap_rows;
+	uint32_t *stack;
+	size_t nstack, cap_stack;
+	int nomem;
+	uint64_t total, walked, wasting;
+	uint64_t type[CS_NTYPES];
+	struct search_ctx *search;
+	void *lbuf;
+	size_t lbuf_size;
+};
+
+struct waste *waste_create(void)
+{
+	struct waste *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->cap_rows = 64;
+	w->parent = calloc(w->cap_rows, sizeof(*w->parent));
+	w->stamp = calloc(w->cap_rows, sizeof(*w->stamp));
+	w->row_waste = calloc(w->cap_rows, sizeof(*w->row_waste));
+	if (!w->parent || !w->stamp || !w->row_waste) {
+		waste_free(w);
+		return NULL;
+	}
+	w->nrows = 1;
+	return w;
+}
+
+void waste_free(struct waste *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->nfs; i++)
+		if (w->fs[i].fd >= 0)
+			close(w->fs[i].fd);
+	free(w->fs);
+	free(w->refs);
+	free(w->parent);
+	free(w->stamp);
+	free(w->row_waste);
+	free(w->stack);
+	search_free(w->search);
+	free(w->lbuf);
+	free(w);
+}
+
+static struct waste_fs *fs_find(struct waste *w, size_t fs_idx)
+{
+	size_t i;
+
+	for (i = 0; i < w->nfs; i++)
+		if (w->fs[i].fs_idx == fs_idx)
+			return &w->fs[i];
+	return NULL;
+}
+
+int waste_add_fs(struct waste *w, size_t fs_idx, int fd)
+{
+	struct btrfs_ioctl_fs_info_args info = { 0 };
+	struct waste_fs *fs;
+
+	if (fs_find(w, fs_idx))
+		return 0;
+	if (fd >= 0 && ioctl(fd, BTRFS_IOC_FS_INFO, &info))
+		return -errno;
+	fs = realloc(w->fs, (w->nfs + 1) * sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	w->fs = fs;
+	fs = &w->fs[w->nfs];
+	fs->fs_idx = fs_idx;
+	fs->nodesize = info.nodesize;
+	fs->fd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (fd >= 0 && fs->fd < 0)
+		return -errno;
+	w->nfs++;
+	return 0;
+}
+
+static uint32_t row_cur(const struct waste *w)
+{
+	return w->nstack ? w->stack[w->nstack - 1] : 0;
+}
+
+uint32_t waste_row_push(struct waste *w)
+{
+	uint32_t id = (uint32_t)w->nrows, *s;
+
+	if (w->nrows == w->cap_rows) {
+		size_t cap = 2 * w->cap_rows;
+		uint32_t *p = realloc(w->parent, cap * sizeof(*p)), *t;
+		uint64_t *x;
+
+		if (p)
+			w->parent = p;
+		t = p ? realloc(w->stamp, cap * sizeof(*t)) : NULL;
+		if (t)
+			w->stamp = t;
+		x = t ? realloc(w->row_waste, cap * sizeof(*x)) : NULL;
+		if (!x) {
+			w->nomem = 1;
+			return 0;
+		}
+		w->row_waste = x;
+		w->cap_rows = cap;
+	}
+	s = array_grow(w->stack, &w->cap_stack, w->nstack, sizeof(*s));
+	if (!s) {
+		w->nomem = 1;
+		return 0;
+	}
+	w->stack = s;
+	w->parent[id] = row_cur(w);
+	w->stamp[id] = 0;
+	w->row_waste[id] = 0;
+	w->stack[w->nstack++] = id;
+	w->nrows++;
+	return id;
+}
+
+void waste_row_pop(struct waste *w)
+{
+	if (w->nstack)
+		w->nstack--;
+}
+
+static int ref_add(struct waste *w, uint16_t fs, const struct extent_info *ei,
+		   uint32_t row)
+{
+	struct wref *r = array_grow(w->refs, &w->cap_refs, w->nrefs,
+				    sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	w->refs = r;
+	r += w->nrefs++;
+	r->bytenr = ei->disk_bytenr;
+	r->disk = ei->disk_num_bytes;
+	r->ram = ei->ram_bytes;
+	r->start = ei->offset < ei->ram_bytes ? ei->offset : ei->ram_bytes;
+	r->end = ei->num_bytes < ei->ram_bytes - r->start ?
+		 r->start + ei->num_bytes : ei->ram_bytes;
+	r->row = row;
+	r->fs = fs;
+	r->type = (uint16_t)extent_row(ei);
+	return 0;
+}
+
+int waste_extent(struct waste *w, size_t fs_idx,
+		 const struct extent_info *ei)
+{
+	struct waste_fs *fs;
+
+	if (ei->type == BTRFS_FILE_EXTENT_INLINE || !ei->disk_bytenr ||
+	    !ei->ram_bytes)
+		return 0;
+	fs = fs_find(w, fs_idx);
+	if (!fs)
+		return -EINVAL;
+	return ref_add(w, (uint16_t)(fs - w->fs), ei, row_cur(w));
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct wref *x = a, *y = b;
+
+	if (x->fs != y->fs)
+		return x->fs < y->fs ? -1 : 1;
+	if (x->bytenr != y->bytenr)
+		return x->bytenr < y->bytenr ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+/* Bytes of [0, ram) the ranges r[0..n), sorted by start, cover. */
+static uint64_t covered(const struct wref *r, size_t n)
+{
+	uint64_t sum = 0, s = 0, e = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].start > e) {
+			sum += e - s;
+			s = r[i].start;
+			e = r[i].end;
+		} else if (r[i].end > e) {
+			e = r[i].end;
+		}
+	}
+	return sum + (e - s);
+}
+
+/* The backref walk's references of one extent, their items read. */
+struct found {
+	struct waste *w;
+	const struct wref *ext;	/* the extent: bytenr, disk, ram, fs */
+	struct wref *ranges;
+	size_t n, cap;
+	int err;
+};
+
+static int found_item(const struct search_item *it, void *arg)
+{
+	struct found *f = arg;
+	struct extent_info ei;
+	struct wref *r;
+
+	if (it->type != BTRFS_EXTENT_DATA_KEY ||
+	    extent_parse(it->data, it->len, 0, &ei) != EXTENT_OK ||
+	    ei.type == BTRFS_FILE_EXTENT_INLINE ||
+	    ei.disk_bytenr != f->ext->bytenr)
+		return 0;
+	r = array_grow(f->ranges, &f->cap, f->n, sizeof(*r));
+	if (!r) {
+		f->err = -ENOMEM;
+		return 1;
+	}
+	f->ranges = r;
+	r += f->n++;
+	*r = *f->ext;
+	r->row = 0;
+	r->start = ei.offset < f->ext->ram ? ei.offset : f->ext->ram;
+	r->end = ei.num_bytes < f->ext->ram - r->start ?
+		 r->start + ei.num_bytes : f->ext->ram;
+	return 0;
+}
+
+struct lref {
+	uint64_t root, ino, pos;
+};
+
+static int cmp_lref(const void *a, const void *b)
+{
+	const struct lref *x = a, *y = b;
+
+	if (x->root != y->root)
+		return x->root < y->root ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/*
+ * Every reference of the extent ext through LOGICAL_INO_V2 (with
+ * IGNORE_OFFSET, each element is the item's key: inode, file position,
+ * root), each item read back for its range into f->ranges.  Returns 0,
+ * 1 when the walk does not know the extent (uncommitted), or -errno.
+ */
+static int walk_refs(struct waste *w, const struct waste_fs *fs,
+		     struct found *f)
+{
+	struct btrfs_ioctl_logical_ino_args args;
+	struct btrfs_data_container *dc;
+	struct lref *l = NULL;
+	size_t n, i, j;
+	int ret = 0;
+
+	for (;;) {
+		memset(&args, 0, sizeof(args));
+		args.logical = f->ext->bytenr;
+		args.size = w->lbuf_size;
+		args.flags = BTRFS_LOGICAL_INO_ARGS_IGNORE_OFFSET;
+		args.inodes = (uintptr_t)w->lbuf;
+		if (ioctl(fs->fd, BTRFS_IOC_LOGICAL_INO_V2, &args))
+			return errno == ENOENT ? 1 : -errno;
+		dc = w->lbuf;
+		if (!dc->bytes_missing || w->lbuf_size >= LOGICAL_BUF_MAX)
+			break;
+		free(w->lbuf);
+		w->lbuf_size *= 4;
+		w->lbuf = malloc(w->lbuf_size);
+		if (!w->lbuf)
+			return -ENOMEM;
+	}
+	/* more references than the largest buffer holds: the ones listed
+	 * (the union of fewer ranges is no larger: waste is not understated
+	 * by it, only possibly overstated) */
+	n = dc->elem_cnt / 3;
+	l = malloc((n ? n : 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		l[i].ino = dc->val[3 * i];
+		l[i].pos = dc->val[3 * i + 1];
+		l[i].root = dc->val[3 * i + 2];
+	}
+	qsort(l, n, sizeof(*l), cmp_lref);
+	for (i = 0; i < n && !ret; i = j) {
+		struct btrfs_ioctl_search_key key;
+
+		for (j = i + 1; j < n && l[j].root == l[i].root &&
+		     l[j].ino == l[i].ino; j++)
+			;
+		search_key_range(&key, l[i].root, l[i].ino,
+				 BTRFS_EXTENT_DATA_KEY, l[i].ino,
+				 BTRFS_EXTENT_DATA_KEY);
+		key.min_offset = l[i].pos;
+		key.max_offset = l[j - 1].pos;
+		ret = search_run(w->search, fs->fd, &key, fs->nodesize,
+				 found_item, f);
+		/* a subvolume deleted, not yet cleaned: no path reaches it */
+		if (ret == -ENOENT)
+			ret = 0;
+		if (!ret)
+			ret = f->err;
+	}
+	free(l);
+	return ret;
+}
+
+/* The waste of the extent of r[0..n) (S's references, sorted). */
+static int extent_waste(struct waste *w, const struct wref *r, size_t n,
+			uint64_t *out)
+{
+	struct found f = { .w = w, .ext = r };
+	uint64_t cov = covered(r, n);
+	int ret;
+
+	*out = 0;
+	if (cov >= r->ram)
+		return 0;
+	w->walked++;
+	f.ranges = malloc(n * sizeof(*f.ranges));
+	if (!f.ranges)
+		return -ENOMEM;
+	memcpy(f.ranges, r, n * sizeof(*r));
+	f.n = f.cap = n;
+	ret = w->fs[r->fs].fd >= 0 ? walk_refs(w, &w->fs[r->fs], &f) : 1;
+	if (ret >= 0) {
+		qsort(f.ranges, f.n, sizeof(*f.ranges), cmp_ref);
+		cov = covered(f.ranges, f.n);
+		ret = 0;
+	}
+	free(f.ranges);
+	if (!ret && cov < r->ram)
+		*out = (uint64_t)((unsigned __int128)r->disk *
+				  (r->ram - cov) / r->ram);
+	return ret;
+}
+
+int waste_resolve(struct waste *w, int (*tick)(void *), void *arg)
+{
+	size_t i, j, k;
+	uint32_t stamp = 0, row;
+	size_t ticks = 0;
+	uint64_t x;
+	int ret = 0;
+
+	if (w->nomem)
+		return -ENOMEM;
+	if (!w->search)
+		w->search = search_create(WASTE_SEARCH_BUF);
+	if (!w->lbuf) {
+		w->lbuf_size = LOGICAL_BUF_MIN;
+		w->lbuf = malloc(w->lbuf_size);
+	}
+	if (!w->search || !w->lbuf)
+		return -ENOMEM;
+	qsort(w->refs, w->nrefs, sizeof(*w->refs), cmp_ref);
+	for (i = 0; i < w->nrefs && !ret; i = j) {
+		for (j = i + 1; j < w->nrefs && w->refs[j].fs == w->refs[i].fs &&
+		     w->refs[j].bytenr == w->refs[i].bytenr; j++)
+			;
+		ret = extent_waste(w, &w->refs[i], j - i, &x);
+		if (ret || !x)
+			goto next;
+		w->total += x;
+		w->type[w->refs[i].type] += x;
+		w->wasting++;
+		/* each row holding a reference, and the rows around it,
+		 * once */
+		stamp++;
+		for (k = i; k < j; k++)
+			for (row = w->refs[k].row; row && w->stamp[row] != stamp;
+			     row = w->parent[row]) {
+				w->stamp[row] = stamp;
+				w->row_waste[row] += x;
+			}
+next:
+		if (!ret && tick && !(++ticks % WASTE_TICK))
+			ret = tick(arg);
+	}
+	w->row_waste[0] = w->total;
+	return ret;
+}
+
+uint64_t waste_total(const struct waste *w)
+{
+	return w->total;
+}
+
+uint64_t waste_type(const struct waste *w, unsigned type)
+{
+	return type < CS_NTYPES ? w->type[type] : 0;
+}
+
+uint64_t waste_row(const struct waste *w, uint32_t id)
+{
+	return id < w->nrows ? w->row_waste[id] : 0;
+}
+
+void waste_counts(const struct waste *w, uint64_t *walked,
+		  uint64_t *wasting)
+{
+	*walked = w->walked;
+	*wasting = w->wasting;
+}
