@@ -41,10 +41,7 @@ for scan in "" --walk; do
 		*defragment*)
 			# an uncompressed file for the example to find and
 			# rewrite, on each pass
-			mount -o remount,compress=no "$MNT"
-			text_data 600K >"$MNT/data/c/small"
-			mount -o remount,compress=zstd:1 "$MNT"
-			sync
+			raw_text "$MNT/data/c/small" 600K compress=zstd:1
 			;;
 		esac
 		if ! (PATH=$TESTDIR/bin:$PATH; cd "$TESTDIR" &&

@@ -69,10 +69,7 @@ for scan in "" --walk; do
 		case $cmd in
 		*defragment*)
 			# a raw file for the example to find, on each pass
-			mount -o remount,compress=no "$MNT"
-			text_data 200K >"$MNT/build/obj/raw.o"
-			mount -o remount,compress=zstd:1 "$MNT"
-			sync
+			raw_text "$MNT/build/obj/raw.o" 200K compress=zstd:1
 			;;
 		esac
 		if ! (PATH=$TESTDIR/bin:$PATH; cd "$MNT" &&
