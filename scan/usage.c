@@ -271,6 +271,7 @@ static int one_item(const struct search_item *item, void *arg)
 		}
 		return 0;
 	}
+	ei.file_pos = item->offset;
 	return usage_account(ctx, fsc->fs_idx, &ei);
 }
 

@@ -8,6 +8,8 @@
 #include <sys/ioctl.h>
 #include "lib/array.h"
 #include "ioctl.h"
+#include "scan/pending.h"
+#include "scan/qgroup.h"
 #include "scan/search.h"
 #include "scan/waste.h"
 
@@ -16,6 +18,8 @@
 #define LOGICAL_BUF_MAX		(16u << 20)
 /* Extents decided between two ticks. */
 #define WASTE_TICK		1024
+/* Extent items asked for in one search (parts_decide()). */
+#define PARTS_RUN		256
 
 /* One reference of S, or one found by the backref walk (row 0). */
 struct wref {
@@ -23,6 +27,7 @@ struct wref {
 	uint64_t disk;		/* disk_num_bytes */
 	uint64_t ram;		/* ram_bytes: the extent's uncompressed size */
 	uint64_t start, end;	/* the range it maps, in [0, ram) */
+	uint64_t pos;		/* the item's file position (0: unknown) */
 	uint32_t row;
 	uint16_t fs;		/* index in w->fs */
 	uint16_t type;		/* row of struct cs_stats */
@@ -46,9 +51,12 @@ struct waste {
 	uint32_t *stack;
 	size_t nstack, cap_stack;
 	int nomem;
+	int walk_only;		/* waste_walk_only() */
 	uint64_t total, walked, wasting;
 	uint64_t type[CS_NTYPES];
 	struct search_ctx *search;
+	struct search_ctx *items;	/* the extent tree's, apart: a run
+					 * reads root items through search */
 	void *lbuf;
 	size_t lbuf_size;
 };
@@ -87,6 +95,7 @@ void waste_free(struct waste *w)
 	free(w->row_waste);
 	free(w->stack);
 	search_free(w->search);
+	search_free(w->items);
 	free(w->lbuf);
 	free(w);
 }
@@ -187,6 +196,7 @@ static int ref_add(struct waste *w, uint16_t fs, const struct extent_info *ei,
 	r->start = ei->offset < ei->ram_bytes ? ei->offset : ei->ram_bytes;
 	r->end = ei->num_bytes < ei->ram_bytes - r->start ?
 		 r->start + ei->num_bytes : ei->ram_bytes;
+	r->pos = ei->file_pos;
 	r->row = row;
 	r->fs = fs;
 	r->type = (uint16_t)extent_row(ei);
@@ -217,7 +227,9 @@ static int cmp_ref(const void *a, const void *b)
 		return x->bytenr < y->bytenr ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return (x->end > y->end) - (x->end < y->end);
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 /* Bytes of [0, ram) the ranges r[0..n), sorted by start, cover. */
@@ -356,9 +368,146 @@ static int walk_refs(struct waste *w, const struct waste_fs *fs,
 	return ret;
 }
 
-/* The waste of the extent of r[0..n) (S's references, sorted). */
+/*
+ * An extent S covers in part: its references from S, told apart by the
+ * item's range and file position (a file with two names in S is one
+ * reference).  inside: every reference of the extent is one of S's.
+ */
+struct part {
+	uint64_t bytenr;
+	uint16_t fs;		/* index in w->fs */
+	uint64_t distinct;	/* S's references, told apart */
+	uint64_t counted;	/* the extent item's, while it is read */
+	int unsure;
+	int inside;
+};
+
+struct parts {
+	struct waste *w;
+	struct waste_fs *fs;
+	struct part *p;		/* sorted by bytenr */
+	size_t n;
+	struct part *cur;
+	uint64_t cur_gen;
+	struct pending_snaps snaps;
+	int err;
+};
+
+static uint64_t last_snapshot(struct parts *ps, uint64_t root)
+{
+	return pending_last_snapshot(&ps->snaps, ps->w->search, ps->fs->fd,
+				     ps->fs->nodesize, root, &ps->err);
+}
+
+/* One back reference of the extent read: keyed, of a root no snapshot
+ * was taken of since the extent was written (a snapshot shares the leaf,
+ * and no reference says so), or the extent is unsure. */
+static void parts_ref(struct parts *ps, uint8_t type, uint64_t root,
+		      uint32_t count)
+{
+	if (type != BTRFS_EXTENT_DATA_REF_KEY ||
+	    last_snapshot(ps, root) >= ps->cur_gen)
+		ps->cur->unsure = 1;
+	else
+		ps->cur->counted += count;
+}
+
+static void parts_end(struct parts *ps)
+{
+	struct part *p = ps->cur;
+
+	ps->cur = NULL;
+	/* each item of S is one of the extent's references: as many as it
+	 * counts, all of them */
+	if (p && !p->unsure && p->counted == p->distinct)
+		p->inside = 1;
+}
+
+static int cmp_part_key(const void *k, const void *e)
+{
+	uint64_t a = *(const uint64_t *)k, b = ((const struct part *)e)->bytenr;
+
+	return (a > b) - (a < b);
+}
+
+static int parts_item(const struct search_item *si, void *arg)
+{
+	struct parts *ps = arg;
+	const uint8_t *d = si->data, *p, *end;
+	struct extent_ref r;
+
+	if (si->type == BTRFS_EXTENT_ITEM_KEY ||
+	    si->type == BTRFS_METADATA_ITEM_KEY) {
+		parts_end(ps);
+		if (si->type != BTRFS_EXTENT_ITEM_KEY || si->len < 24)
+			return ps->err;
+		ps->cur = bsearch(&si->objectid, ps->p, ps->n, sizeof(*ps->p),
+				  cmp_part_key);
+		if (!ps->cur)
+			return ps->err;
+		ps->cur_gen = get_le64(d + 8);
+		p = d + 24;
+		end = d + si->len;
+		while (extent_inline_ref(&p, end, &r) > 0)
+			if (r.type != EXTENT_OWNER_REF)
+				parts_ref(ps, r.type, r.val, r.count);
+		if (p < end)
+			ps->cur->unsure = 1;	/* malformed */
+		return ps->err;
+	}
+	if (!ps->cur || si->objectid != ps->cur->bytenr)
+		return ps->err;
+	if (si->type == BTRFS_EXTENT_DATA_REF_KEY && si->len >= 28)
+		parts_ref(ps, BTRFS_EXTENT_DATA_REF_KEY, get_le64(d),
+			  get_le32(d + 24));
+	else if (si->type == BTRFS_SHARED_DATA_REF_KEY)
+		ps->cur->unsure = 1;
+	return ps->err;
+}
+
+/*
+ * Which of fs's extents S covers in part have every reference in S, from
+ * their extent items (read in runs of PARTS_RUN), so that S's own ranges
+ * are their union: the common case, a file overwritten in place.  Only
+ * on a filesystem with nothing uncommitted (new references are delayed
+ * refs until the commit, not items).  The rest: the backref walk.
+ */
+static int parts_decide(struct waste *w, struct waste_fs *fs, struct part *p,
+			size_t n)
+{
+	struct parts ps = { .w = w, .fs = fs, .p = p, .n = n };
+	struct btrfs_ioctl_fs_info_args fi;
+	uint64_t committed = 0;
+	size_t i, j;
+	int ret = 0;
+
+	memset(&fi, 0, sizeof(fi));
+	fi.flags = BTRFS_FS_INFO_FLAG_GENERATION;
+	if (fs->fd < 0 || ioctl(fs->fd, BTRFS_IOC_FS_INFO, &fi) ||
+	    !(fi.flags & BTRFS_FS_INFO_FLAG_GENERATION) ||
+	    pending_committed(w->search, fs->fd, fs->nodesize, &committed) ||
+	    committed != fi.generation)
+		return 0;
+	for (i = 0; i < n && !ret; i = j) {
+		struct btrfs_ioctl_search_key key;
+
+		j = i + PARTS_RUN < n ? i + PARTS_RUN : n;
+		search_key_range(&key, BTRFS_EXTENT_TREE_OBJECTID, p[i].bytenr,
+				 BTRFS_EXTENT_ITEM_KEY, p[j - 1].bytenr,
+				 BTRFS_SHARED_DATA_REF_KEY);
+		ret = w->items ? search_run(w->items, fs->fd, &key,
+					    fs->nodesize, parts_item, &ps)
+			       : -ENOMEM;
+		parts_end(&ps);
+	}
+	pending_snaps_free(&ps.snaps);
+	return ret ? ret : ps.err;
+}
+
+/* The waste of the extent of r[0..n) (S's references, sorted); inside:
+ * every reference of it is one of S's. */
 static int extent_waste(struct waste *w, const struct wref *r, size_t n,
-			uint64_t *out)
+			int inside, uint64_t *out)
 {
 	struct found f = { .w = w, .ext = r };
 	uint64_t cov = covered(r, n);
@@ -367,6 +516,11 @@ static int extent_waste(struct waste *w, const struct wref *r, size_t n,
 	*out = 0;
 	if (cov >= r->ram)
 		return 0;
+	if (inside) {
+		*out = (uint64_t)((unsigned __int128)r->disk *
+				  (r->ram - cov) / r->ram);
+		return 0;
+	}
 	w->walked++;
 	f.ranges = malloc(n * sizeof(*f.ranges));
 	if (!f.ranges)
@@ -386,30 +540,89 @@ static int extent_waste(struct waste *w, const struct wref *r, size_t n,
 	return ret;
 }
 
+/* The end of the group of references of one extent starting at i. */
+static size_t group_end(const struct waste *w, size_t i)
+{
+	size_t j;
+
+	for (j = i + 1; j < w->nrefs && w->refs[j].fs == w->refs[i].fs &&
+	     w->refs[j].bytenr == w->refs[i].bytenr; j++)
+		;
+	return j;
+}
+
+/* The extents S covers in part, in the order of w->refs (by filesystem,
+ * then bytenr), each decided from its extent item where it can be, into
+ * *out.  Returns 0 or -errno. */
+static int find_parts(struct waste *w, struct part **out, size_t *nout)
+{
+	struct part *p = NULL, *q;
+	size_t cap = 0, n = 0, i, j, k, first;
+	int ret = 0;
+
+	for (i = 0; i < w->nrefs; i = j) {
+		j = group_end(w, i);
+		if (covered(&w->refs[i], j - i) >= w->refs[i].ram)
+			continue;
+		q = array_grow(p, &cap, n, sizeof(*p));
+		if (!q) {
+			free(p);
+			return -ENOMEM;
+		}
+		p = q;
+		memset(&p[n], 0, sizeof(*p));
+		p[n].bytenr = w->refs[i].bytenr;
+		p[n].fs = w->refs[i].fs;
+		for (k = i; k < j; k++)
+			if (k == i || cmp_ref(&w->refs[k], &w->refs[k - 1]))
+				p[n].distinct++;
+		n++;
+	}
+	if (!w->walk_only)
+		for (i = 0, first = 0; !ret && i <= n; i++) {
+			/* a filesystem's run of parts: [first, i) */
+			if (i < n && p[i].fs == p[first].fs)
+				continue;
+			if (i > first)
+				ret = parts_decide(w, &w->fs[p[first].fs],
+						   &p[first], i - first);
+			first = i;
+		}
+	*out = p;
+	*nout = n;
+	return ret;
+}
+
 int waste_resolve(struct waste *w, int (*tick)(void *), void *arg)
 {
-	size_t i, j, k;
+	struct part *parts = NULL;
+	size_t i, j, k, np = 0, pi = 0;
 	uint32_t stamp = 0, row;
 	size_t ticks = 0;
 	uint64_t x;
-	int ret = 0;
+	int ret = 0, inside;
 
 	if (w->nomem)
 		return -ENOMEM;
 	if (!w->search)
 		w->search = search_create(WASTE_SEARCH_BUF);
+	if (!w->items)
+		w->items = search_create(WASTE_SEARCH_BUF);
 	if (!w->lbuf) {
 		w->lbuf_size = LOGICAL_BUF_MIN;
 		w->lbuf = malloc(w->lbuf_size);
 	}
-	if (!w->search || !w->lbuf)
+	if (!w->search || !w->items || !w->lbuf)
 		return -ENOMEM;
 	qsort(w->refs, w->nrefs, sizeof(*w->refs), cmp_ref);
+	ret = find_parts(w, &parts, &np);
 	for (i = 0; i < w->nrefs && !ret; i = j) {
-		for (j = i + 1; j < w->nrefs && w->refs[j].fs == w->refs[i].fs &&
-		     w->refs[j].bytenr == w->refs[i].bytenr; j++)
-			;
-		ret = extent_waste(w, &w->refs[i], j - i, &x);
+		j = group_end(w, i);
+		inside = 0;
+		if (pi < np && parts[pi].bytenr == w->refs[i].bytenr &&
+		    covered(&w->refs[i], j - i) < w->refs[i].ram)
+			inside = parts[pi++].inside;
+		ret = extent_waste(w, &w->refs[i], j - i, inside, &x);
 		if (ret || !x)
 			goto next;
 		w->total += x;
@@ -428,8 +641,14 @@ next:
 		if (!ret && tick && !(++ticks % WASTE_TICK))
 			ret = tick(arg);
 	}
+	free(parts);
 	w->row_waste[0] = w->total;
 	return ret;
+}
+
+void waste_walk_only(struct waste *w)
+{
+	w->walk_only = 1;
 }
 
 uint64_t waste_total(const struct waste *w)

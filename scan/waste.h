@@ -15,15 +15,19 @@
  *
  * An extent whose references from S already cover it whole wastes
  * nothing, whatever else references it: nothing more is read.  For the
- * others, the kernel's backref walk (LOGICAL_INO_V2) lists every
- * (root, inode, file position) referencing the extent and each such item
- * is read for its range.
+ * others, its extent item is read (in runs of extents): when its back
+ * references are all keyed (root, inode) ones, of roots no snapshot was
+ * taken of since the extent was written, and count no more items than S
+ * has, S holds every reference and its ranges are the union.  Else the
+ * kernel's backref walk (LOGICAL_INO_V2) lists every (root, inode, file
+ * position) referencing the extent and each such item is read for its
+ * range.
  *
  * Rows (--depth, --per-file): a row counts the whole waste of each extent
  * one of its files references, once, as Disk Usage counts the extent;
  * the total counts each extent's waste once.
  *
- * Memory: 48 bytes per reference of S to a regular or prealloc extent,
+ * Memory: 56 bytes per reference of S to a regular or prealloc extent,
  * and 16 bytes per row, until waste_free().
  */
 #ifndef COMPSIZE_WASTE_H
@@ -54,6 +58,10 @@ void waste_row_pop(struct waste *w);
  * -ENOMEM. */
 int waste_extent(struct waste *w, size_t fs_idx,
 		 const struct extent_info *ei);
+
+/* For the tests: every extent S covers in part through the backref walk,
+ * none from its extent item alone. */
+void waste_walk_only(struct waste *w);
 
 /*
  * Decide each extent's waste.  tick (may be NULL) is called between

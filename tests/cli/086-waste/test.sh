@@ -6,7 +6,9 @@
 # overwritten, a partial reflink and a snapshot keeping some; compressed
 # and raw extents of zstd) against the hand count and against btrfs-progs'
 # dump-tree of every tree (waste.py: each extent's disk bytes times the
-# part of its range no item maps), per file and in total; and a real
+# part of its range no item maps), per file and in total, from the extent
+# items where they say all and through the backref walk alone
+# (COMPSIZE_WASTE=backref) alike; and a real
 # `btrfs filesystem defragment` of files no snapshot holds lowers Data
 # used by what --waste said, within 1%.
 . "$(dirname "$0")/../common.sh"
@@ -51,6 +53,7 @@ overwrite sv/text $((M + 4096)) 16384
 overwrite sv/rnd 8192 4096
 cp --reflink=always sv/rnd sv/rnd-clone
 overwrite sv/rnd-clone $((512 * 1024)) 65536
+ln sv/rnd-clone sv/clone-link
 sync
 
 # by hand: of big's overwrites, only the one at 50M is in nothing else
@@ -72,6 +75,12 @@ check_set()
 		keys+=("$f=$(btrfs inspect-internal rootid "$(dirname "$f")"):$(stat -c %i "$f")")
 	done
 	run_ours "$label" --waste --per-file --format=json "$@"
+	# the backref walk alone, for every extent covered in part, agrees
+	COMPSIZE_WASTE=backref run_prog "$label-walk" "$COMPSIZE" --waste \
+		--per-file --format=json "$@"
+	CHECKS=$((CHECKS + 1))
+	cmp -s "$OUT/$label.out" "$OUT/$label-walk.out" ||
+		fail "waste of $*: another figure with COMPSIZE_WASTE=backref"
 	# shellcheck disable=SC2086
 	"$PYTHON" "$HERE/waste.py" oracle "$IMG" $trees -- "${keys[@]}" \
 		>"$OUT/$label.want"
@@ -91,6 +100,8 @@ check_set()
 check_set all sv/big sv/part sv/text sv/rnd sv/rnd-clone
 check_set snap snap/big snap/part sv/big
 check_set text sv/text sv/rnd-clone
+# a file with two names in the set is one reference of its extents
+check_set link sv/rnd-clone sv/clone-link
 
 # the table's column, and --sort=waste
 run_ours table --waste sv
