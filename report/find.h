@@ -50,7 +50,8 @@ unsigned find_needs(const struct find *f);
  * NULL. */
 const char *find_text(const struct find *f, unsigned need);
 
-/* Does row (a file's, of report r) satisfy every predicate? */
+/* Does row (a file's, of report r) satisfy every predicate?  r may be
+ * NULL when no predicate needs FIND_NEED_ESTIMATE. */
 int find_match(const struct find *f, const struct report *r,
 	       const struct report_row *row);
 

@@ -42,6 +42,8 @@ struct rows {
 	struct est_node *nodes;
 	size_t nnodes, cap_nodes;
 	int defer_cut;		/* rows_defer_cut() */
+	int (*keep)(void *arg, const struct report_row *row);	/* rows_filter() */
+	void *keep_arg;
 };
 
 struct rows *rows_create(enum row_sort sort, size_t top, size_t nest,
@@ -317,6 +319,12 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 		row->size.qg_rfer = o->k_rfer;
 	}
 	row->seq = rows->seq++;
+	if (rows->keep && !rows->keep(rows->keep_arg, row)) {
+		if (row->est_token)
+			rows->nodes[row->est_token - 1].est = NULL;
+		report_row_clear(row);
+		return 0;
+	}
 	rows->ndone++;
 	return 0;
 fail:
@@ -353,6 +361,14 @@ void rows_set_waste(struct rows *rows, const struct waste *w)
 void rows_defer_cut(struct rows *rows)
 {
 	rows->defer_cut = 1;
+}
+
+void rows_filter(struct rows *rows,
+		 int (*keep)(void *arg, const struct report_row *row),
+		 void *arg)
+{
+	rows->keep = keep;
+	rows->keep_arg = arg;
 }
 
 void rows_keep(struct rows *rows,

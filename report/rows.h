@@ -84,6 +84,12 @@ void rows_set_waste(struct rows *rows, const struct waste *w);
  * decides which rows are kept is known at the end. */
 void rows_defer_cut(struct rows *rows);
 
+/* Drop each row keep(arg, row) does not hold of as it closes (what
+ * decides is known then): memory for the rows kept only. */
+void rows_filter(struct rows *rows,
+		 int (*keep)(void *arg, const struct report_row *row),
+		 void *arg);
+
 /* Keep only the closed rows keep(arg, row) holds of.  Call before
  * rows_result(). */
 void rows_keep(struct rows *rows,

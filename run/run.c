@@ -80,6 +80,11 @@ size_t run_dx_count(const struct run *run)
 	       (4 + 2 * run->estimate.nall) * SAMPLE_ROW_BANDS : 0;
 }
 
+static int find_keep_now(void *arg, const struct report_row *row)
+{
+	return find_match(arg, NULL, row);
+}
+
 struct run *run_create(const struct options *opt, const struct run_env *env)
 {
 	struct run *run = calloc(1, sizeof(*run));
@@ -162,7 +167,12 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 				    run_dx_count(run));
 		if (!run->rows)
 			goto fail;
-		if (opt->find)
+		/* --find: rows dropped as they close when the usage decides,
+		 * else kept until what decides is known */
+		if (opt->find && !need)
+			rows_filter(run->rows, find_keep_now,
+				    (void *)opt->find);
+		else if (opt->find)
 			rows_defer_cut(run->rows);
 	}
 	return run;
