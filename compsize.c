@@ -24,6 +24,7 @@
 #include "estimate/estimate.h"
 #include "lib/exitcode.h"
 #include "report/format.h"
+#include "report/find.h"
 #include "report/ncdu.h"
 #include "lib/optval.h"
 #include "run/autosample.h"
@@ -94,6 +95,15 @@ static void usage(FILE *f)
 	      "        --exclusive         also what deleting the files would free: data\n"
 	      "                            nothing outside them references, inline data\n"
 	      "                            in leaves no snapshot shares\n"
+	      "        --waste             also the disk bytes of the files' extents that\n"
+	      "                            no reference anywhere reaches (bookends)\n"
+	      "        --find=PREDICATES   print the paths of the files for which all of\n"
+	      "                            the comma-separated KEY OP VALUE hold, e.g.\n"
+	      "                            type=none,size>1M; keys: type, ratio, size,\n"
+	      "                            disk, extents, avg-extent, shared, exclusive,\n"
+	      "                            waste, gain (with --estimate); OP: = != < >\n"
+	      "                            <= >=\n"
+	      "    -0, --null              with --find: a NUL after each path, not a newline\n"
 	      "        --format=FORMAT     table (default), json, csv, ncdu (the tree\n"
 	      "                            for ncdu -f) or prometheus (node_exporter)\n"
 	      "        --depth=N           a row per directory down to depth N\n"
@@ -105,7 +115,7 @@ static void usage(FILE *f)
 	      "                            qgroup excl, without quotas (implies\n"
 	      "                            --exclusive)\n"
 	      "        --sort=KEY          order rows by disk, saved, ratio, name,\n"
-	      "                            exclusive or walk (the default)\n"
+	      "                            exclusive, waste or walk (the default)\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
 	      "        --progress          with --estimate: show progress on standard error\n"
 	      "                            (lines every 10 seconds when not a terminal)\n"
@@ -182,6 +192,8 @@ enum {
 	OPT_SUBVOLUMES,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	OPT_FIND,
+	OPT_WASTE,
 	/* btrfs-progs' unit options: OPT_UNITS + enum fmt_unit_opt */
 	OPT_UNITS = 512,
 };
@@ -268,6 +280,57 @@ static void note_old_kernel(const struct options *opt)
 	fputc('\n', stderr);
 }
 
+/* --find=PREDICATES into opt->find: -1 to go on, or the exit code. */
+static int parse_find(const char *arg, struct options *opt)
+{
+	const char *why;
+	char *bad;
+	int ret;
+
+	find_free(opt->find);
+	opt->find = NULL;
+	ret = find_parse(arg, &opt->find, &bad, &why);
+	if (ret == -ENOMEM) {
+		fputs("compsize: out of memory\n", stderr);
+		return CS_EXIT_FATAL;
+	}
+	if (ret) {
+		ret = bad_value("--find predicate", bad, why);
+		free(bad);
+		return ret;
+	}
+	return -1;
+}
+
+/* --find, -0 and --waste against the rest: -1 to go on, or the exit
+ * code.  --find makes a row per file, which it keeps or not. */
+static int check_find(struct options *opt)
+{
+	if (opt->find_nul && !opt->find) {
+		fputs("compsize: -0/--null goes with --find\n", stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (opt->waste && opt->subvolumes) {
+		fputs("compsize: --waste is of the files' extents: not with --subvolumes\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (!opt->find)
+		return -1;
+	if (opt->depth >= 0 || opt->subvolumes ||
+	    opt->format == REPORT_NCDU || opt->format == REPORT_PROMETHEUS) {
+		fputs("compsize: --find lists files: not with --depth, --subvolumes, --format=ncdu or --format=prometheus\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
+	if ((find_needs(opt->find) & FIND_NEED_ESTIMATE) && !opt->nest)
+		return bad_value("--find predicate",
+				 find_text(opt->find, FIND_NEED_ESTIMATE),
+				 "gain needs --estimate");
+	opt->per_file = 1;
+	return -1;
+}
+
 /* Fills *opt; returns -1 to go on, or the exit code to exit with. */
 static int parse_options(int argc, char **argv, struct options *opt)
 {
@@ -295,6 +358,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "subvolumes", no_argument, NULL, OPT_SUBVOLUMES },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "find", required_argument, NULL, OPT_FIND },
+		{ "null", no_argument, NULL, '0' },
+		{ "waste", no_argument, NULL, OPT_WASTE },
 		{ "raw", no_argument, NULL, OPT_UNITS + FMT_OPT_RAW },
 		{ "human-readable", no_argument, NULL, OPT_UNITS + FMT_OPT_HUMAN },
 		{ "iec", no_argument, NULL, OPT_UNITS + FMT_OPT_IEC },
@@ -308,14 +374,14 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	static const char *const formats[] = { "table", "json", "csv", "ncdu",
 					       "prometheus" };
 	static const char *const sorts[] = { "walk", "disk", "saved", "ratio",
-					     "name", "exclusive" };
+					     "name", "exclusive", "waste" };
 	char err[256];
 	long long v;
 	int c, sort_given = 0, sample_given = 0, need_est = 0;
-	int fixed_sample = 0, no_sample = 0;
+	int fixed_sample = 0, no_sample = 0, ret;
 	uint64_t v64;
 
-	while ((c = getopt_long(argc, argv, "bxhe:j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bxhe:j:0", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			fmt_units_apply(&opt->units, FMT_OPT_RAW);
@@ -369,12 +435,14 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->per_file = 1;
 			break;
 		case OPT_SORT:
-			c = optval_choice(optarg, sorts, 6);
+			c = optval_choice(optarg, sorts, 7);
 			if (c < 0)
 				return bad_value("--sort", optarg,
-						 "use disk, saved, ratio, name, exclusive or walk");
+						 "use disk, saved, ratio, name, exclusive, waste or walk");
 			if (c == ROW_SORT_EXCLUSIVE)
 				opt->exclusive = 1;
+			if (c == ROW_SORT_WASTE)
+				opt->waste = 1;
 			opt->sort = (enum row_sort)c;
 			sort_given = 1;
 			break;
@@ -450,6 +518,17 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->plot = optarg;
 			need_est = 1;
 			break;
+		case OPT_FIND:
+			ret = parse_find(optarg, opt);
+			if (ret >= 0)
+				return ret;
+			break;
+		case '0':
+			opt->find_nul = 1;
+			break;
+		case OPT_WASTE:
+			opt->waste = 1;
+			break;
 		case OPT_VERSION:
 			printf("compsize %s\n", COMPSIZE_VERSION);
 			return stdout_written();
@@ -465,6 +544,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		      stderr);
 		return CS_EXIT_USAGE;
 	}
+	ret = check_find(opt);
+	if (ret >= 0)
+		return ret;
 	if ((opt->sort != ROW_SORT_WALK || opt->top) && opt->depth < 0 &&
 	    !opt->per_file && !opt->subvolumes) {
 		fputs("compsize: --sort and --top need --depth, --per-file or --subvolumes\n",
@@ -577,7 +659,8 @@ int main(int argc, char **argv)
 	/* The fast scan sees every file; the walk only those it may open.
 	 * They agree when no permission check can stop the walk. */
 	env.fast = have_cap(CAP_DAC_READ_SEARCH) || have_cap(CAP_DAC_OVERRIDE);
-	if (!env.usage && (!opt.nest || opt.exclusive)) {
+	if (!env.usage && (!opt.nest || opt.exclusive || opt.find ||
+			   opt.waste)) {
 		fputs("compsize: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
 		      stderr);
 		code = print_refused(&opt, paths, npaths) ? CS_EXIT_FATAL
@@ -642,5 +725,6 @@ nomem:
 out:
 	run_free(run);
 	free(opt.est);
+	find_free(opt.find);
 	return code;
 }

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for compsize(8): options, their values (--estimate items
-# with their levels and ranges, --format, --sort), and paths.  Installed as
+# with their levels and ranges, --format, --sort, --find's keys), and
+# paths.  Installed as
 # compsize in bash-completion's completions directory, loaded on demand.
 # tests/cli/060-completion checks it against compsize --help.
 
@@ -60,7 +61,7 @@ _compsize()
 		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
 		-j --jobs --sample --precision --no-sample --seed --device-speed --plot --rewrite
 		--exclusive --subvolumes --format --depth --per-file --sort --top
-		--progress
+		--waste --find -0 --null --progress
 		--no-progress --walk -h --help --version'
 
 	case $prev in
@@ -77,7 +78,17 @@ _compsize()
 		COMPREPLY=($(compgen -W 'table json csv ncdu prometheus' -- "$cur"))
 		;;
 	--sort)
-		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive walk' -- "$cur"))
+		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive waste walk' -- "$cur"))
+		;;
+	--find)
+		# the key of the predicate being typed (after the last comma);
+		# the operator and value are the user's
+		local head=
+		[[ $cur == *,* ]] && head=${cur%,*},
+		COMPREPLY=($(compgen -W 'type ratio size disk extents avg-extent
+			shared exclusive waste gain' -- "${cur##*,}"))
+		COMPREPLY=("${COMPREPLY[@]/#/$head}")
+		compopt -o nospace
 		;;
 	--plot)
 		_filedir svg
@@ -106,7 +117,7 @@ _compsize()
 				case ${COMPREPLY[i]} in
 				--estimate | --jobs | --sample | --precision | --seed | \
 				--device-speed | --plot | --format | --depth | \
-				--sort | --top)
+				--sort | --top | --find)
 					COMPREPLY[i]+='='
 					compopt -o nospace
 					;;

@@ -32,6 +32,9 @@ const struct field fields_size[] = {
 	  FIELD_TOTAL_TYPES | FIELD_ROW_ONLY,
 	  REPORT_SHOW_EXCLUSIVE | REPORT_SHOW_SUBVOLUMES,
 	  .help = "The kernel's qgroup rfer: data extents and tree blocks the subvolume reaches" },
+	{ "waste", "Waste", FT_BYTES, SIZE(waste), FIELD_TOTAL_TYPES,
+	  REPORT_SHOW_WASTE,
+	  .help = "Disk bytes of the extents the files reference that no reference anywhere reaches (bookends); a row counts each of its extents' whole waste" },
 };
 const size_t fields_nsize = sizeof(fields_size) / sizeof(fields_size[0]);
 _Static_assert(sizeof(fields_size) / sizeof(fields_size[0]) <= FIELDS_MAX,
@@ -289,7 +292,8 @@ _Static_assert(sizeof(fields_est) / sizeof(fields_est[0]) <= FIELDS_EST_MAX,
 int field_shown(const struct field *f, const struct report *r)
 {
 	unsigned show = f->need & (REPORT_SHOW_EXCLUSIVE |
-				   REPORT_SHOW_SUBVOLUMES);
+				   REPORT_SHOW_SUBVOLUMES |
+				   REPORT_SHOW_WASTE);
 
 	return (r->show & show) == show;
 }

@@ -37,6 +37,7 @@ int report_row_fill(struct report_row *row, const struct cs_stats *st)
 	row->ninline = st->ninline;
 	row->nfrag = st->nfrag;
 	row->share_row = st->share_row;
+	row->waste_row = st->waste_row;
 	sum_sizes(st, &row->size);
 	/* As in compsize 1.5's table: a type shows when it has data. */
 	for (t = 0; t < CS_NTYPES; t++)
@@ -96,6 +97,12 @@ int report_total_row(const struct report *r, struct report_row *total)
 		 * files' allocation stands in for it. */
 		memset(&total->size, 0, sizeof(total->size));
 		total->ntypes = 0;
+	}
+	if (!ret && r->waste) {
+		total->size.waste = *r->waste;
+		for (t = 0; t < total->ntypes; t++)
+			total->types[t].size.waste =
+				r->waste_type[total->types[t].type];
 	}
 	if (ret || !r->excl)
 		return ret;

@@ -37,6 +37,7 @@ enum report_format {
 enum report_show {
 	REPORT_SHOW_EXCLUSIVE = 0x1,	/* --exclusive */
 	REPORT_SHOW_SUBVOLUMES = 0x2,	/* --subvolumes */
+	REPORT_SHOW_WASTE = 0x4,	/* --waste */
 };
 
 /* The sizes a report shows for the total, a row, or one type of either
@@ -49,6 +50,8 @@ struct report_sizes {
 	uint64_t excl_data;	/* ... of it data extents */
 	uint64_t excl_meta;	/* ... and metadata (sharing.h, qgroup.h) */
 	uint64_t qg_rfer;	/* --subvolumes: the kernel's qgroup rfer */
+	uint64_t waste;		/* --waste: disk bytes no reference reaches
+				 * (waste.h) */
 };
 
 struct row_type {
@@ -73,6 +76,7 @@ struct report_row {
 	size_t est_token;	/* rows_est_token() while it was open; 0 */
 	uint64_t seq;		/* position in the walk's order */
 	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
+	uint32_t waste_row;	/* its waste row (waste.h), 0: none */
 };
 
 enum row_sort {
@@ -82,6 +86,7 @@ enum row_sort {
 	ROW_SORT_RATIO,		/* best compression (lowest Perc) first */
 	ROW_SORT_NAME,		/* by path, bytewise */
 	ROW_SORT_EXCLUSIVE,	/* most exclusive bytes first */
+	ROW_SORT_WASTE,		/* most waste first */
 };
 
 struct report_est {
@@ -148,6 +153,10 @@ struct report {
 	/* --subvolumes: excl holds no figures by type (the kernel's are
 	 * per subvolume) */
 	int excl_no_types;
+	/* --waste: the totals' waste, and by row of struct cs_stats; NULL
+	 * without */
+	const uint64_t *waste;
+	const uint64_t *waste_type;
 	/* --format=ncdu: the tree to print (ncdu.h) and the time of the
 	 * run, for its metadata */
 	const struct ncdu *tree;

@@ -7,6 +7,7 @@
 #include "report/rows.h"
 #include "scan/qgroup.h"
 #include "scan/sharing.h"
+#include "scan/waste.h"
 
 struct open_row {
 	char *path;
@@ -40,6 +41,9 @@ struct rows {
 	uint64_t seq;		/* walk order, to keep sorts stable */
 	struct est_node *nodes;
 	size_t nnodes, cap_nodes;
+	int defer_cut;		/* rows_defer_cut() */
+	int (*keep)(void *arg, const struct report_row *row);	/* rows_filter() */
+	void *keep_arg;
 };
 
 struct rows *rows_create(enum row_sort sort, size_t top, size_t nest,
@@ -247,6 +251,9 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	case ROW_SORT_EXCLUSIVE:
 		c = cmp_u64_desc(x->size.excl, y->size.excl);
 		break;
+	case ROW_SORT_WASTE:
+		c = cmp_u64_desc(x->size.waste, y->size.waste);
+		break;
 	}
 	/* qsort is not stable: ties keep the walk's order. */
 	if (!c)
@@ -284,8 +291,8 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 	usage_sink_pop(ctx, &st);
 	/* With --top, keep at most twice that many between cuts; exclusive
 	 * bytes are only known at the end. */
-	if (rows->top && rows->ndone >= 2 * rows->top &&
-	    rows->sort != ROW_SORT_EXCLUSIVE)
+	if (rows->top && rows->ndone >= 2 * rows->top && !rows->defer_cut &&
+	    rows->sort != ROW_SORT_EXCLUSIVE && rows->sort != ROW_SORT_WASTE)
 		sort_and_cut(rows);
 	row = array_grow(rows->done, &rows->cap_done, rows->ndone,
 			 sizeof(*row));
@@ -312,6 +319,12 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 		row->size.qg_rfer = o->k_rfer;
 	}
 	row->seq = rows->seq++;
+	if (rows->keep && !rows->keep(rows->keep_arg, row)) {
+		if (row->est_token)
+			rows->nodes[row->est_token - 1].est = NULL;
+		report_row_clear(row);
+		return 0;
+	}
 	rows->ndone++;
 	return 0;
 fail:
@@ -334,6 +347,46 @@ void rows_set_exclusive(struct rows *rows, const struct sharing *sh)
 		s->excl_meta = sharing_row_metadata(sh, id);
 		s->excl_data = s->excl - s->excl_meta;
 	}
+}
+
+void rows_set_waste(struct rows *rows, const struct waste *w)
+{
+	size_t i;
+
+	for (i = 0; i < rows->ndone; i++)
+		rows->done[i].size.waste =
+			waste_row(w, rows->done[i].waste_row);
+}
+
+void rows_defer_cut(struct rows *rows)
+{
+	rows->defer_cut = 1;
+}
+
+void rows_filter(struct rows *rows,
+		 int (*keep)(void *arg, const struct report_row *row),
+		 void *arg)
+{
+	rows->keep = keep;
+	rows->keep_arg = arg;
+}
+
+void rows_keep(struct rows *rows,
+	       int (*keep)(void *arg, const struct report_row *row),
+	       void *arg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rows->ndone; i++) {
+		if (keep(arg, &rows->done[i])) {
+			rows->done[n++] = rows->done[i];
+			continue;
+		}
+		if (rows->done[i].est_token)
+			rows->nodes[rows->done[i].est_token - 1].est = NULL;
+		report_row_clear(&rows->done[i]);
+	}
+	rows->ndone = n;
 }
 
 const struct report_row *rows_result(struct rows *rows, size_t *n)

@@ -75,6 +75,26 @@ void rows_each(struct rows *rows, void (*fn)(void *arg,
  * exclusive bytes.  Call before rows_result(). */
 void rows_set_exclusive(struct rows *rows, const struct sharing *sh);
 
+/* With waste (waste.h), once waste_resolve() is done: each closed row's
+ * waste.  Call before rows_result(). */
+struct waste;
+void rows_set_waste(struct rows *rows, const struct waste *w);
+
+/* Rows are cut to --top only in rows_result(), after rows_keep(): what
+ * decides which rows are kept is known at the end. */
+void rows_defer_cut(struct rows *rows);
+
+/* Drop each row keep(arg, row) does not hold of as it closes (what
+ * decides is known then): memory for the rows kept only. */
+void rows_filter(struct rows *rows,
+		 int (*keep)(void *arg, const struct report_row *row),
+		 void *arg);
+
+/* Keep only the closed rows keep(arg, row) holds of.  Call before
+ * rows_result(). */
+void rows_keep(struct rows *rows,
+	       int (*keep)(void *arg, const struct report_row *row),
+	       void *arg);
 
 /* The closed rows, sorted and cut to --top; valid until rows_free(). */
 const struct report_row *rows_result(struct rows *rows, size_t *n);

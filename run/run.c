@@ -26,6 +26,8 @@
 #include "scan/fastscan.h"
 #include "scan/search.h"
 #include "scan/sharing.h"
+#include "scan/waste.h"
+#include "report/find.h"
 #include "scan/usage.h"
 #include "seen.h"
 #include "walk/mounts.h"
@@ -78,9 +80,15 @@ size_t run_dx_count(const struct run *run)
 	       (4 + 2 * run->estimate.nall) * SAMPLE_ROW_BANDS : 0;
 }
 
+static int find_keep_now(void *arg, const struct report_row *row)
+{
+	return find_match(arg, NULL, row);
+}
+
 struct run *run_create(const struct options *opt, const struct run_env *env)
 {
 	struct run *run = calloc(1, sizeof(*run));
+	unsigned need;
 	size_t i;
 
 	if (!run)
@@ -122,7 +130,9 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 					 run->estimate.est_all[i].force);
 	}
 	/* --subvolumes: the kernel's figures, per filesystem (qgroup.h) */
-	if (opt->exclusive && !opt->subvolumes) {
+	need = opt->find ? find_needs(opt->find) : 0;
+	if ((opt->exclusive || (need & FIND_NEED_EXCLUSIVE)) &&
+	    !opt->subvolumes) {
 		run->sharing = sharing_create();
 		if (!run->sharing)
 			goto fail;
@@ -134,6 +144,16 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		if (getenv("COMPSIZE_SHARING") &&
 		    !strcmp(getenv("COMPSIZE_SHARING"), "backref"))
 			sharing_set_method(run->sharing, SHARING_BACKREF);
+	}
+	if (opt->waste || (need & FIND_NEED_WASTE)) {
+		run->waste = waste_create();
+		if (!run->waste)
+			goto fail;
+		usage_set_waste(run->usage, run->waste);
+		/* For the tests (086): the backref walk alone must agree. */
+		if (getenv("COMPSIZE_WASTE") &&
+		    !strcmp(getenv("COMPSIZE_WASTE"), "backref"))
+			waste_walk_only(run->waste);
 	}
 	if (opt->format == REPORT_NCDU) {
 		run->ncdu = ncdu_create();
@@ -147,6 +167,13 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 				    run_dx_count(run));
 		if (!run->rows)
 			goto fail;
+		/* --find: rows dropped as they close when the usage decides,
+		 * else kept until what decides is known */
+		if (opt->find && !need)
+			rows_filter(run->rows, find_keep_now,
+				    (void *)opt->find);
+		else if (opt->find)
+			rows_defer_cut(run->rows);
 	}
 	return run;
 fail:
@@ -197,6 +224,7 @@ void run_free(struct run *run)
 	ncdu_free(run->ncdu);
 	usage_free(run->usage);
 	sharing_free(run->sharing);
+	waste_free(run->waste);
 	mounts_free(run->mounts);
 	free(run);
 }
@@ -1016,6 +1044,14 @@ int run_paths(struct run *run, char *const *paths, int n)
 		if (!ret && sharing_inline_unsure(run->sharing))
 			fputs("compsize: --exclusive: changes not yet committed: the inline data in leaves they touched counts as shared until the next commit\n",
 			      run->err);
+		if (ret == -EPERM)
+			run->needs_root = 1;
+	}
+	if (!ret && run->waste) {
+		ret = waste_resolve(run->waste, run_tick, run);
+		if (ret && ret != -ENOMEM)
+			fprintf(run->err, "compsize: --waste: %s\n",
+				strerror(-ret));
 		if (ret == -EPERM)
 			run->needs_root = 1;
 	}

@@ -22,6 +22,7 @@
 #include "report/report.h"
 
 struct est_setting;
+struct find;
 
 /* What the command line asks for. */
 struct options {
@@ -55,6 +56,9 @@ struct options {
 	int subvolumes;		/* --subvolumes (implies exclusive) */
 	int progress;		/* --progress 1, --no-progress 0, else -1:
 				 * when standard error is a terminal */
+	struct find *find;	/* --find=PREDICATES (find.h), or NULL */
+	int find_nul;		/* -0: NUL after each path found */
+	int waste;		/* --waste */
 };
 
 /* -j: more threads than this is a typo */

@@ -159,6 +159,10 @@ struct run {
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
 	struct sharing *sharing;	/* NULL without --exclusive */
+	struct waste *waste;	/* NULL without --waste or a waste
+				 * predicate */
+	uint64_t waste_type[CS_NTYPES];	/* its totals by type, at the end */
+	uint64_t waste_total;
 	dev_t top_dev;		/* st_dev of the argument being walked */
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
 	struct deferred deferred;

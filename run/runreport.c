@@ -20,6 +20,8 @@
 #include "report/fields.h"
 #include "report/rows.h"
 #include "scan/sharing.h"
+#include "scan/waste.h"
+#include "report/find.h"
 #include "walk/mounts.h"
 #include "run/run.h"
 #include "run/run_internal.h"
@@ -294,6 +296,18 @@ static int run_rows_sampled(struct run *run)
 	return 0;
 }
 
+struct find_keep {
+	const struct find *find;
+	const struct report *r;
+};
+
+static int find_keep(void *arg, const struct report_row *row)
+{
+	const struct find_keep *fk = arg;
+
+	return find_match(fk->find, fk->r, row);
+}
+
 int run_report(struct run *run, FILE *out, FILE *err)
 {
 	struct report r;
@@ -301,8 +315,11 @@ int run_report(struct run *run, FILE *out, FILE *err)
 	run_fill_report(run, &r);
 	if (run->sharing) {
 		sharing_total(run->sharing, &run->excl);
-		r.excl = &run->excl;
-		r.show |= REPORT_SHOW_EXCLUSIVE;
+		/* else only --find's predicates asked for it */
+		if (run->opt->exclusive) {
+			r.excl = &run->excl;
+			r.show |= REPORT_SHOW_EXCLUSIVE;
+		}
 		if (run->rows)
 			rows_set_exclusive(run->rows, run->sharing);
 	}
@@ -312,10 +329,22 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		r.excl_no_types = 1;
 		r.show |= REPORT_SHOW_EXCLUSIVE | REPORT_SHOW_SUBVOLUMES;
 	}
+	if (run->waste) {
+		size_t t;
+
+		run->waste_total = waste_total(run->waste);
+		for (t = 0; t < CS_NTYPES; t++)
+			run->waste_type[t] = waste_type(run->waste, t);
+		if (run->opt->waste) {
+			r.waste = &run->waste_total;
+			r.waste_type = run->waste_type;
+			r.show |= REPORT_SHOW_WASTE;
+		}
+		if (run->rows)
+			rows_set_waste(run->rows, run->waste);
+	}
 	if (run_rows_sampled(run))
 		return -ENOMEM;
-	if (run->rows)
-		r.rows = rows_result(run->rows, &r.nrows);
 	r.tree = run->ncdu;
 	r.timestamp = (int64_t)time(NULL);
 	if (run->opt->nest) {
@@ -339,7 +368,18 @@ int run_report(struct run *run, FILE *out, FILE *err)
 			return 1;
 		}
 	}
+	if (run->rows) {
+		struct find_keep fk = { run->opt->find, &r };
+
+		if (fk.find)
+			rows_keep(run->rows, find_keep, &fk);
+		r.rows = rows_result(run->rows, &r.nrows);
+	}
 	run->report = r;
+	if (run->opt->find && r.format == REPORT_TABLE) {
+		find_print(out, &run->report, run->opt->find_nul);
+		return 0;
+	}
 	return report_print(out, err, &run->report);
 }
 

@@ -25,6 +25,7 @@ struct cs_stats {
 	uint64_t nfrag;			/* runs of physically contiguous data */
 	uint64_t fragend;		/* disk end of the last extent seen */
 	uint32_t share_row;		/* a sink's sharing row id (sharing.h) */
+	uint32_t waste_row;		/* ... and its waste row id (waste.h) */
 };
 
 struct extent_info {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include "lib/array.h"
 #include "ioctl.h"
 #include "scan/pending.h"
 
@@ -46,6 +47,37 @@ static int read_u64(struct search_ctx *s, int fd, uint32_t nodesize,
 		return ret;
 	*value = fi.found ? fi.value : 0;
 	return fi.found;
+}
+
+uint64_t pending_last_snapshot(struct pending_snaps *c, struct search_ctx *s,
+			       int fd, uint32_t nodesize, uint64_t root,
+			       int *err)
+{
+	struct pending_snap *g;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].id == root)
+			return c->v[i].last;
+	g = array_grow(c->v, &c->cap, c->n, sizeof(*g));
+	if (!g) {
+		*err = -ENOMEM;
+		return UINT64_MAX;
+	}
+	c->v = g;
+	g += c->n++;
+	g->id = root;
+	g->last = read_u64(s, fd, nodesize, BTRFS_ROOT_TREE_OBJECTID, root,
+			   BTRFS_ROOT_ITEM_KEY, ROOT_ITEM_LAST_SNAPSHOT,
+			   &v) == 1 ? v : UINT64_MAX;
+	return g->last;
+}
+
+void pending_snaps_free(struct pending_snaps *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof(*c));
 }
 
 int pending_committed(struct search_ctx *s, int fd, uint32_t nodesize,

@@ -30,6 +30,24 @@
 int pending_committed(struct search_ctx *s, int fd, uint32_t nodesize,
 		      uint64_t *gen);
 
+/* Each root's last snapshot, read once per root (pending_last_snapshot());
+ * zero it to start, pending_snaps_free() it after. */
+struct pending_snaps {
+	struct pending_snap { uint64_t id, last; } *v;
+	size_t n, cap;
+};
+
+/*
+ * The transid of root's last snapshot (its root item's last_snapshot):
+ * a snapshot taken since an extent was written shares the leaf of its
+ * reference, which no back reference says.  ~0 when unknown (no item, a
+ * failed search); with *err = -ENOMEM when c could not grow.
+ */
+uint64_t pending_last_snapshot(struct pending_snaps *c, struct search_ctx *s,
+			       int fd, uint32_t nodesize, uint64_t root,
+			       int *err);
+void pending_snaps_free(struct pending_snaps *c);
+
 /*
  * Whether the subvolume that fd is in may have changes a tree search
  * doesn't see: 0 when every change to it is in its tree (its in-memory

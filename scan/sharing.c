@@ -1045,49 +1045,19 @@ struct items {
 	struct ext_entry *cur;	/* the extent being read, of S */
 	uint64_t cur_gen;	/* its extent item's generation */
 	int verdict;		/* 0 exclusive so far, 1 shared, -1 unsure */
-	struct root_gen { uint64_t id, last_snapshot; } *gens;
-	size_t ngens, cap_gens;
+	struct pending_snaps snaps;
 	uint64_t found;		/* extents of S met */
 	uint64_t extents;	/* extent items met */
 	int err;
 };
 
-static int root_gen_item(const struct search_item *si, void *arg)
-{
-	struct root_gen *g = arg;
-
-	if (si->type == BTRFS_ROOT_ITEM_KEY && si->objectid == g->id &&
-	    si->len >= ROOT_ITEM_LAST_SNAPSHOT + 8)
-		g->last_snapshot = get_le64(si->data + ROOT_ITEM_LAST_SNAPSHOT);
-	return 0;
-}
-
-/* A root's last_snapshot (its root item's), ~0 when unknown. */
+/* A root's last_snapshot (its root item's), ~0 when unknown.
+ * sh->search is free here: the extent items are read through
+ * decide_by_items()'s own. */
 static uint64_t last_snapshot(struct items *it, uint64_t root)
 {
-	struct btrfs_ioctl_search_key key;
-	struct root_gen *g;
-	size_t i;
-
-	for (i = 0; i < it->ngens; i++)
-		if (it->gens[i].id == root)
-			return it->gens[i].last_snapshot;
-	g = array_grow(it->gens, &it->cap_gens, it->ngens, sizeof(*g));
-	if (!g) {
-		it->err = -ENOMEM;
-		return UINT64_MAX;
-	}
-	it->gens = g;
-	g = &g[it->ngens++];
-	g->id = root;
-	g->last_snapshot = UINT64_MAX;
-	/* sh->search is free here: the extent items are read through
-	 * decide_by_items()'s own (a failed search leaves it unknown) */
-	search_key_range(&key, BTRFS_ROOT_TREE_OBJECTID, root,
-			 BTRFS_ROOT_ITEM_KEY, root, BTRFS_ROOT_ITEM_KEY);
-	search_run(it->sh->search, it->fs->fd, &key, it->fs->nodesize,
-		   root_gen_item, g);
-	return g->last_snapshot;
+	return pending_last_snapshot(&it->snaps, it->sh->search, it->fs->fd,
+				     it->fs->nodesize, root, &it->err);
 }
 
 /* One back reference of the extent being read: (root, inode) keeps it
@@ -1243,7 +1213,7 @@ static int decide_by_items(struct sharing *sh, struct share_fs *fs,
 			run /= 2;
 	}
 	free(b);
-	free(it.gens);
+	pending_snaps_free(&it.snaps);
 	search_free(srch);
 	return ret ? ret : it.err;
 }

@@ -85,6 +85,11 @@ void usage_set_sharing(struct usage_ctx *ctx, struct sharing *sh)
 	ctx->sharing = sh;
 }
 
+void usage_set_waste(struct usage_ctx *ctx, struct waste *w)
+{
+	ctx->waste = w;
+}
+
 int usage_sink_push(struct usage_ctx *ctx)
 {
 	struct usage_sink *s = array_grow(ctx->sinks, &ctx->cap_sinks,
@@ -97,6 +102,9 @@ int usage_sink_push(struct usage_ctx *ctx)
 	if (ctx->sharing)
 		ctx->sinks[ctx->nsinks].stats.share_row =
 			sharing_row_push(ctx->sharing);
+	if (ctx->waste)
+		ctx->sinks[ctx->nsinks].stats.waste_row =
+			waste_row_push(ctx->waste);
 	ctx->nsinks++;
 	return 0;
 }
@@ -110,6 +118,8 @@ void usage_sink_pop(struct usage_ctx *ctx, struct cs_stats *out)
 		*out = sink->stats;
 	if (ctx->sharing)
 		sharing_row_pop(ctx->sharing);
+	if (ctx->waste)
+		waste_row_pop(ctx->waste);
 	for (i = 0; i < sink->nseen; i++)
 		seen_free(sink->seen[i]);
 	free(sink->seen);
@@ -152,6 +162,8 @@ int usage_account(struct usage_ctx *ctx, size_t fs_idx,
 	ret = extent_account(&ctx->stats, ctx->fsids[fs_idx].seen, ei);
 	if (!ret && ctx->sharing)
 		ret = sharing_extent(ctx->sharing, fs_idx, ei);
+	if (!ret && ctx->waste)
+		ret = waste_extent(ctx->waste, fs_idx, ei);
 	for (i = 0; !ret && i < ctx->nsinks; i++) {
 		seen = sink_seen(&ctx->sinks[i], fs_idx);
 		ret = seen ? extent_account(&ctx->sinks[i].stats, seen, ei)
@@ -222,6 +234,12 @@ int usage_probe_fs(struct usage_ctx *ctx, int fd, const struct stat *st)
 		if (ret)
 			return ret;
 	}
+	if (ctx->waste) {
+		int ret = waste_add_fs(ctx->waste, fs_idx, fd);
+
+		if (ret)
+			return ret;
+	}
 	/* Every search needs CAP_SYS_ADMIN: find out before reading the tree,
 	 * so that the answer isn't a Permission denied on some directory.
 	 * The geometry is kept either way, for --estimate. */
@@ -253,6 +271,7 @@ static int one_item(const struct search_item *item, void *arg)
 		}
 		return 0;
 	}
+	ei.file_pos = item->offset;
 	return usage_account(ctx, fsc->fs_idx, &ei);
 }
 

@@ -14,6 +14,7 @@
 #include "scan/search.h"
 #include "seen.h"
 #include "scan/sharing.h"
+#include "scan/waste.h"
 
 /* A subvolume (st_dev) met so far, and its filesystem. */
 struct usage_fs {
@@ -63,6 +64,8 @@ struct usage_ctx {
 	size_t gone_len, gone_cap;
 	/* With --exclusive: everything accounted is in its set S. */
 	struct sharing *sharing;
+	/* With --waste or a waste predicate: every extent accounted. */
+	struct waste *waste;
 };
 
 /* Returns NULL when out of memory. */
@@ -80,6 +83,10 @@ int usage_probe_fs(struct usage_ctx *ctx, int fd, const struct stat *st);
 /* Every file accounted from now on is in the set S of sh (NULL: none);
  * call before the first usage_probe_fs(). */
 void usage_set_sharing(struct usage_ctx *ctx, struct sharing *sh);
+
+/* Every extent accounted from now on goes to w too (NULL: none); call
+ * before the first usage_probe_fs(). */
+void usage_set_waste(struct usage_ctx *ctx, struct waste *w);
 
 /* Open a sink: every extent accounted from now on is also added to it.
  * Returns 0 or -ENOMEM. */

@@ -430,6 +430,16 @@ text_data()
 		head -c "$1" || true
 }
 
+# raw_text FILE BYTES OPTIONS: text_data written uncompressed into FILE
+# on $MNT, which is then remounted with OPTIONS (its compression).
+raw_text()
+{
+	mount -o remount,compress=no "$MNT"
+	text_data "$2" >"$1"
+	mount -o "remount,$3" "$MNT"
+	sync
+}
+
 # random_data BYTES: incompressible data.
 random_data()
 {

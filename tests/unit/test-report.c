@@ -96,7 +96,7 @@ static char *print(const struct report *r)
 static char *render(enum report_format format, int raw)
 {
 	static struct row_type types[] = {
-		{ 3, { 4096, 131072, 131072, 0, 0, 0, 0 } },
+		{ 3, { 4096, 131072, 131072, 0, 0, 0, 0, 0 } },
 	};
 	/* same layout (disk, uncompressed, input), then fresh copy */
 	static uint64_t est[6] = { 8192, 131072, 131072, 8192, 131072, 131072 };

@@ -37,6 +37,13 @@ for scan in "" --walk; do
 	for cmd in "${examples[@]}"; do
 		CHECKS=$((CHECKS + 1))
 		cmd=${cmd//\/srv\/data/$MNT/data}
+		case $cmd in
+		*defragment*)
+			# an uncompressed file for the example to find and
+			# rewrite, on each pass
+			raw_text "$MNT/data/c/small" 600K compress=zstd:1
+			;;
+		esac
 		if ! (PATH=$TESTDIR/bin:$PATH; cd "$TESTDIR" &&
 		      bash -o pipefail -c "$cmd" >"$OUT/example.out" 2>"$OUT/example.err"); then
 			fail "README example failed: $cmd"
@@ -60,6 +67,10 @@ for scan in "" --walk; do
 			[ ! -e "$TESTDIR/compsize.prom.tmp" ] &&
 				grep -q '^compsize_disk_bytes{path=' "$TESTDIR/compsize.prom" ||
 				fail "compsize.prom: $(cat "$TESTDIR/compsize.prom")"
+			;;
+		*defragment*)
+			[ "$(cat "$OUT/example.out")" = "$MNT/data/c/small" ] ||
+				fail "--find | xargs defragment example: $(cat "$OUT/example.out")"
 			;;
 		*--top=3*)
 			[ "$(wc -l <"$OUT/example.out")" = 3 ] || fail "--top=3 example: $(cat "$OUT/example.out")"

@@ -81,6 +81,15 @@ expect_ours 0 '' --format=csv --exclusive "$MNT/d"
 head -n 1 "$OUT/ours.out" >"$OUT/header"
 golden csv-header-exclusive.out "$OUT/header"
 
+# --waste: in the total, its types and each row's total (not a row's
+# types); last in CSV, after exclusive.
+expect_ours 0 '' --format=json --waste --exclusive --depth=1 "$MNT/d"
+shape "$OUT/ours.out" >"$OUT/shape"
+golden json-shape-waste.out "$OUT/shape"
+expect_ours 0 '' --format=csv --waste --exclusive "$MNT/d"
+head -n 1 "$OUT/ours.out" >"$OUT/header"
+golden csv-header-waste.out "$OUT/header"
+
 # Prometheus: the metric families (name and type) of a run with every
 # optional part; ncdu: the metadata's keys and each kind of entry's.
 expect_ours 0 '' --format=prometheus --exclusive -e zstd:1 "$MNT/d"

@@ -64,7 +64,7 @@ expect()
 # value).
 run_ours help --help
 # (the option column: lines "    -b, --bytes ..." and "        --walk ...")
-help_opts=$(sed -nE 's/^ {4}(-[a-z], )? *(--[a-z][a-z-]*=?).*/\1\n\2/p' "$OUT/help.out" |
+help_opts=$(sed -nE 's/^ {4}(-[a-z0-9], )? *(--[a-z][a-z-]*=?).*/\1\n\2/p' "$OUT/help.out" |
 	sed 's/, $//' | grep . | sort -u)
 CHECKS=$((CHECKS + 1))
 got=$(complete_line 'compsize -' | sort -u)
