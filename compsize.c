@@ -84,6 +84,8 @@ static void usage(FILE *f)
 	      "                            in leaves no snapshot shares\n"
 	      "        --format=FORMAT     table (default), json, csv, ncdu (the tree\n"
 	      "                            for ncdu -f) or prometheus (node_exporter)\n"
+	      "        --histogram         also the extents by type and size class\n"
+	      "                            (uncompressed length, 4K, 8K, ... 128M)\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
 	      "        --subvolumes        a row per subvolume and snapshot of the whole\n"
@@ -168,6 +170,7 @@ enum {
 	OPT_SUBVOLUMES,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	OPT_HISTOGRAM,
 	/* btrfs-progs' unit options: OPT_UNITS + enum fmt_unit_opt */
 	OPT_UNITS = 512,
 };
@@ -281,6 +284,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "subvolumes", no_argument, NULL, OPT_SUBVOLUMES },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
 		{ "raw", no_argument, NULL, OPT_UNITS + FMT_OPT_RAW },
 		{ "human-readable", no_argument, NULL, OPT_UNITS + FMT_OPT_HUMAN },
 		{ "iec", no_argument, NULL, OPT_UNITS + FMT_OPT_IEC },
@@ -380,6 +384,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->subvolumes = 1;
 			opt->exclusive = 1;
 			break;
+		case OPT_HISTOGRAM:
+			opt->histogram = 1;
+			break;
 		case 'j':
 			if (optval_count(optarg, RUN_MAX_JOBS, &v) || !v)
 				return bad_value("--jobs", optarg,
@@ -468,6 +475,12 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			return CS_EXIT_USAGE;
 		}
 		opt->per_file = 0;
+	}
+	if (opt->histogram && (opt->format == REPORT_NCDU ||
+			       opt->format == REPORT_PROMETHEUS)) {
+		fputs("compsize: --histogram goes with --format=table, json or csv\n",
+		      stderr);
+		return CS_EXIT_USAGE;
 	}
 	/* Prometheus' series are per path: a row per argument at least */
 	if (opt->format == REPORT_PROMETHEUS && opt->depth < 0 &&

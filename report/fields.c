@@ -62,6 +62,26 @@ const struct field fields_count[] = {
 };
 const size_t fields_ncount = sizeof(fields_count) / sizeof(fields_count[0]);
 
+#define HIST(m) offsetof(struct report_hist, m)
+
+const struct field fields_hist[] = {
+	{ "size_max", "Up to", FT_BYTES, HIST(size_max), 0,
+	  REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: the longest extent of the class (uncompressed length, 4K << k)" },
+	{ "extents", "Extents", FT_COUNT, HIST(extents), 0,
+	  REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: regular and prealloc extents of the class, each once" },
+	{ "inline", "Inline", FT_COUNT, HIST(ninline), 0,
+	  REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: inline extents of the class" },
+	{ "disk", "Disk Usage", FT_BYTES, HIST(disk), 0, REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: the class's bytes on disk" },
+	{ "uncompressed", "Uncompressed", FT_BYTES, HIST(uncomp), 0,
+	  REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: the class's bytes before compression" },
+};
+const size_t fields_nhist = sizeof(fields_hist) / sizeof(fields_hist[0]);
+
 /* The value of f at base, of n bytes, into v. */
 static void field_get(const struct field *f, const void *base, void *v,
 		      size_t n)
@@ -277,7 +297,8 @@ _Static_assert(sizeof(fields_est) / sizeof(fields_est[0]) <= FIELDS_EST_MAX,
 int field_shown(const struct field *f, const struct report *r)
 {
 	unsigned show = f->need & (REPORT_SHOW_EXCLUSIVE |
-				   REPORT_SHOW_SUBVOLUMES);
+				   REPORT_SHOW_SUBVOLUMES |
+				   REPORT_SHOW_HISTOGRAM);
 
 	return (r->show & show) == show;
 }

@@ -122,6 +122,13 @@ extern const size_t fields_nsize;
 extern const struct field fields_count[];
 extern const size_t fields_ncount;
 
+/* --histogram: in struct report_hist, a line per type and size class
+ * (the table's "Extent sizes", JSON "histogram", CSV records of kind
+ * histogram: a key of a size or count column goes in that column, the
+ * others in columns of their own at the end). */
+extern const struct field fields_hist[];
+extern const size_t fields_nhist;
+
 /* An estimate: in struct est_view, for each setting (JSON "estimates",
  * CSV records of kind estimate, the estimate and decision tables,
  * Prometheus), and the FIELD_ROW_EST ones for each row too. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The report as JSON (json.h): the members are fields.h's, in its order. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include "report/fields.h"
 #include "report/format.h"
 #include "report/json.h"
@@ -95,17 +96,45 @@ static void json_est(FILE *out, const struct report *r,
 	fputc(']', out);
 }
 
+/* --histogram: a member per size class of each type. */
+static void json_hist(FILE *out, const struct report *r,
+		      const struct report_hist *h, size_t n)
+{
+	char name[FMT_BUF];
+	size_t i, k;
+
+	if (!(r->show & REPORT_SHOW_HISTOGRAM))
+		return;
+	fputs(",\"histogram\":[", out);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "%s{\"type\":\"%s\"", i ? "," : "",
+			fmt_type_name(h[i].type, name));
+		for (k = 0; k < fields_nhist; k++)
+			member(out, &fields_hist[k], &h[i], 0);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 int json_print(FILE *out, const struct report *r)
 {
 	struct report_row total = { 0 };
-	size_t i;
+	struct report_hist *h;
+	size_t i, nh;
 	int ret;
 
-	ret = report_total_row(r, &total);
+	ret = report_hist_rows(r, &h, &nh);
 	if (ret)
 		return ret;
+	ret = report_total_row(r, &total);
+	if (ret) {
+		free(h);
+		return ret;
+	}
 	fputc('{', out);
 	json_row_body(out, r, &total, AT_TOTAL_TYPE);
+	json_hist(out, r, h, nh);
+	free(h);
 	if (!r->have_usage)
 		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
 	if (r->nest)

@@ -64,6 +64,43 @@ void report_row_clear(struct report_row *row)
 	memset(row, 0, sizeof(*row));
 }
 
+int report_hist_rows(const struct report *r, struct report_hist **out,
+		     size_t *n)
+{
+	const struct cs_hist *h = r->total ? r->total->hist : NULL;
+	unsigned t, k;
+	size_t m = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!h || !(r->show & REPORT_SHOW_HISTOGRAM))
+		return 0;
+	for (t = 0; t < CS_NTYPES; t++)
+		for (k = 0; k < CS_HIST_CLASSES; k++)
+			m += h->cell[t][k].extents || h->cell[t][k].ninline;
+	if (!m)
+		return 0;
+	*out = calloc(m, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (t = 0; t < CS_NTYPES; t++)
+		for (k = 0; k < CS_HIST_CLASSES; k++) {
+			const struct cs_hist_cell *c = &h->cell[t][k];
+			struct report_hist *o = &(*out)[*n];
+
+			if (!c->extents && !c->ninline)
+				continue;
+			o->type = t;
+			o->size_max = extent_hist_max(k);
+			o->extents = c->extents;
+			o->ninline = c->ninline;
+			o->disk = c->disk;
+			o->uncomp = c->uncomp;
+			(*n)++;
+		}
+	return 0;
+}
+
 int report_nothing(const struct report *r)
 {
 	struct report_sizes sum;

@@ -37,6 +37,15 @@ enum report_format {
 enum report_show {
 	REPORT_SHOW_EXCLUSIVE = 0x1,	/* --exclusive */
 	REPORT_SHOW_SUBVOLUMES = 0x2,	/* --subvolumes */
+	REPORT_SHOW_HISTOGRAM = 0x4,	/* --histogram */
+};
+
+/* --histogram: one size class of one type (the fields_hist table names
+ * these; scan/extent.h says what a class is). */
+struct report_hist {
+	unsigned type;		/* row index of struct cs_stats */
+	uint64_t size_max;	/* the longest extent the class holds */
+	uint64_t extents, ninline, disk, uncomp;
 };
 
 /* The sizes a report shows for the total, a row, or one type of either
@@ -192,6 +201,12 @@ uint64_t report_current_disk(const struct report *r);
  * with --exclusive's figures; without usage, no sizes and no types.
  * Returns 0 or -ENOMEM. */
 int report_total_row(const struct report *r, struct report_row *total);
+
+/* --histogram: the classes of r's total that hold an extent, by type
+ * (row order) then size, into a new array *out of *n (free() it; NULL
+ * and 0 without --histogram).  Returns 0 or -ENOMEM. */
+int report_hist_rows(const struct report *r, struct report_hist **out,
+		     size_t *n);
 
 /* 1 when r has nothing to report (compsize 1.5's "No files." and "All
  * empty or still-delalloced files."): no file, or no data; else 0. */

@@ -444,6 +444,55 @@ static void table_decide(FILE *out, const struct report *r)
 			r->dev_read_mbps, r->cpus);
 }
 
+/* --histogram: a line per type and size class, each column as wide as
+ * its widest cell; a size class is named by its longest extent. */
+static int table_hist(FILE *out, const struct report *r)
+{
+	int w[16] = { 0 }, compressed = 0;
+	char buf[FIELD_CELL], name[FMT_BUF];
+	struct report_hist *h;
+	size_t n, i, k;
+	int ret = report_hist_rows(r, &h, &n);
+
+	_Static_assert(sizeof(w) / sizeof(w[0]) >= 5, "a width per field");
+	if (ret || !n)
+		return ret;
+	for (k = 0; k < fields_nhist; k++) {
+		w[k] = (int)strlen(fields_hist[k].label);
+		for (i = 0; i < n; i++) {
+			int len = (int)strlen(fields_hist[k].type == FT_BYTES ?
+				field_size_trim(field_value(&fields_hist[k],
+							    &h[i]), r, buf) :
+				field_text(&fields_hist[k], r, &h[i], buf));
+			if (len > w[k])
+				w[k] = len;
+		}
+	}
+	fputs("\nExtent sizes (each extent once, by its uncompressed length):\n",
+	      out);
+	fprintf(out, "%-10s", "Type");
+	for (k = 0; k < fields_nhist; k++)
+		fprintf(out, " %*s", w[k], fields_hist[k].label);
+	fputc('\n', out);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "%-10s", fmt_type_name(h[i].type, name));
+		for (k = 0; k < fields_nhist; k++) {
+			const struct field *f = &fields_hist[k];
+
+			fprintf(out, " %*s", w[k], f->type == FT_BYTES ?
+				field_size_trim(field_value(f, &h[i]), r, buf) :
+				field_text(f, r, &h[i], buf));
+		}
+		fputc('\n', out);
+		compressed |= h[i].type > 0 && h[i].type < CS_TYPE_PREALLOC;
+	}
+	if (compressed)
+		fputs("A compressed extent holds at most 128K of data by design: many of them is\n"
+		      "not fragmentation.\n", out);
+	free(h);
+	return 0;
+}
+
 int table_print(FILE *out, FILE *err, const struct report *r)
 {
 	struct report_row total = { 0 };
@@ -461,6 +510,8 @@ int table_print(FILE *out, FILE *err, const struct report *r)
 			return ret;
 		ret = usage(out, err, r, &total);
 		report_row_clear(&total);
+		if (!ret && table_hist(out, r))
+			return -ENOMEM;
 	} else if (!r->total->nfiles) {
 		fputs("No files.\n", err);
 		ret = 1;

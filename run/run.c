@@ -103,6 +103,11 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	run->usage = usage_create();
 	if (!run->usage)
 		goto fail;
+	if (opt->histogram) {
+		run->usage->stats.hist = calloc(1, sizeof(struct cs_hist));
+		if (!run->usage->stats.hist)
+			goto fail;
+	}
 	if (plan_settings(run))
 		goto fail;
 	if (opt->rewrite && env->usage) {
@@ -195,6 +200,8 @@ void run_free(struct run *run)
 	free(run->subvol_devs);
 	rows_free(run->rows);
 	ncdu_free(run->ncdu);
+	if (run->usage)
+		free(run->usage->stats.hist);
 	usage_free(run->usage);
 	sharing_free(run->sharing);
 	mounts_free(run->mounts);
@@ -286,6 +293,8 @@ void run_fill_report(struct run *run, struct report *r)
 	r->alloc_bytes = run->alloc_bytes;
 	r->errors = run->errors;
 	r->nerrors = run->nerrors;
+	if (run->opt->histogram && run->have_usage)
+		r->show |= REPORT_SHOW_HISTOGRAM;
 }
 
 /* What a held run said, said now; what it says from now on, as it does. */

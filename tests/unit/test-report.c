@@ -364,6 +364,7 @@ static void test_fields(void)
 	check_fields(fields_size, fields_nsize, sizeof(struct report_sizes));
 	check_fields(fields_count, fields_ncount, sizeof(struct report_row));
 	check_fields(fields_est, fields_nest, sizeof(struct est_view));
+	check_fields(fields_hist, fields_nhist, sizeof(struct report_hist));
 }
 
 /* The estimate fields' CSV and Prometheus places are 1, 2, ... each once;
