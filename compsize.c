@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include "report/compare.h"
 #include "report/decide.h"
 #include "estimate/plugin.h"
 #include "estimate/estimate.h"
@@ -86,6 +87,8 @@ static void usage(FILE *f)
 	      "                            for ncdu -f) or prometheus (node_exporter)\n"
 	      "        --histogram         also the extents by type and size class\n"
 	      "                            (uncompressed length, 4K, 8K, ... 128M)\n"
+	      "        --compare=OLD.json  also each row's and type's change since the\n"
+	      "                            report OLD.json (--format=json) was saved\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
 	      "        --subvolumes        a row per subvolume and snapshot of the whole\n"
@@ -93,7 +96,8 @@ static void usage(FILE *f)
 	      "                            what deleting it frees: the kernel's qgroup\n"
 	      "                            excl, without quotas (implies --exclusive)\n"
 	      "        --sort=KEY          order rows by disk, saved, ratio, name,\n"
-	      "                            exclusive or walk (the default)\n"
+	      "                            exclusive, delta (with --compare: the\n"
+	      "                            largest change first) or walk (default)\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
 	      "        --progress          with --estimate: show progress on standard error\n"
 	      "                            (lines every 10 seconds when not a terminal)\n"
@@ -171,6 +175,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_HISTOGRAM,
+	OPT_COMPARE,
 	/* btrfs-progs' unit options: OPT_UNITS + enum fmt_unit_opt */
 	OPT_UNITS = 512,
 };
@@ -285,6 +290,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ "raw", no_argument, NULL, OPT_UNITS + FMT_OPT_RAW },
 		{ "human-readable", no_argument, NULL, OPT_UNITS + FMT_OPT_HUMAN },
 		{ "iec", no_argument, NULL, OPT_UNITS + FMT_OPT_IEC },
@@ -298,7 +304,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	static const char *const formats[] = { "table", "json", "csv", "ncdu",
 					       "prometheus" };
 	static const char *const sorts[] = { "walk", "disk", "saved", "ratio",
-					     "name", "exclusive" };
+					     "name", "exclusive", "delta" };
 	char err[256];
 	long long v;
 	int c, sort_given = 0, sample_given = 0, need_est = 0;
@@ -359,10 +365,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->per_file = 1;
 			break;
 		case OPT_SORT:
-			c = optval_choice(optarg, sorts, 6);
+			c = optval_choice(optarg, sorts, 7);
 			if (c < 0)
 				return bad_value("--sort", optarg,
-						 "use disk, saved, ratio, name, exclusive or walk");
+						 "use disk, saved, ratio, name, exclusive, delta or walk");
 			if (c == ROW_SORT_EXCLUSIVE)
 				opt->exclusive = 1;
 			opt->sort = (enum row_sort)c;
@@ -386,6 +392,11 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			break;
 		case OPT_HISTOGRAM:
 			opt->histogram = 1;
+			break;
+		case OPT_COMPARE:
+			compare_free(opt->compare);
+			opt->compare = NULL;
+			opt->compare_path = optarg;
 			break;
 		case 'j':
 			if (optval_count(optarg, RUN_MAX_JOBS, &v) || !v)
@@ -476,6 +487,16 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		}
 		opt->per_file = 0;
 	}
+	if (opt->sort == ROW_SORT_DELTA && !opt->compare_path) {
+		fputs("compsize: --sort=delta needs --compare\n", stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (opt->compare_path && (opt->nest || opt->format == REPORT_NCDU ||
+				  opt->format == REPORT_PROMETHEUS)) {
+		fputs("compsize: --compare goes with --format=table, json or csv, without --estimate\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
 	if (opt->histogram && (opt->format == REPORT_NCDU ||
 			       opt->format == REPORT_PROMETHEUS)) {
 		fputs("compsize: --histogram goes with --format=table, json or csv\n",
@@ -513,6 +534,22 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	if (optind >= argc) {
 		usage(stderr);
 		return CS_EXIT_USAGE;
+	}
+	if (opt->compare_path) {
+		/* read before anything else: a bad file costs no scan */
+		int ret = compare_load(opt->compare_path, &opt->compare, err,
+				       sizeof(err));
+
+		if (ret == -ENOMEM) {
+			fputs("compsize: out of memory\n", stderr);
+			return CS_EXIT_FATAL;
+		}
+		if (ret) {
+			fputs("compsize: ", stderr);
+			fmt_table_path(stderr, opt->compare_path);
+			fprintf(stderr, ": %s\n", err);
+			return CS_EXIT_USAGE;
+		}
 	}
 	return -1;
 }
@@ -619,6 +656,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = run_report(run, stdout, stderr);
+	if (ret == -EXDEV) {
+		code = CS_EXIT_USAGE;
+		goto out;
+	}
 	if (ret < 0)
 		goto nomem;
 	errno = 0;
@@ -643,6 +684,7 @@ nomem:
 	code = CS_EXIT_FATAL;
 out:
 	run_free(run);
+	compare_free(opt.compare);
 	free(opt.est);
 	return code;
 }

@@ -59,7 +59,7 @@ _compsize()
 	local opts='-b --bytes --raw --human-readable --iec --si --kbytes
 		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
 		-j --jobs --sample --precision --no-sample --seed --device-speed --plot --rewrite
-		--exclusive --subvolumes --histogram --format --depth --per-file --sort --top
+		--exclusive --subvolumes --histogram --compare --format --depth --per-file --sort --top
 		--progress
 		--no-progress --walk -h --help --version'
 
@@ -77,10 +77,13 @@ _compsize()
 		COMPREPLY=($(compgen -W 'table json csv ncdu prometheus' -- "$cur"))
 		;;
 	--sort)
-		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive walk' -- "$cur"))
+		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive delta walk' -- "$cur"))
 		;;
 	--plot)
 		_filedir svg
+		;;
+	--compare)
+		_filedir json
 		;;
 	--sample)
 		# a number or size, or auto
@@ -106,7 +109,7 @@ _compsize()
 				case ${COMPREPLY[i]} in
 				--estimate | --jobs | --sample | --precision | --seed | \
 				--device-speed | --plot | --format | --depth | \
-				--sort | --top)
+				--sort | --top | --compare)
 					COMPREPLY[i]+='='
 					compopt -o nospace
 					;;

@@ -9,7 +9,7 @@
 /* A column: the field of each table that fills it (a key is one column:
  * an estimate's disk goes in the size disk's), NULL where none. */
 struct column {
-	const struct field *size, *count, *est, *hist;
+	const struct field *size, *count, *est, *hist, *change;
 };
 
 /* A record: what it has values of, NULL where nothing. */
@@ -22,6 +22,7 @@ struct record {
 	const struct est_view *est;
 	int row_est;			/* est is a row's */
 	const struct report_hist *hist;	/* a --histogram class */
+	const struct report_change *change;	/* --compare */
 };
 
 static int csv_field(const struct field *f)
@@ -91,13 +92,17 @@ static size_t columns(struct column *c, const struct report *r)
 		    !field_find(fields_count, fields_ncount, f->key))
 			c[n++] = (struct column){ .hist = f };
 	}
+	/* --compare's, at the end */
+	for (i = 0; i < fields_nchange; i++)
+		if (field_shown(&fields_change[i], r))
+			c[n++] = (struct column){ .change = &fields_change[i] };
 	return n;
 }
 
 static const char *column_key(const struct column *c)
 {
 	return (c->size ? c->size : c->count ? c->count :
-		c->est ? c->est : c->hist)->key;
+		c->est ? c->est : c->hist ? c->hist : c->change)->key;
 }
 
 /* The record's value of column c, if it has one. */
@@ -116,6 +121,9 @@ static void cell(FILE *out, const struct report *r, const struct column *c,
 		field_print(out, c->est, rec->est, FIELD_CSV);
 	else if (c->hist && rec->hist)
 		field_print(out, c->hist, rec->hist, FIELD_CSV);
+	else if (c->change && rec->change &&
+		 !(rec->is_type && (c->change->flags & FIELD_NO_TYPES)))
+		field_print(out, c->change, rec->change, FIELD_CSV);
 }
 
 static void record(FILE *out, const struct report *r, const struct column *c,
@@ -141,7 +149,7 @@ static void row_records(FILE *out, const struct report *r,
 {
 	struct record rec = { .kind = kind, .path = row->path, .type = "TOTAL",
 			      .size = &row->size, .count = row,
-			      .grand = !row->path };
+			      .grand = !row->path, .change = &row->change };
 	char name[FMT_BUF];
 	unsigned t;
 
@@ -152,6 +160,7 @@ static void row_records(FILE *out, const struct report *r,
 	for (t = 0; t < row->ntypes; t++) {
 		rec.type = fmt_type_name(row->types[t].type, name);
 		rec.size = &row->types[t].size;
+		rec.change = &row->types[t].change;
 		record(out, r, c, n, &rec);
 	}
 }
@@ -162,7 +171,7 @@ int csv_print(FILE *out, const struct report *r)
 	struct report_hist *h = NULL;
 	struct est_view v;
 	struct column *c = calloc(fields_nsize + fields_ncount + fields_nest +
-				  fields_nhist, sizeof(*c));
+				  fields_nhist + fields_nchange, sizeof(*c));
 	char name[FMT_BUF];
 	size_t n, i, j, nh = 0;
 	int ret = -ENOMEM;

@@ -2,6 +2,7 @@
 /* The report as JSON (json.h): the members are fields.h's, in its order. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include "report/compare.h"
 #include "report/fields.h"
 #include "report/format.h"
 #include "report/json.h"
@@ -41,6 +42,9 @@ static void json_fields(FILE *out, const struct report *r,
 			continue;
 		if (t == fields_count && !field_in_row(f, base))
 			continue;
+		if ((f->flags & FIELD_NO_TYPES) &&
+		    (at == AT_TOTAL_TYPE || at == AT_ROW_TYPE))
+			continue;
 		member(out, f, base, first);
 		first = 0;
 	}
@@ -54,6 +58,8 @@ static void json_row_body(FILE *out, const struct report *r,
 	unsigned t;
 
 	json_fields(out, r, fields_count, fields_ncount, row, AT_TOTAL, 1);
+	json_fields(out, r, fields_change, fields_nchange, &row->change,
+		    AT_TOTAL, 0);
 	fputs(",\"total\":{", out);
 	json_fields(out, r, fields_size, fields_nsize, &row->size,
 		    type_at == AT_TOTAL_TYPE ? AT_GRAND : AT_TOTAL, 1);
@@ -65,6 +71,8 @@ static void json_row_body(FILE *out, const struct report *r,
 			fmt_type_name(rt->type, name));
 		json_fields(out, r, fields_size, fields_nsize, &rt->size,
 			    type_at, 0);
+		json_fields(out, r, fields_change, fields_nchange,
+			    &rt->change, type_at, 0);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -131,7 +139,10 @@ int json_print(FILE *out, const struct report *r)
 		free(h);
 		return ret;
 	}
-	fputc('{', out);
+	fprintf(out, "{\"schema\":%d,\"filesystems\":[", COMPARE_SCHEMA);
+	for (i = 0; i < r->nuuids; i++)
+		fprintf(out, "%s\"%s\"", i ? "," : "", r->uuids[i]);
+	fputs("],", out);
 	json_row_body(out, r, &total, AT_TOTAL_TYPE);
 	json_hist(out, r, h, nh);
 	free(h);

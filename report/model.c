@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/compare.h"
 #include "report/model.h"
 
 /* The sums over every type of st. */
@@ -127,6 +128,8 @@ int report_total_row(const struct report *r, struct report_row *total)
 	int ret;
 
 	ret = report_row_fill(total, r->total);
+	if (!ret && r->cmp)
+		ret = compare_total(r->cmp, total);
 	if (!ret && !r->have_usage) {
 		/* Some usage unread (not root, a file off btrfs): no total
 		 * by type, which a part would pass off as the whole; the

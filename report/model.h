@@ -22,6 +22,7 @@
 #include "scan/sharing.h"
 
 struct ncdu;
+struct compare;
 
 enum report_format {
 	REPORT_TABLE,
@@ -38,6 +39,20 @@ enum report_show {
 	REPORT_SHOW_EXCLUSIVE = 0x1,	/* --exclusive */
 	REPORT_SHOW_SUBVOLUMES = 0x2,	/* --subvolumes */
 	REPORT_SHOW_HISTOGRAM = 0x4,	/* --histogram */
+	REPORT_SHOW_COMPARE = 0x8,	/* --compare */
+};
+
+/* --compare: a row's or a type's change since the report compared
+ * (compare.h; the fields_change table names these). */
+enum change_status {
+	CHANGE_KEPT,		/* in both reports */
+	CHANGE_ADDED,		/* only in this one */
+	CHANGE_REMOVED,		/* only in the one compared: 0 now */
+};
+
+struct report_change {
+	int status;		/* enum change_status */
+	int64_t disk, uncomp, refd, files;	/* now less then */
 };
 
 /* --histogram: one size class of one type (the fields_hist table names
@@ -63,6 +78,7 @@ struct report_sizes {
 struct row_type {
 	unsigned type;		/* row index of struct cs_stats */
 	struct report_sizes size;
+	struct report_change change;	/* --compare */
 };
 
 /* The total, or one --depth/--per-file row. */
@@ -82,6 +98,7 @@ struct report_row {
 	size_t est_token;	/* rows_est_token() while it was open; 0 */
 	uint64_t seq;		/* position in the walk's order */
 	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
+	struct report_change change;	/* --compare */
 };
 
 enum row_sort {
@@ -91,6 +108,8 @@ enum row_sort {
 	ROW_SORT_RATIO,		/* best compression (lowest Perc) first */
 	ROW_SORT_NAME,		/* by path, bytewise */
 	ROW_SORT_EXCLUSIVE,	/* most exclusive bytes first */
+	ROW_SORT_DELTA,		/* --compare: the largest change of disk
+				 * usage first, growth or not (compare.h) */
 };
 
 struct report_est {
@@ -161,6 +180,14 @@ struct report {
 	 * run, for its metadata */
 	const struct ncdu *tree;
 	int64_t timestamp;
+	/* JSON: the filesystems of the files, each a UUID
+	 * ("0f3c...-..."), in the order met */
+	char (*uuids)[37];
+	size_t nuuids;
+	/* --compare: the report compared (compare.h); the grand total's
+	 * change is applied by report_total_row(), the rows' are in rows */
+	const struct compare *cmp;
+	const char *cmp_path;	/* its file, for the table's title */
 };
 
 /* One setting's estimate as the formats show it (report_est_view()):

@@ -247,6 +247,8 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	case ROW_SORT_EXCLUSIVE:
 		c = cmp_u64_desc(x->size.excl, y->size.excl);
 		break;
+	case ROW_SORT_DELTA:	/* compare.c sorts, after the run */
+		break;
 	}
 	/* qsort is not stable: ties keep the walk's order. */
 	if (!c)

@@ -158,6 +158,7 @@ struct run {
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
+	char (*uuids)[37];	/* the report's filesystems (run_fill_report()) */
 	struct sharing *sharing;	/* NULL without --exclusive */
 	dev_t top_dev;		/* st_dev of the argument being walked */
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
