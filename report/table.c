@@ -595,7 +595,8 @@ int table_print(FILE *out, FILE *err, const struct report *r)
 		report_row_clear(&total);
 		if (!ret && table_hist(out, r))
 			return -ENOMEM;
-		if (!ret && r->cmp && table_compare(out, r))
+		/* even with nothing left to report: what went */
+		if (r->cmp && table_compare(out, r))
 			return -ENOMEM;
 	} else if (!r->total->nfiles) {
 		fputs("No files.\n", err);

@@ -8,8 +8,9 @@
 # sequentially, 4 KiB direct writes (one extent each), a file overwritten
 # in place by random 4 KiB direct writes, zstd-compressed text (extents of
 # at most 128 KiB by design), preallocated space, inline data plain and
-# compressed, and a reflink (its extents once).  JSON read with jq, CSV
-# with python's csv, the table's lines; the options it refuses.
+# compressed, a reflink and a snapshot (their extents once).  JSON read
+# with jq, CSV with python's csv, the table's lines; the options it
+# refuses.
 . "$(dirname "$0")/../common.sh"
 
 setup_fs
@@ -31,6 +32,8 @@ text_data 3000 >z/inline
 echo hello >inline
 fallocate -l 3M prealloc
 cp --reflink=always seq seq-copy
+btrfs subvolume snapshot -r . snap >/dev/null
+random_data 64K >after-snap
 sync
 
 run_ours json --histogram --format=json -b .
@@ -40,7 +43,11 @@ run_ours table --histogram .
 
 # The oracle's classes: type, longest length of the class, extents,
 # inline extents, disk bytes, uncompressed bytes.
-btrfs inspect-internal dump-tree -t 5 "$TESTDIR/img0" | python3 -c '
+# The top-level tree and the snapshot's (every item again: its extents
+# once, its inline extents each time, as the report counts them).
+snap=$(btrfs inspect-internal rootid snap)
+{ btrfs inspect-internal dump-tree -t 5 "$TESTDIR/img0"
+  btrfs inspect-internal dump-tree -t "$snap" "$TESTDIR/img0"; } | python3 -c '
 import re, sys
 names = {0: "none", 1: "zlib", 2: "lzo", 3: "zstd"}
 def cls(ram):
@@ -98,10 +105,11 @@ diff -u --label dump-tree --label ours "$OUT/dump.hist" "$OUT/json.hist" ||
 [ "${VERBOSE:-0}" = 1 ] && cat "$OUT/dump.hist"
 
 # What the case is for: 4 KiB extents, compressed ones of 128 KiB, an
-# extent of megabytes, prealloc, inline, every type.
+# extent of megabytes (one, though reflinked and snapshotted), prealloc,
+# inline (in the file and its snapshot), every type.
 CHECKS=$((CHECKS + 1))
 for want in "^none 4096 [0-9]" "^none 8388608 1 " "^zstd 131072 8 0 " \
-	"^zstd 4096 0 1 " "^none 4096 [0-9]+ 1 " "^prealloc 4194304 1 0 "; do
+	"^zstd 4096 0 2 " "^none 4096 [0-9]+ 2 " "^prealloc 4194304 1 0 "; do
 	grep -Eq "$want" "$OUT/dump.hist" || fail "the case has no class /$want/"
 done
 n=$(awk '$1 == "none" && $2 == 4096 { print $3 }' "$OUT/dump.hist")
