@@ -5,15 +5,17 @@
 # JSON bytes and every change 0; after the kernel writes and deletes known
 # files, each row's, type's and the total's change is what compsize 1.5
 # says those files use (added and removed rows too); --sort=delta's order;
-# the JSON's schema and filesystems (blkid's UUID); CSV read by python's
-# csv; the table's first part still compsize 1.5's.  Bad files: missing,
+# a name not UTF-8 matched by its bytes (path_bytes); the JSON's schema
+# and filesystems (blkid's UUID); CSV read by python's csv; the table's
+# first part still compsize 1.5's.  Bad files: missing,
 # a directory, empty, truncated, not JSON, not compsize's, another schema,
 # another filesystem, a hostile file name: one line, exit 2, no stdout.
 . "$(dirname "$0")/../common.sh"
 
 setup_fs compress=zstd
-mkdir a b d
+mkdir a b d $'odd\xff\e[1m'
 text_data 2M >a/text
+text_data 20K >$'odd\xff\e[1m/f'
 random_data 300K >b/old
 random_data 200K >b/kept
 text_data 64K >d/gone
@@ -68,6 +70,10 @@ row() { jq -r --arg p "$1" '.paths[] | select(.path == $p) |
 [ "$(row ./b)" = "kept	-$old	-1" ] || fail "./b: $(row ./b), want kept -$old -1"
 [ "$(row ./c)" = "added	$added	1" ] || fail "./c: $(row ./c), want added $added 1"
 [ "$(row ./d)" = "removed	-$gone	-1" ] || fail "./d: $(row ./d), want removed -$gone -1"
+# a name that is not UTF-8: matched by its bytes (path_bytes), kept
+jq -e '[.paths[] | select(.path_bytes) | [.status, .disk_change]] ==
+	[["kept", 0]]' "$OUT/after.out" >/dev/null ||
+	fail "the odd name's row: $(jq -c '[.paths[] | select(.path_bytes)]' "$OUT/after.out")"
 jq -e '.paths[] | select(.path == "./d") | .total.disk == 0 and
 	.types == [{"type":"zstd","disk":0,"uncompressed":0,"referenced":0,
 		    "status":"removed","disk_change":(-'"$gone"'),
@@ -85,7 +91,7 @@ run_ours delta --compare="$TESTDIR/before.json" --format=json --depth=1 \
 	--sort=delta .
 CHECKS=$((CHECKS + 1))
 jq -e '[.paths[].disk_change | fabs] as $d | $d == ($d | sort | reverse) and
-	($d | length) == 5' "$OUT/delta.out" >/dev/null ||
+	($d | length) == 6' "$OUT/delta.out" >/dev/null ||
 	fail "--sort=delta: $(jq -c '[.paths[] | [.path, .disk_change]]' "$OUT/delta.out")"
 run_ours top --compare="$TESTDIR/before.json" --format=json --depth=1 \
 	--sort=delta --top=2 .
@@ -96,9 +102,15 @@ jq -e --slurpfile d "$OUT/delta.out" '[.paths[].path] == [$d[0].paths[:2][].path
 run_ours csv --compare="$TESTDIR/before.json" --format=csv --depth=1 .
 CHECKS=$((CHECKS + 1))
 python3 -c '
-import csv, json, sys
+import base64, csv, json, sys
+sys.path.insert(0, sys.argv[3])
+from table_escape import table_escape
 rows = list(csv.DictReader(open(sys.argv[1])))
 j = json.load(open(sys.argv[2]))
+# CSV escapes a name as the table does: from its bytes
+for p in j["paths"]:
+    p["path"] = table_escape(base64.b64decode(p["path_bytes"]) if "path_bytes" in p
+                             else p["path"].encode())
 want = {("", "TOTAL"): (j["status"], j["disk_change"], j["files_change"])}
 for t in j["types"]:
     want[("", t["type"])] = (t["status"], t["disk_change"], None)
@@ -112,7 +124,8 @@ for r in rows:
     got[(r["path"], r["type"])] = (r["status"], int(r["disk_change"]),
                                    int(f) if f else None)
 assert got == want, (got, want)
-' "$OUT/csv.out" "$OUT/after.out" || fail "CSV's changes are not JSON's"
+' "$OUT/csv.out" "$OUT/after.out" "$_CLI_DIR" ||
+	fail "CSV's changes are not JSON's"
 
 # The table: compsize 1.5's report, then the changes.
 run_ours table --compare="$TESTDIR/before.json" .
