@@ -7,13 +7,73 @@
 #include <string.h>
 #include "lib/json.h"
 
+/* A block of the arena; the tree's root is the first thing in the
+ * first one (json_free() finds the blocks from it). */
+struct block {
+	struct block *next;
+	size_t used, cap;
+	/* then cap bytes */
+};
+
+#define BLOCK_HEAD ((sizeof(struct block) + 15) & ~(size_t)15)
+#define BLOCK_MIN (64u << 10)
+#define BLOCK_MAX (16u << 20)
+
 struct parser {
 	const char *p, *end, *start;
 	int depth;
 	int nomem;
 	char *err;
 	size_t errlen;
+	struct block *first, *last;
+	/* the items (and keys) of the open containers, innermost last */
+	struct json_value **stack;
+	char **kstack;
+	size_t top, cap;
 };
+
+/* n bytes from the arena, 8-aligned, or NULL (ps->nomem set). */
+static void *arena_alloc(struct parser *ps, size_t n)
+{
+	struct block *b = ps->last;
+	size_t cap;
+	void *p;
+
+	n = (n + 7) & ~(size_t)7;
+	if (!b || b->cap - b->used < n) {
+		cap = b ? b->cap * 2 : BLOCK_MIN;
+		if (cap > BLOCK_MAX)
+			cap = BLOCK_MAX;
+		if (cap < n)
+			cap = n;
+		b = malloc(BLOCK_HEAD + cap);
+		if (!b) {
+			ps->nomem = 1;
+			return NULL;
+		}
+		b->next = NULL;
+		b->used = 0;
+		b->cap = cap;
+		if (ps->last)
+			ps->last->next = b;
+		else
+			ps->first = b;
+		ps->last = b;
+	}
+	p = (char *)b + BLOCK_HEAD + b->used;
+	b->used += n;
+	return p;
+}
+
+static void arena_free(struct block *b)
+{
+	while (b) {
+		struct block *next = b->next;
+
+		free(b);
+		b = next;
+	}
+}
 
 /* Record the first error at the current position; returns NULL. */
 static struct json_value *fail(struct parser *ps, const char *what)
@@ -45,10 +105,11 @@ static void skip_ws(struct parser *ps)
 
 static struct json_value *new_value(struct parser *ps, enum json_type t)
 {
-	struct json_value *v = calloc(1, sizeof(*v));
+	struct json_value *v = arena_alloc(ps, sizeof(*v));
 
 	if (!v)
-		return oom(ps);
+		return NULL;
+	memset(v, 0, sizeof(*v));
 	v->type = t;
 	return v;
 }
@@ -156,11 +217,9 @@ static int string_body(struct parser *ps, char **out, size_t *outlen)
 	for (q = ps->p; q < ps->end && *q != '"'; q++)
 		if (*q == '\\' && q + 1 < ps->end)
 			q++;
-	buf = malloc((size_t)(q - ps->p) + 1);
-	if (!buf) {
-		oom(ps);
+	buf = arena_alloc(ps, (size_t)(q - ps->p) + 1);
+	if (!buf)
 		return -1;
-	}
 	o = buf;
 	for (;;) {
 		unsigned char c;
@@ -237,8 +296,7 @@ static int string_body(struct parser *ps, char **out, size_t *outlen)
 	*outlen = (size_t)(o - buf);
 	return 0;
 bad:
-	free(buf);
-	return -1;
+	return -1;	/* the arena goes whole */
 }
 
 static struct json_value *number(struct parser *ps)
@@ -248,7 +306,6 @@ static struct json_value *number(struct parser *ps)
 	int neg = 0, frac = 0;
 	uint64_t u = 0;
 	int over = 0;
-	char *tmp;
 
 	if (ps->p < ps->end && *ps->p == '-') {
 		neg = 1;
@@ -289,17 +346,22 @@ static struct json_value *number(struct parser *ps)
 	v = new_value(ps, JSON_NUMBER);
 	if (!v)
 		return NULL;
-	/* strtod() needs a terminated copy: the text may go on */
-	tmp = strndup(s, (size_t)(ps->p - s));
-	if (!tmp) {
-		free(v);
-		return oom(ps);
-	}
-	v->d = strtod(tmp, NULL);
-	free(tmp);
-	if (!isfinite(v->d)) {
-		free(v);
-		return fail(ps, "a number out of range");
+	if (frac || over) {
+		/* strtod() needs a terminated copy: the text goes on */
+		size_t n = (size_t)(ps->p - s);
+		char small[64], *tmp = n < sizeof(small) ? small : malloc(n + 1);
+
+		if (!tmp)
+			return oom(ps);
+		memcpy(tmp, s, n);
+		tmp[n] = '\0';
+		v->d = strtod(tmp, NULL);
+		if (tmp != small)
+			free(tmp);
+		if (!isfinite(v->d))
+			return fail(ps, "a number out of range");
+	} else {
+		v->d = neg ? -(double)u : (double)u;
 	}
 	if (!frac && !over) {
 		if (!neg) {
@@ -324,46 +386,62 @@ static struct json_value *number(struct parser *ps)
 
 static struct json_value *value(struct parser *ps);
 
-/* Append item (and key) to the array or object v. */
-static int push(struct parser *ps, struct json_value *v,
-		struct json_value *item, char *key)
+/* Push item (and key) of the innermost open container. */
+static int push(struct parser *ps, struct json_value *item, char *key)
 {
-	struct json_value **items;
-	char **keys;
+	if (ps->top == ps->cap) {
+		size_t cap = ps->cap ? ps->cap * 2 : 64;
+		struct json_value **st = realloc(ps->stack, cap * sizeof(*st));
+		char **ks;
 
-	/* room for 4, 8, 16...: full when n is 0 or such a power of two */
-	if (!v->n || (v->n >= 4 && !(v->n & (v->n - 1)))) {
-		size_t cap = v->n ? v->n * 2 : 4;
+		if (!st) {
+			oom(ps);
+			return -1;
+		}
+		ps->stack = st;
+		ks = realloc(ps->kstack, cap * sizeof(*ks));
+		if (!ks) {
+			oom(ps);
+			return -1;
+		}
+		ps->kstack = ks;
+		ps->cap = cap;
+	}
+	ps->stack[ps->top] = item;
+	ps->kstack[ps->top] = key;
+	ps->top++;
+	return 0;
+}
 
-		items = realloc(v->items, cap * sizeof(*items));
-		if (!items)
-			goto nomem;
-		v->items = items;
+/* The items pushed since base into v, exactly, from the arena. */
+static int pop_items(struct parser *ps, struct json_value *v, size_t base)
+{
+	size_t n = ps->top - base;
+
+	v->n = n;
+	if (n) {
+		v->items = arena_alloc(ps, n * sizeof(*v->items));
+		if (!v->items)
+			return -1;
+		memcpy(v->items, ps->stack + base, n * sizeof(*v->items));
 		if (v->type == JSON_OBJECT) {
-			keys = realloc(v->keys, cap * sizeof(*keys));
-			if (!keys)
-				goto nomem;
-			v->keys = keys;
+			v->keys = arena_alloc(ps, n * sizeof(*v->keys));
+			if (!v->keys)
+				return -1;
+			memcpy(v->keys, ps->kstack + base,
+			       n * sizeof(*v->keys));
 		}
 	}
-	v->items[v->n] = item;
-	if (v->type == JSON_OBJECT)
-		v->keys[v->n] = key;
-	v->n++;
+	ps->top = base;
 	return 0;
-nomem:
-	json_free(item);
-	free(key);
-	oom(ps);
-	return -1;
 }
 
 static struct json_value *container(struct parser *ps, enum json_type t)
 {
 	char close = t == JSON_ARRAY ? ']' : '}';
 	struct json_value *v, *item;
+	size_t base = ps->top, klen;
 	char *key = NULL;
-	size_t klen;
 
 	if (++ps->depth > JSON_MAX_DEPTH)
 		return fail(ps, "nested too deep");
@@ -380,28 +458,18 @@ static struct json_value *container(struct parser *ps, enum json_type t)
 	for (;;) {
 		skip_ws(ps);
 		if (t == JSON_OBJECT) {
-			if (ps->p >= ps->end || *ps->p != '"') {
-				fail(ps, "expected a member name");
-				goto bad;
-			}
+			if (ps->p >= ps->end || *ps->p != '"')
+				return fail(ps, "expected a member name");
 			if (string_body(ps, &key, &klen))
-				goto bad;
+				return NULL;
 			skip_ws(ps);
-			if (ps->p >= ps->end || *ps->p != ':') {
-				free(key);
-				fail(ps, "expected ':'");
-				goto bad;
-			}
+			if (ps->p >= ps->end || *ps->p != ':')
+				return fail(ps, "expected ':'");
 			ps->p++;
 		}
 		item = value(ps);
-		if (!item) {
-			free(key);
-			goto bad;
-		}
-		if (push(ps, v, item, key))
-			goto bad;
-		key = NULL;
+		if (!item || push(ps, item, key))
+			return NULL;
 		skip_ws(ps);
 		if (ps->p < ps->end && *ps->p == ',') {
 			ps->p++;
@@ -411,15 +479,13 @@ static struct json_value *container(struct parser *ps, enum json_type t)
 			ps->p++;
 			break;
 		}
-		fail(ps, t == JSON_ARRAY ? "expected ',' or ']'"
-					 : "expected ',' or '}'");
-		goto bad;
+		return fail(ps, t == JSON_ARRAY ? "expected ',' or ']'"
+						: "expected ',' or '}'");
 	}
+	if (pop_items(ps, v, base))
+		return NULL;
 	ps->depth--;
 	return v;
-bad:
-	json_free(v);
-	return NULL;
 }
 
 static struct json_value *value(struct parser *ps)
@@ -436,10 +502,8 @@ static struct json_value *value(struct parser *ps)
 		return container(ps, JSON_ARRAY);
 	case '"':
 		v = new_value(ps, JSON_STRING);
-		if (v && string_body(ps, &v->str, &v->len)) {
-			free(v);
+		if (v && string_body(ps, &v->str, &v->len))
 			return NULL;
-		}
 		return v;
 	case 't':
 		return literal(ps, "true") ? new_value(ps, JSON_TRUE)
@@ -460,47 +524,36 @@ int json_parse(const char *buf, size_t len, struct json_value **out,
 {
 	struct parser ps = { .p = buf, .end = buf + len, .start = buf,
 			     .err = err, .errlen = errlen };
-	struct json_value *v;
+	struct json_value *root, *v;
 
 	*out = NULL;
 	if (err && errlen)
 		err[0] = '\0';
 	else
 		ps.err = NULL;
-	v = value(&ps);
+	/* the root first in the first block: json_free() starts there */
+	root = new_value(&ps, JSON_NULL);
+	v = root ? value(&ps) : NULL;
 	if (v) {
 		skip_ws(&ps);
-		if (ps.p < ps.end) {
-			fail(&ps, "text after the value");
-			json_free(v);
-			v = NULL;
-		}
+		if (ps.p < ps.end)
+			v = fail(&ps, "text after the value");
 	}
-	if (ps.nomem) {
-		json_free(v);
-		return -ENOMEM;
+	free(ps.stack);
+	free(ps.kstack);
+	if (!v) {
+		arena_free(ps.first);
+		return ps.nomem ? -ENOMEM : -EINVAL;
 	}
-	if (!v)
-		return -EINVAL;
-	*out = v;
+	*root = *v;
+	*out = root;
 	return 0;
 }
 
 void json_free(struct json_value *v)
 {
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < v->n; i++) {
-		json_free(v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->str);
-	free(v);
+	if (v)
+		arena_free((struct block *)(void *)((char *)v - BLOCK_HEAD));
 }
 
 const struct json_value *json_get(const struct json_value *v,

@@ -5,7 +5,9 @@
  * comments, no trailing commas, no leading zeros, no bare control
  * characters in strings, no lone surrogates, only white space after the
  * value; nesting at most JSON_MAX_DEPTH deep.  Integers are kept exactly
- * (64 bits, signed or not); other numbers as doubles.
+ * (64 bits, signed or not); other numbers as doubles.  The tree lives in
+ * an arena of a few large blocks: about 40 bytes a value, no allocation
+ * of its own.
  */
 #ifndef COMPSIZE_JSON_H
 #define COMPSIZE_JSON_H
@@ -29,18 +31,27 @@ struct json_value {
 	enum json_type type;
 	/* JSON_NUMBER: is_uint when it is an integer 0..UINT64_MAX (u),
 	 * is_int when one INT64_MIN..INT64_MAX (i); d always */
-	int is_uint, is_int;
-	uint64_t u;
-	int64_t i;
-	double d;
-	/* JSON_STRING: its bytes, NUL-terminated (a \u0000 in it ends it
-	 * early for C; len counts every byte) */
-	char *str;
-	size_t len;
-	/* JSON_ARRAY, JSON_OBJECT: n items (an object's keys in keys[]) */
-	struct json_value **items;
-	char **keys;
-	size_t n;
+	unsigned char is_uint, is_int;
+	union {
+		struct {
+			uint64_t u;
+			int64_t i;
+			double d;
+		};
+		/* JSON_STRING: its bytes, NUL-terminated (a \u0000 in it
+		 * ends it early for C; len counts every byte) */
+		struct {
+			char *str;
+			size_t len;
+		};
+		/* JSON_ARRAY, JSON_OBJECT: n items (an object's keys in
+		 * keys[], NULL for an array) */
+		struct {
+			struct json_value **items;
+			char **keys;
+			size_t n;
+		};
+	};
 };
 
 /*
@@ -51,7 +62,8 @@ struct json_value {
 int json_parse(const char *buf, size_t len, struct json_value **out,
 	       char *err, size_t errlen);
 
-/* Free v and everything in it; NULL is fine. */
+/* Free the tree json_parse() gave (its root, and only that: the tree is
+ * allocated in one arena); NULL is fine. */
 void json_free(struct json_value *v);
 
 /* The member key of object v (the first of that name), or NULL when v is
