@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick report kernel
+# groups: auto quick report kernel san
 # --histogram: the extents by type and size class (uncompressed length),
 # each extent once, against the filesystem tree dumped by btrfs-progs
 # (dump-tree: every EXTENT_DATA item, each disk extent once, every inline

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# groups: auto quick report kernel errors
+# groups: auto quick report kernel errors san
 # --compare=OLD.json: two runs on an unchanged filesystem give the same
 # JSON bytes and every change 0; after the kernel writes and deletes known
 # files, each row's, type's and the total's change is what compsize 1.5
