@@ -512,7 +512,10 @@ static void change_line(FILE *out, const struct report *r, const int *w,
 				   is_type && (f->flags & FIELD_NO_TYPES) ?
 				   "" : field_text(f, r, ch, buf);
 
-		fprintf(out, " %-*s", w[k], cell);
+		if (k + 1 == fields_nchange && !path)
+			fprintf(out, " %s", cell);	/* last: no padding */
+		else
+			fprintf(out, " %-*s", w[k], cell);
 	}
 	if (path) {
 		fputc(' ', out);
@@ -537,7 +540,7 @@ static void change_widen(int *w, const struct report *r,
 
 /* --compare: the grand total's change and its types', then each row's
  * (the rows' types are in JSON and CSV). */
-static int table_compare(FILE *out, const struct report *r)
+static int table_compare(FILE *out, const struct report *r, int first)
 {
 	struct report_row total = { 0 };
 	char name[FMT_BUF];
@@ -557,7 +560,7 @@ static int table_compare(FILE *out, const struct report *r)
 		change_widen(w, r, &total.types[t].change);
 	for (i = 0; i < r->nrows; i++)
 		change_widen(w, r, &r->rows[i].change);
-	fputs("\nChange since ", out);
+	fputs(first ? "Change since " : "\nChange since ", out);
 	fmt_table_path(out, r->cmp_path ? r->cmp_path : "");
 	fputs(":\n", out);
 	change_line(out, r, w, "Type", NULL, 0, NULL);
@@ -596,7 +599,7 @@ int table_print(FILE *out, FILE *err, const struct report *r)
 		if (!ret && table_hist(out, r))
 			return -ENOMEM;
 		/* even with nothing left to report: what went */
-		if (r->cmp && table_compare(out, r))
+		if (r->cmp && table_compare(out, r, ret == 1))
 			return -ENOMEM;
 	} else if (!r->total->nfiles) {
 		fputs("No files.\n", err);
