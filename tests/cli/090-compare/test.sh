@@ -5,7 +5,8 @@
 # JSON bytes and every change 0; after the kernel writes and deletes known
 # files, each row's, type's and the total's change is what compsize 1.5
 # says those files use (added and removed rows too); --sort=delta's order;
-# a name not UTF-8 matched by its bytes (path_bytes); the JSON's schema
+# a name not UTF-8 matched by its bytes (path_bytes); --subvolumes' rows
+# (a subvolume grown, a snapshot added); the JSON's schema
 # and filesystems (blkid's UUID); CSV read by python's csv; the table's
 # first part still compsize 1.5's.  Bad files: missing,
 # a directory, empty, truncated, not JSON, not compsize's, another schema,
@@ -135,6 +136,24 @@ head -n "$(wc -l <"$OUT/oracle.out")" "$OUT/table.out" | cmp -s - "$OUT/oracle.o
 	fail "the table does not begin with compsize 1.5's"
 grep -q "^Change since .*before.json:$" "$OUT/table.out" || fail "no Change since"
 grep -Eq "^TOTAL +kept +[-+]" "$OUT/table.out" || fail "no TOTAL change line"
+
+# --subvolumes: a subvolume's row kept with what was written in it, a
+# snapshot taken since added.
+btrfs subvolume create sv >/dev/null
+text_data 50K >sv/f
+sync
+run_ours sv1 --subvolumes --format=json .
+cp "$OUT/sv1.out" "$TESTDIR/sv.json"
+random_data 40K >sv/g
+btrfs subvolume snapshot -r sv snap >/dev/null
+sync
+g=$(disk15 sv/g)
+run_ours sv2 --subvolumes --compare="$TESTDIR/sv.json" --format=json .
+CHECKS=$((CHECKS + 1))
+got=$(jq -r '.subvolumes[] | "\(.path) \(.status) \(.disk_change) \(.files_change)"' \
+	"$OUT/sv2.out" | sort | tr '\n' ' ')
+[ "$got" = "/ kept 0 0 /snap added $(disk15 snap) 2 /sv kept $g 1 " ] ||
+	fail "--subvolumes: $got (sv/g: $g)"
 
 # Refused files: one line naming the file, exit 2, nothing on stdout.
 bad()
