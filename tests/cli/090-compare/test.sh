@@ -6,11 +6,11 @@
 # files, each row's, type's and the total's change is what compsize 1.5
 # says those files use (added and removed rows too); --sort=delta's order;
 # a name not UTF-8 matched by its bytes (path_bytes); --subvolumes' rows
-# (a subvolume grown, a snapshot added); the JSON's schema
-# and filesystems (blkid's UUID); CSV read by python's csv; the table's
-# first part still compsize 1.5's.  Bad files: missing,
-# a directory, empty, truncated, not JSON, not compsize's, another schema,
-# another filesystem, a hostile file name: one line, exit 2, no stdout.
+# (a subvolume grown, a snapshot added); the JSON's schema and filesystems
+# (blkid's UUID); CSV read by python's csv; the table's first part still
+# compsize 1.5's.  Bad files: missing, a directory, empty, truncated, not
+# JSON, not compsize's, another schema, another filesystem, a hostile file
+# name: one line, exit 2, no stdout.
 . "$(dirname "$0")/../common.sh"
 
 setup_fs compress=zstd
