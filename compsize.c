@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include "report/compare.h"
 #include "report/decide.h"
 #include "estimate/plugin.h"
 #include "estimate/estimate.h"
@@ -106,6 +107,10 @@ static void usage(FILE *f)
 	      "    -0, --null              with --find: a NUL after each path, not a newline\n"
 	      "        --format=FORMAT     table (default), json, csv, ncdu (the tree\n"
 	      "                            for ncdu -f) or prometheus (node_exporter)\n"
+	      "        --histogram         also the extents by type and size class\n"
+	      "                            (uncompressed length, 4K, 8K, ... 128M)\n"
+	      "        --compare=OLD.json  also each row's and type's change since the\n"
+	      "                            report OLD.json (--format=json) was saved\n"
 	      "        --depth=N           a row per directory down to depth N\n"
 	      "        --per-file          a row per file\n"
 	      "        --subvolumes        a row per subvolume and snapshot of the whole\n"
@@ -115,7 +120,9 @@ static void usage(FILE *f)
 	      "                            qgroup excl, without quotas (implies\n"
 	      "                            --exclusive)\n"
 	      "        --sort=KEY          order rows by disk, saved, ratio, name,\n"
-	      "                            exclusive, waste or walk (the default)\n"
+	      "                            exclusive, waste, delta (with --compare:\n"
+	      "                            the largest change first) or walk (the\n"
+	      "                            default)\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
 	      "        --progress          with --estimate: show progress on standard error\n"
 	      "                            (lines every 10 seconds when not a terminal)\n"
@@ -194,6 +201,8 @@ enum {
 	OPT_NO_PROGRESS,
 	OPT_FIND,
 	OPT_WASTE,
+	OPT_HISTOGRAM,
+	OPT_COMPARE,
 	/* btrfs-progs' unit options: OPT_UNITS + enum fmt_unit_opt */
 	OPT_UNITS = 512,
 };
@@ -361,6 +370,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "find", required_argument, NULL, OPT_FIND },
 		{ "null", no_argument, NULL, '0' },
 		{ "waste", no_argument, NULL, OPT_WASTE },
+		{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ "raw", no_argument, NULL, OPT_UNITS + FMT_OPT_RAW },
 		{ "human-readable", no_argument, NULL, OPT_UNITS + FMT_OPT_HUMAN },
 		{ "iec", no_argument, NULL, OPT_UNITS + FMT_OPT_IEC },
@@ -374,7 +385,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	static const char *const formats[] = { "table", "json", "csv", "ncdu",
 					       "prometheus" };
 	static const char *const sorts[] = { "walk", "disk", "saved", "ratio",
-					     "name", "exclusive", "waste" };
+					     "name", "exclusive", "waste",
+					     "delta" };
 	char err[256];
 	long long v;
 	int c, sort_given = 0, sample_given = 0, need_est = 0;
@@ -438,7 +450,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			c = optval_choice(optarg, sorts, 7);
 			if (c < 0)
 				return bad_value("--sort", optarg,
-						 "use disk, saved, ratio, name, exclusive, waste or walk");
+						 "use disk, saved, ratio, name, exclusive, waste, delta or walk");
 			if (c == ROW_SORT_EXCLUSIVE)
 				opt->exclusive = 1;
 			if (c == ROW_SORT_WASTE)
@@ -461,6 +473,14 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case OPT_SUBVOLUMES:
 			opt->subvolumes = 1;
 			opt->exclusive = 1;
+			break;
+		case OPT_HISTOGRAM:
+			opt->histogram = 1;
+			break;
+		case OPT_COMPARE:
+			compare_free(opt->compare);
+			opt->compare = NULL;
+			opt->compare_path = optarg;
 			break;
 		case 'j':
 			if (optval_count(optarg, RUN_MAX_JOBS, &v) || !v)
@@ -565,6 +585,22 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		}
 		opt->per_file = 0;
 	}
+	if (opt->sort == ROW_SORT_DELTA && !opt->compare_path) {
+		fputs("compsize: --sort=delta needs --compare\n", stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (opt->compare_path && (opt->nest || opt->format == REPORT_NCDU ||
+				  opt->format == REPORT_PROMETHEUS)) {
+		fputs("compsize: --compare goes with --format=table, json or csv, without --estimate\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (opt->histogram && (opt->format == REPORT_NCDU ||
+			       opt->format == REPORT_PROMETHEUS)) {
+		fputs("compsize: --histogram goes with --format=table, json or csv\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
 	/* Prometheus' series are per path: a row per argument at least */
 	if (opt->format == REPORT_PROMETHEUS && opt->depth < 0 &&
 	    !opt->per_file && !opt->subvolumes)
@@ -596,6 +632,22 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	if (optind >= argc) {
 		usage(stderr);
 		return CS_EXIT_USAGE;
+	}
+	if (opt->compare_path) {
+		/* read before anything else: a bad file costs no scan */
+		int ret = compare_load(opt->compare_path, &opt->compare, err,
+				       sizeof(err));
+
+		if (ret == -ENOMEM) {
+			fputs("compsize: out of memory\n", stderr);
+			return CS_EXIT_FATAL;
+		}
+		if (ret) {
+			fputs("compsize: ", stderr);
+			fmt_table_path(stderr, opt->compare_path);
+			fprintf(stderr, ": %s\n", err);
+			return CS_EXIT_USAGE;
+		}
 	}
 	return -1;
 }
@@ -703,6 +755,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = run_report(run, stdout, stderr);
+	if (ret == -EXDEV) {
+		code = CS_EXIT_USAGE;
+		goto out;
+	}
 	if (ret < 0)
 		goto nomem;
 	/* the report is lost: an I/O failure, not an internal one */
@@ -724,6 +780,7 @@ nomem:
 	code = CS_EXIT_FATAL;
 out:
 	run_free(run);
+	compare_free(opt.compare);
 	free(opt.est);
 	find_free(opt.find);
 	return code;

@@ -60,7 +60,7 @@ _compsize()
 	local opts='-b --bytes --raw --human-readable --iec --si --kbytes
 		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
 		-j --jobs --sample --precision --no-sample --seed --device-speed --plot --rewrite
-		--exclusive --subvolumes --format --depth --per-file --sort --top
+		--exclusive --subvolumes --histogram --compare --format --depth --per-file --sort --top
 		--waste --find -0 --null --progress
 		--no-progress --walk -h --help --version'
 
@@ -78,7 +78,7 @@ _compsize()
 		COMPREPLY=($(compgen -W 'table json csv ncdu prometheus' -- "$cur"))
 		;;
 	--sort)
-		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive waste walk' -- "$cur"))
+		COMPREPLY=($(compgen -W 'disk saved ratio name exclusive waste delta walk' -- "$cur"))
 		;;
 	--find)
 		# the key of the predicate being typed (after the last comma);
@@ -92,6 +92,9 @@ _compsize()
 		;;
 	--plot)
 		_filedir svg
+		;;
+	--compare)
+		_filedir json
 		;;
 	--sample)
 		# a number or size, or auto
@@ -117,7 +120,7 @@ _compsize()
 				case ${COMPREPLY[i]} in
 				--estimate | --jobs | --sample | --precision | --seed | \
 				--device-speed | --plot | --format | --depth | \
-				--sort | --top | --find)
+				--sort | --top | --find | --compare)
 					COMPREPLY[i]+='='
 					compopt -o nospace
 					;;

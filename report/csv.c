@@ -9,7 +9,7 @@
 /* A column: the field of each table that fills it (a key is one column:
  * an estimate's disk goes in the size disk's), NULL where none. */
 struct column {
-	const struct field *size, *count, *est;
+	const struct field *size, *count, *est, *hist, *change;
 };
 
 /* A record: what it has values of, NULL where nothing. */
@@ -21,6 +21,8 @@ struct record {
 	const struct report_row *count;
 	const struct est_view *est;
 	int row_est;			/* est is a row's */
+	const struct report_hist *hist;	/* a --histogram class */
+	const struct report_change *change;	/* --compare */
 };
 
 static int csv_field(const struct field *f)
@@ -36,6 +38,15 @@ static const struct field *est_of(const struct field *f)
 	return e && csv_field(e) && !e->csv ? e : NULL;
 }
 
+/* The histogram field in the column of size or count field f, if any. */
+static const struct field *hist_of(const struct field *f,
+				   const struct report *r)
+{
+	const struct field *h = field_find(fields_hist, fields_nhist, f->key);
+
+	return h && field_shown(h, r) ? h : NULL;
+}
+
 /* The size and count columns, the default ones or the optional ones
  * asked for, appended to c; returns the new count. */
 static size_t add_columns(struct column *c, size_t n, const struct report *r,
@@ -48,14 +59,16 @@ static size_t add_columns(struct column *c, size_t n, const struct report *r,
 
 		if (csv_field(f) && field_shown(f, r) && !f->need == !optional)
 			c[n++] = (struct column){ .size = f,
-						  .est = est_of(f) };
+						  .est = est_of(f),
+						  .hist = hist_of(f, r) };
 	}
 	for (i = 0; i < fields_ncount; i++) {
 		const struct field *f = &fields_count[i];
 
 		if (csv_field(f) && field_shown(f, r) && !f->need == !optional)
 			c[n++] = (struct column){ .count = f,
-						  .est = est_of(f) };
+						  .est = est_of(f),
+						  .hist = hist_of(f, r) };
 	}
 	return n;
 }
@@ -69,12 +82,27 @@ static size_t columns(struct column *c, const struct report *r)
 	k = fields_order(fields_est, fields_nest, 0, est);
 	for (i = 0; i < k; i++)
 		c[n++] = (struct column){ .est = est[i] };
-	return add_columns(c, n, r, 1);
+	n = add_columns(c, n, r, 1);
+	/* --histogram's own columns, at the end */
+	for (i = 0; i < fields_nhist; i++) {
+		const struct field *f = &fields_hist[i];
+
+		if (field_shown(f, r) &&
+		    !field_find(fields_size, fields_nsize, f->key) &&
+		    !field_find(fields_count, fields_ncount, f->key))
+			c[n++] = (struct column){ .hist = f };
+	}
+	/* --compare's, at the end */
+	for (i = 0; i < fields_nchange; i++)
+		if (field_shown(&fields_change[i], r))
+			c[n++] = (struct column){ .change = &fields_change[i] };
+	return n;
 }
 
 static const char *column_key(const struct column *c)
 {
-	return (c->size ? c->size : c->count ? c->count : c->est)->key;
+	return (c->size ? c->size : c->count ? c->count :
+		c->est ? c->est : c->hist ? c->hist : c->change)->key;
 }
 
 /* The record's value of column c, if it has one. */
@@ -91,6 +119,11 @@ static void cell(FILE *out, const struct report *r, const struct column *c,
 		 (!rec->row_est || (c->est->flags & FIELD_ROW_EST)) &&
 		 field_has(c->est, r, rec->est))
 		field_print(out, c->est, rec->est, FIELD_CSV);
+	else if (c->hist && rec->hist)
+		field_print(out, c->hist, rec->hist, FIELD_CSV);
+	else if (c->change && rec->change &&
+		 !(rec->is_type && (c->change->flags & FIELD_NO_TYPES)))
+		field_print(out, c->change, rec->change, FIELD_CSV);
 }
 
 static void record(FILE *out, const struct report *r, const struct column *c,
@@ -116,7 +149,7 @@ static void row_records(FILE *out, const struct report *r,
 {
 	struct record rec = { .kind = kind, .path = row->path, .type = "TOTAL",
 			      .size = &row->size, .count = row,
-			      .grand = !row->path };
+			      .grand = !row->path, .change = &row->change };
 	char name[FMT_BUF];
 	unsigned t;
 
@@ -127,6 +160,7 @@ static void row_records(FILE *out, const struct report *r,
 	for (t = 0; t < row->ntypes; t++) {
 		rec.type = fmt_type_name(row->types[t].type, name);
 		rec.size = &row->types[t].size;
+		rec.change = &row->types[t].change;
 		record(out, r, c, n, &rec);
 	}
 }
@@ -134,15 +168,19 @@ static void row_records(FILE *out, const struct report *r,
 int csv_print(FILE *out, const struct report *r)
 {
 	struct report_row total = { 0 };
+	struct report_hist *h = NULL;
 	struct est_view v;
-	struct column *c = calloc(fields_nsize + fields_ncount + fields_nest,
-				  sizeof(*c));
-	size_t n, i, j;
+	struct column *c = calloc(fields_nsize + fields_ncount + fields_nest +
+				  fields_nhist + fields_nchange, sizeof(*c));
+	char name[FMT_BUF];
+	size_t n, i, j, nh = 0;
 	int ret = -ENOMEM;
 
 	if (!c)
 		return ret;
-	ret = report_total_row(r, &total);
+	ret = report_hist_rows(r, &h, &nh);
+	if (!ret)
+		ret = report_total_row(r, &total);
 	if (ret)
 		goto out;
 	n = columns(c, r);
@@ -151,6 +189,12 @@ int csv_print(FILE *out, const struct report *r)
 		fprintf(out, ",%s", column_key(&c[i]));
 	fputc('\n', out);
 	row_records(out, r, c, n, "total", &total, 0);
+	for (i = 0; i < nh; i++) {
+		struct record rec = { .kind = "histogram", .hist = &h[i],
+				      .type = fmt_type_name(h[i].type, name) };
+
+		record(out, r, c, n, &rec);
+	}
 	for (i = 0; i < r->nrows; i++)
 		row_records(out, r, c, n,
 			    r->show & REPORT_SHOW_SUBVOLUMES ? "subvolume"
@@ -171,6 +215,7 @@ int csv_print(FILE *out, const struct report *r)
 	}
 	report_row_clear(&total);
 out:
+	free(h);
 	free(c);
 	return ret;
 }

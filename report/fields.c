@@ -65,6 +65,46 @@ const struct field fields_count[] = {
 };
 const size_t fields_ncount = sizeof(fields_count) / sizeof(fields_count[0]);
 
+#define HIST(m) offsetof(struct report_hist, m)
+
+const struct field fields_hist[] = {
+	{ "size_max", "Up to", FT_BYTES, HIST(size_max), 0,
+	  REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: the longest extent of the class (uncompressed length, 4K << k)" },
+	{ "extents", "Extents", FT_COUNT, HIST(extents), 0,
+	  REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: regular and prealloc extents of the class, each once" },
+	{ "inline", "Inline", FT_COUNT, HIST(ninline), 0,
+	  REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: inline extents of the class" },
+	{ "disk", "Disk Usage", FT_BYTES, HIST(disk), 0, REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: the class's bytes on disk" },
+	{ "uncompressed", "Uncompressed", FT_BYTES, HIST(uncomp), 0,
+	  REPORT_SHOW_HISTOGRAM,
+	  .help = "--histogram: the class's bytes before compression" },
+};
+const size_t fields_nhist = sizeof(fields_hist) / sizeof(fields_hist[0]);
+
+#define CHANGE(m) offsetof(struct report_change, m)
+
+static const char *const status_names[] = { "kept", "added", "removed" };
+
+const struct field fields_change[] = {
+	{ "status", "Status", FT_ENUM, CHANGE(status), 0, REPORT_SHOW_COMPARE,
+	  .names = status_names,
+	  .help = "--compare: kept (in both reports), added (in this one only) or removed (in the one compared only: 0 now)" },
+	{ "disk_change", "Disk Usage", FT_CHANGE, CHANGE(disk), 0,
+	  REPORT_SHOW_COMPARE, .help = "--compare: disk less then" },
+	{ "uncompressed_change", "Uncompressed", FT_CHANGE, CHANGE(uncomp), 0,
+	  REPORT_SHOW_COMPARE, .help = "--compare: uncompressed less then" },
+	{ "referenced_change", "Referenced", FT_CHANGE, CHANGE(refd), 0,
+	  REPORT_SHOW_COMPARE, .help = "--compare: referenced less then" },
+	{ "files_change", "Files", FT_DCOUNT, CHANGE(files), FIELD_NO_TYPES,
+	  REPORT_SHOW_COMPARE, .help = "--compare: files less then" },
+};
+const size_t fields_nchange = sizeof(fields_change) /
+			      sizeof(fields_change[0]);
+
 /* The value of f at base, of n bytes, into v. */
 static void field_get(const struct field *f, const void *base, void *v,
 		      size_t n)
@@ -293,7 +333,9 @@ int field_shown(const struct field *f, const struct report *r)
 {
 	unsigned show = f->need & (REPORT_SHOW_EXCLUSIVE |
 				   REPORT_SHOW_SUBVOLUMES |
-				   REPORT_SHOW_WASTE);
+				   REPORT_SHOW_WASTE |
+				   REPORT_SHOW_HISTOGRAM |
+				   REPORT_SHOW_COMPARE);
 
 	return (r->show & show) == show;
 }
@@ -361,6 +403,7 @@ void field_print(FILE *out, const struct field *f, const void *base,
 			f->names[field_int(f, base)]);
 		break;
 	case FT_CHANGE:
+	case FT_DCOUNT:
 		fprintf(out, "%" PRId64, field_signed(f, base));
 		break;
 	case FT_MBPS:
@@ -406,6 +449,9 @@ const char *field_text(const struct field *f, const struct report *r,
 		return f->names[field_int(f, base)];
 	case FT_CHANGE:
 		return signed_size(field_signed(f, base), r, buf);
+	case FT_DCOUNT:
+		snprintf(buf, FIELD_CELL, "%+" PRId64, field_signed(f, base));
+		return field_signed(f, base) ? buf : "0";
 	case FT_MBPS:
 		return mbps(field_double(f, base), "", buf);
 	case FT_CPU:

@@ -44,6 +44,7 @@ enum field_type {
 			 * "%.4f"; the table "0.21s/GB", "15s/GB" or "-" */
 	FT_HALF,	/* double, bytes: half-width of a 95% interval.  "%.0f";
 			 * the table "±" and the size */
+	FT_DCOUNT,	/* int64_t, a count's change: the table "+2", "-1", "0" */
 };
 
 /* struct field flags: where a field is (and is not) */
@@ -65,6 +66,7 @@ enum field_type {
 				 * Disk Usage (a fresh-copy one is it) */
 #define FIELD_PER_SETTING 0x200	/* the rows' table shows a row's value, a
 				 * column per setting headed by its name */
+#define FIELD_NO_TYPES	0x400	/* a total's or a row's, not a type's */
 
 /* struct field need: what must hold for a value.  The REPORT_SHOW_* bits
  * of model.h (the run asked for the column) decide whether the column is
@@ -121,6 +123,19 @@ extern const size_t fields_nsize;
  * --subvolumes only). */
 extern const struct field fields_count[];
 extern const size_t fields_ncount;
+
+/* --histogram: in struct report_hist, a line per type and size class
+ * (the table's "Extent sizes", JSON "histogram", CSV records of kind
+ * histogram: a key of a size or count column goes in that column, the
+ * others in columns of their own at the end). */
+extern const struct field fields_hist[];
+extern const size_t fields_nhist;
+
+/* --compare: in struct report_change, for the total, rows and types,
+ * after every other field (JSON: after the counts, and in each type after
+ * its sizes; CSV: columns at the end; the table: "Change since"). */
+extern const struct field fields_change[];
+extern const size_t fields_nchange;
 
 /* An estimate: in struct est_view, for each setting (JSON "estimates",
  * CSV records of kind estimate, the estimate and decision tables,

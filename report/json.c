@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The report as JSON (json.h): the members are fields.h's, in its order. */
 #include <inttypes.h>
+#include <stdlib.h>
+#include "report/compare.h"
 #include "report/fields.h"
 #include "report/format.h"
 #include "report/json.h"
@@ -40,6 +42,9 @@ static void json_fields(FILE *out, const struct report *r,
 			continue;
 		if (t == fields_count && !field_in_row(f, base))
 			continue;
+		if ((f->flags & FIELD_NO_TYPES) &&
+		    (at == AT_TOTAL_TYPE || at == AT_ROW_TYPE))
+			continue;
 		member(out, f, base, first);
 		first = 0;
 	}
@@ -53,6 +58,8 @@ static void json_row_body(FILE *out, const struct report *r,
 	unsigned t;
 
 	json_fields(out, r, fields_count, fields_ncount, row, AT_TOTAL, 1);
+	json_fields(out, r, fields_change, fields_nchange, &row->change,
+		    AT_TOTAL, 0);
 	fputs(",\"total\":{", out);
 	json_fields(out, r, fields_size, fields_nsize, &row->size,
 		    type_at == AT_TOTAL_TYPE ? AT_GRAND : AT_TOTAL, 1);
@@ -64,6 +71,8 @@ static void json_row_body(FILE *out, const struct report *r,
 			fmt_type_name(rt->type, name));
 		json_fields(out, r, fields_size, fields_nsize, &rt->size,
 			    type_at, 0);
+		json_fields(out, r, fields_change, fields_nchange,
+			    &rt->change, type_at, 0);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -95,17 +104,48 @@ static void json_est(FILE *out, const struct report *r,
 	fputc(']', out);
 }
 
+/* --histogram: a member per size class of each type. */
+static void json_hist(FILE *out, const struct report *r,
+		      const struct report_hist *h, size_t n)
+{
+	char name[FMT_BUF];
+	size_t i, k;
+
+	if (!(r->show & REPORT_SHOW_HISTOGRAM))
+		return;
+	fputs(",\"histogram\":[", out);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "%s{\"type\":\"%s\"", i ? "," : "",
+			fmt_type_name(h[i].type, name));
+		for (k = 0; k < fields_nhist; k++)
+			member(out, &fields_hist[k], &h[i], 0);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 int json_print(FILE *out, const struct report *r)
 {
 	struct report_row total = { 0 };
-	size_t i;
+	struct report_hist *h;
+	size_t i, nh;
 	int ret;
 
-	ret = report_total_row(r, &total);
+	ret = report_hist_rows(r, &h, &nh);
 	if (ret)
 		return ret;
-	fputc('{', out);
+	ret = report_total_row(r, &total);
+	if (ret) {
+		free(h);
+		return ret;
+	}
+	fprintf(out, "{\"schema\":%d,\"filesystems\":[", COMPARE_SCHEMA);
+	for (i = 0; i < r->nuuids; i++)
+		fprintf(out, "%s\"%s\"", i ? "," : "", r->uuids[i]);
+	fputs("],", out);
 	json_row_body(out, r, &total, AT_TOTAL_TYPE);
+	json_hist(out, r, h, nh);
+	free(h);
 	if (!r->have_usage)
 		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
 	if (r->nest)

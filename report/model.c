@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/compare.h"
 #include "report/model.h"
 
 /* The sums over every type of st. */
@@ -65,6 +66,43 @@ void report_row_clear(struct report_row *row)
 	memset(row, 0, sizeof(*row));
 }
 
+int report_hist_rows(const struct report *r, struct report_hist **out,
+		     size_t *n)
+{
+	const struct cs_hist *h = r->total ? r->total->hist : NULL;
+	unsigned t, k;
+	size_t m = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!h || !(r->show & REPORT_SHOW_HISTOGRAM))
+		return 0;
+	for (t = 0; t < CS_NTYPES; t++)
+		for (k = 0; k < CS_HIST_CLASSES; k++)
+			m += h->cell[t][k].extents || h->cell[t][k].ninline;
+	if (!m)
+		return 0;
+	*out = calloc(m, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (t = 0; t < CS_NTYPES; t++)
+		for (k = 0; k < CS_HIST_CLASSES; k++) {
+			const struct cs_hist_cell *c = &h->cell[t][k];
+			struct report_hist *o = &(*out)[*n];
+
+			if (!c->extents && !c->ninline)
+				continue;
+			o->type = t;
+			o->size_max = extent_hist_max(k);
+			o->extents = c->extents;
+			o->ninline = c->ninline;
+			o->disk = c->disk;
+			o->uncomp = c->uncomp;
+			(*n)++;
+		}
+	return 0;
+}
+
 int report_nothing(const struct report *r)
 {
 	struct report_sizes sum;
@@ -91,6 +129,8 @@ int report_total_row(const struct report *r, struct report_row *total)
 	int ret;
 
 	ret = report_row_fill(total, r->total);
+	if (!ret && r->cmp)
+		ret = compare_total(r->cmp, total);
 	if (!ret && !r->have_usage) {
 		/* Some usage unread (not root, a file off btrfs): no total
 		 * by type, which a part would pass off as the whole; the

@@ -22,6 +22,7 @@
 #include "scan/sharing.h"
 
 struct ncdu;
+struct compare;
 
 enum report_format {
 	REPORT_TABLE,
@@ -38,6 +39,29 @@ enum report_show {
 	REPORT_SHOW_EXCLUSIVE = 0x1,	/* --exclusive */
 	REPORT_SHOW_SUBVOLUMES = 0x2,	/* --subvolumes */
 	REPORT_SHOW_WASTE = 0x4,	/* --waste */
+	REPORT_SHOW_HISTOGRAM = 0x8,	/* --histogram */
+	REPORT_SHOW_COMPARE = 0x10,	/* --compare */
+};
+
+/* --compare: a row's or a type's change since the report compared
+ * (compare.h; the fields_change table names these). */
+enum change_status {
+	CHANGE_KEPT,		/* in both reports */
+	CHANGE_ADDED,		/* only in this one */
+	CHANGE_REMOVED,		/* only in the one compared: 0 now */
+};
+
+struct report_change {
+	int status;		/* enum change_status */
+	int64_t disk, uncomp, refd, files;	/* now less then */
+};
+
+/* --histogram: one size class of one type (the fields_hist table names
+ * these; scan/extent.h says what a class is). */
+struct report_hist {
+	unsigned type;		/* row index of struct cs_stats */
+	uint64_t size_max;	/* the longest extent the class holds */
+	uint64_t extents, ninline, disk, uncomp;
 };
 
 /* The sizes a report shows for the total, a row, or one type of either
@@ -57,6 +81,7 @@ struct report_sizes {
 struct row_type {
 	unsigned type;		/* row index of struct cs_stats */
 	struct report_sizes size;
+	struct report_change change;	/* --compare */
 };
 
 /* The total, or one --depth/--per-file row. */
@@ -77,6 +102,7 @@ struct report_row {
 	uint64_t seq;		/* position in the walk's order */
 	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
 	uint32_t waste_row;	/* its waste row (waste.h), 0: none */
+	struct report_change change;	/* --compare */
 };
 
 enum row_sort {
@@ -87,6 +113,8 @@ enum row_sort {
 	ROW_SORT_NAME,		/* by path, bytewise */
 	ROW_SORT_EXCLUSIVE,	/* most exclusive bytes first */
 	ROW_SORT_WASTE,		/* most waste first */
+	ROW_SORT_DELTA,		/* --compare: the largest change of disk
+				 * usage first, growth or not (compare.h) */
 };
 
 struct report_est {
@@ -161,6 +189,14 @@ struct report {
 	 * run, for its metadata */
 	const struct ncdu *tree;
 	int64_t timestamp;
+	/* JSON: the filesystems of the files, each a UUID
+	 * ("0f3c...-..."), in the order met */
+	char (*uuids)[37];
+	size_t nuuids;
+	/* --compare: the report compared (compare.h); the grand total's
+	 * change is applied by report_total_row(), the rows' are in rows */
+	const struct compare *cmp;
+	const char *cmp_path;	/* its file, for the table's title */
 };
 
 /* One setting's estimate as the formats show it (report_est_view()):
@@ -201,6 +237,12 @@ uint64_t report_current_disk(const struct report *r);
  * with --exclusive's figures; without usage, no sizes and no types.
  * Returns 0 or -ENOMEM. */
 int report_total_row(const struct report *r, struct report_row *total);
+
+/* --histogram: the classes of r's total that hold an extent, by type
+ * (row order) then size, into a new array *out of *n (free() it; NULL
+ * and 0 without --histogram).  Returns 0 or -ENOMEM. */
+int report_hist_rows(const struct report *r, struct report_hist **out,
+		     size_t *n);
 
 /* 1 when r has nothing to report (compsize 1.5's "No files." and "All
  * empty or still-delalloced files."): no file, or no data; else 0. */

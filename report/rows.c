@@ -254,6 +254,8 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	case ROW_SORT_WASTE:
 		c = cmp_u64_desc(x->size.waste, y->size.waste);
 		break;
+	case ROW_SORT_DELTA:	/* compare.c sorts, after the run */
+		break;
 	}
 	/* qsort is not stable: ties keep the walk's order. */
 	if (!c)

@@ -146,6 +146,9 @@ static int usage(FILE *out, FILE *err, const struct report *r,
 	for (t = 0; t < total->ntypes; t++) {
 		const struct row_type *rt = &total->types[t];
 
+		/* --compare: a type gone since is in the change table only */
+		if (rt->change.status == CHANGE_REMOVED)
+			continue;
 		fprintf(out, "%-10s ", fmt_type_name(rt->type, name));
 		table_perc(out, rt->size.disk, rt->size.uncomp);
 		table_all_sizes(out, r, &rt->size, w, 1);
@@ -452,6 +455,138 @@ static void table_decide(FILE *out, const struct report *r)
 			r->dev_read_mbps, r->cpus);
 }
 
+/* --histogram: a line per type and size class, each column as wide as
+ * its widest cell; a size class is named by its longest extent. */
+static int table_hist(FILE *out, const struct report *r)
+{
+	int w[16] = { 0 }, compressed = 0;
+	char buf[FIELD_CELL], name[FMT_BUF];
+	struct report_hist *h;
+	size_t n, i, k;
+	int ret = report_hist_rows(r, &h, &n);
+
+	_Static_assert(sizeof(w) / sizeof(w[0]) >= 5, "a width per field");
+	if (ret || !n)
+		return ret;
+	for (k = 0; k < fields_nhist; k++) {
+		w[k] = (int)strlen(fields_hist[k].label);
+		for (i = 0; i < n; i++) {
+			int len = (int)strlen(fields_hist[k].type == FT_BYTES ?
+				field_size_trim(field_value(&fields_hist[k],
+							    &h[i]), r, buf) :
+				field_text(&fields_hist[k], r, &h[i], buf));
+			if (len > w[k])
+				w[k] = len;
+		}
+	}
+	fputs("\nExtent sizes (each extent once, by its uncompressed length):\n",
+	      out);
+	fprintf(out, "%-10s", "Type");
+	for (k = 0; k < fields_nhist; k++)
+		fprintf(out, " %*s", w[k], fields_hist[k].label);
+	fputc('\n', out);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "%-10s", fmt_type_name(h[i].type, name));
+		for (k = 0; k < fields_nhist; k++) {
+			const struct field *f = &fields_hist[k];
+
+			fprintf(out, " %*s", w[k], f->type == FT_BYTES ?
+				field_size_trim(field_value(f, &h[i]), r, buf) :
+				field_text(f, r, &h[i], buf));
+		}
+		fputc('\n', out);
+		compressed |= h[i].type > 0 && h[i].type < CS_TYPE_PREALLOC;
+	}
+	if (compressed)
+		fputs("A compressed extent holds at most 128K of data by design: many of them is\n"
+		      "not fragmentation.\n", out);
+	free(h);
+	return 0;
+}
+
+/* --compare: one line of the change table; with row NULL, its header.
+ * name is the first column (a type's, or TOTAL), path the last. */
+static void change_line(FILE *out, const struct report *r, const int *w,
+			const char *name, const struct report_change *ch,
+			int is_type, const char *path)
+{
+	char buf[FIELD_CELL];
+	size_t k;
+
+	fprintf(out, "%-10s", name);
+	for (k = 0; k < fields_nchange; k++) {
+		const struct field *f = &fields_change[k];
+		const char *cell = !ch ? f->label :
+				   is_type && (f->flags & FIELD_NO_TYPES) ?
+				   "" : field_text(f, r, ch, buf);
+
+		if (k + 1 == fields_nchange && !path)
+			fprintf(out, " %s", cell);	/* last: no padding */
+		else
+			fprintf(out, " %-*s", w[k], cell);
+	}
+	if (path) {
+		fputc(' ', out);
+		fmt_table_path(out, path);
+	}
+	fputc('\n', out);
+}
+
+static void change_widen(int *w, const struct report *r,
+			 const struct report_change *ch)
+{
+	char buf[FIELD_CELL];
+	size_t k;
+
+	for (k = 0; k < fields_nchange; k++) {
+		int len = (int)strlen(field_text(&fields_change[k], r, ch, buf));
+
+		if (len > w[k])
+			w[k] = len;
+	}
+}
+
+/* --compare: the grand total's change and its types', then each row's
+ * (the rows' types are in JSON and CSV). */
+static int table_compare(FILE *out, const struct report *r, int first)
+{
+	struct report_row total = { 0 };
+	char name[FMT_BUF];
+	int w[8];
+	size_t k, i;
+	unsigned t;
+	int ret;
+
+	_Static_assert(sizeof(w) / sizeof(w[0]) >= 5, "a width per field");
+	ret = report_total_row(r, &total);
+	if (ret)
+		return ret;
+	for (k = 0; k < fields_nchange; k++)
+		w[k] = (int)strlen(fields_change[k].label);
+	change_widen(w, r, &total.change);
+	for (t = 0; t < total.ntypes; t++)
+		change_widen(w, r, &total.types[t].change);
+	for (i = 0; i < r->nrows; i++)
+		change_widen(w, r, &r->rows[i].change);
+	fputs(first ? "Change since " : "\nChange since ", out);
+	fmt_table_path(out, r->cmp_path ? r->cmp_path : "");
+	fputs(":\n", out);
+	change_line(out, r, w, "Type", NULL, 0, NULL);
+	change_line(out, r, w, "TOTAL", &total.change, 0, NULL);
+	for (t = 0; t < total.ntypes; t++)
+		change_line(out, r, w, fmt_type_name(total.types[t].type, name),
+			    &total.types[t].change, 1, NULL);
+	if (r->nrows) {
+		fputc('\n', out);
+		change_line(out, r, w, "", NULL, 0, "Path");
+		for (i = 0; i < r->nrows; i++)
+			change_line(out, r, w, "", &r->rows[i].change, 0,
+				    r->rows[i].path ? r->rows[i].path : "");
+	}
+	report_row_clear(&total);
+	return 0;
+}
+
 int table_print(FILE *out, FILE *err, const struct report *r)
 {
 	struct report_row total = { 0 };
@@ -469,6 +604,11 @@ int table_print(FILE *out, FILE *err, const struct report *r)
 			return ret;
 		ret = usage(out, err, r, &total);
 		report_row_clear(&total);
+		if (!ret && table_hist(out, r))
+			return -ENOMEM;
+		/* even with nothing left to report: what went */
+		if (r->cmp && table_compare(out, r, ret == 1))
+			return -ENOMEM;
 	} else if (!r->total->nfiles) {
 		fputs("No files.\n", err);
 		ret = 1;

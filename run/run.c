@@ -111,6 +111,11 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	run->usage = usage_create();
 	if (!run->usage)
 		goto fail;
+	if (opt->histogram) {
+		run->usage->stats.hist = calloc(1, sizeof(struct cs_hist));
+		if (!run->usage->stats.hist)
+			goto fail;
+	}
 	if (plan_settings(run))
 		goto fail;
 	if (opt->rewrite && env->usage) {
@@ -163,7 +168,11 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	if (opt->depth >= 0 || opt->per_file || opt->subvolumes) {
 		/* with estimates, each row holds both models (layout.h) */
 		run->rows =
-			rows_create(opt->sort, opt->top, 2 * run->estimate.nall,
+			/* --sort=delta: compare.c sorts and cuts */
+			rows_create(opt->sort == ROW_SORT_DELTA ?
+				    ROW_SORT_WALK : opt->sort,
+				    opt->sort == ROW_SORT_DELTA ? 0 : opt->top,
+				    2 * run->estimate.nall,
 				    run_dx_count(run));
 		if (!run->rows)
 			goto fail;
@@ -222,6 +231,9 @@ void run_free(struct run *run)
 	free(run->subvol_devs);
 	rows_free(run->rows);
 	ncdu_free(run->ncdu);
+	if (run->usage)
+		free(run->usage->stats.hist);
+	free(run->uuids);
 	usage_free(run->usage);
 	sharing_free(run->sharing);
 	waste_free(run->waste);
@@ -306,6 +318,8 @@ int run_gone(void *arg, const char *path)
 
 void run_fill_report(struct run *run, struct report *r)
 {
+	size_t i;
+
 	memset(r, 0, sizeof(*r));
 	r->format = run->opt->format;
 	r->units = run->opt->units;
@@ -314,6 +328,27 @@ void run_fill_report(struct run *run, struct report *r)
 	r->alloc_bytes = run->alloc_bytes;
 	r->errors = run->errors;
 	r->nerrors = run->nerrors;
+	if (run->opt->histogram && run->have_usage)
+		r->show |= REPORT_SHOW_HISTOGRAM;
+	/* the filesystems met, fsids[0] standing for none */
+	free(run->uuids);
+	run->uuids = NULL;
+	if (run->usage->nfsids > 1)
+		run->uuids = calloc(run->usage->nfsids - 1,
+				    sizeof(*run->uuids));
+	if (run->uuids) {
+		for (i = 1; i < run->usage->nfsids; i++) {
+			const uint8_t *u = run->usage->fsids[i].fsid;
+
+			snprintf(run->uuids[i - 1], sizeof(run->uuids[0]),
+				 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+				 u[0], u[1], u[2], u[3], u[4], u[5], u[6],
+				 u[7], u[8], u[9], u[10], u[11], u[12],
+				 u[13], u[14], u[15]);
+		}
+		r->uuids = run->uuids;
+		r->nuuids = run->usage->nfsids - 1;
+	}
 }
 
 /* What a held run said, said now; what it says from now on, as it does. */

@@ -54,6 +54,9 @@ struct options {
 	int rewrite;		/* --rewrite */
 	int exclusive;		/* --exclusive */
 	int subvolumes;		/* --subvolumes (implies exclusive) */
+	int histogram;		/* --histogram */
+	struct compare *compare;	/* --compare=FILE, read; or NULL */
+	const char *compare_path;	/* ... FILE */
 	int progress;		/* --progress 1, --no-progress 0, else -1:
 				 * when standard error is a terminal */
 	struct find *find;	/* --find=PREDICATES (find.h), or NULL */
@@ -141,7 +144,9 @@ unsigned long run_failed(const struct run *run);
  * Print the report of what run_paths() gathered to out (and compsize
  * 1.5's "nothing to report" lines to err), as report_print() does:
  * returns 0, 1 when there was nothing to report (or a --sample drew no
- * unit at all: said on err, nothing printed), or -ENOMEM.
+ * unit at all: said on err, nothing printed), -EXDEV when the report of
+ * --compare is of other filesystems (said on err, nothing printed), or
+ * -ENOMEM.
  */
 int run_report(struct run *run, FILE *out, FILE *err);
 

@@ -158,6 +158,7 @@ struct run {
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
+	char (*uuids)[37];	/* the report's filesystems (run_fill_report()) */
 	struct sharing *sharing;	/* NULL without --exclusive */
 	struct waste *waste;	/* NULL without --waste or a waste
 				 * predicate */

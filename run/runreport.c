@@ -16,6 +16,7 @@
 #include "estimate/estrun.h"
 #include "estimate/layout.h"
 #include "estimate/rewrite.h"
+#include "report/compare.h"
 #include "report/decide.h"
 #include "report/fields.h"
 #include "report/rows.h"
@@ -374,6 +375,24 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		if (fk.find)
 			rows_keep(run->rows, find_keep, &fk);
 		r.rows = rows_result(run->rows, &r.nrows);
+	}
+	if (run->opt->compare) {
+		char why[256];
+
+		if (compare_check_fs(run->opt->compare, &r, why, sizeof(why))) {
+			fputs("compsize: ", err);
+			fmt_table_path(err, run->opt->compare_path);
+			fprintf(err, ": %s\n", why);
+			return -EXDEV;
+		}
+		if (run->rows &&
+		    compare_rows(run->opt->compare, &r,
+				 run->opt->sort == ROW_SORT_DELTA,
+				 run->opt->top, &r.rows, &r.nrows))
+			return -ENOMEM;
+		r.cmp = run->opt->compare;
+		r.cmp_path = run->opt->compare_path;
+		r.show |= REPORT_SHOW_COMPARE;
 	}
 	run->report = r;
 	if (run->opt->find && r.format == REPORT_TABLE) {

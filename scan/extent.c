@@ -62,6 +62,32 @@ unsigned extent_row(const struct extent_info *ei)
 						      : ei->compression;
 }
 
+unsigned extent_hist_class(uint64_t ram_bytes)
+{
+	unsigned k = 0;
+
+	while (k < CS_HIST_CLASSES - 1 && ram_bytes > extent_hist_max(k))
+		k++;
+	return k;
+}
+
+/* The extent's bytes into its type's size class of hist. */
+static void hist_add(struct cs_hist *hist, unsigned row,
+		     const struct extent_info *ei, uint64_t disk)
+{
+	struct cs_hist_cell *c;
+
+	if (!hist)
+		return;
+	c = &hist->cell[row][extent_hist_class(ei->ram_bytes)];
+	if (ei->type == BTRFS_FILE_EXTENT_INLINE)
+		c->ninline++;
+	else
+		c->extents++;
+	c->disk += disk;
+	c->uncomp += ei->ram_bytes;
+}
+
 void extent_begin_file(struct cs_stats *st)
 {
 	st->nfiles++;
@@ -79,6 +105,7 @@ int extent_account(struct cs_stats *st, struct seen_set *seen,
 		st->uncomp[row] += ei->ram_bytes;
 		st->refd[row] += ei->ram_bytes;
 		st->ninline++;
+		hist_add(st->hist, row, ei, ei->inline_len);
 		st->nfrag++;
 		st->fragend = UINT64_MAX;
 		return 0;
@@ -93,6 +120,7 @@ int extent_account(struct cs_stats *st, struct seen_set *seen,
 		st->disk[row] += ei->disk_num_bytes;
 		st->uncomp[row] += ei->ram_bytes;
 		st->nextents++;
+		hist_add(st->hist, row, ei, ei->disk_num_bytes);
 	}
 	st->refd[row] += ei->num_bytes;
 	st->nrefs++;

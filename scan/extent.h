@@ -14,6 +14,39 @@
 #define CS_TYPE_PREALLOC	256
 #define CS_NTYPES		257
 
+/*
+ * --histogram: the extents by type and size class.  An extent's class is
+ * its uncompressed length (ram_bytes: the whole extent as written, not
+ * the part a file references, and not its compressed disk length, which
+ * says how well the data compressed, not how it was written): class k
+ * holds lengths of at most 4 KiB << k (k = 0: every inline extent and
+ * the 4 KiB ones).  Each regular or prealloc extent is counted once, the
+ * first time the grand total meets it; inline extents each time, as the
+ * report counts them.  The bytes of a type's classes add up to its row
+ * of the report.
+ */
+#define CS_HIST_CLASSES		40
+
+struct cs_hist_cell {
+	uint64_t extents;	/* regular and prealloc extents */
+	uint64_t ninline;	/* inline extents */
+	uint64_t disk;		/* their bytes on disk */
+	uint64_t uncomp;	/* and uncompressed */
+};
+
+struct cs_hist {
+	struct cs_hist_cell cell[CS_NTYPES][CS_HIST_CLASSES];
+};
+
+/* The class of an extent of ram_bytes uncompressed bytes. */
+unsigned extent_hist_class(uint64_t ram_bytes);
+
+/* The largest length class k holds: 4 KiB << k. */
+static inline uint64_t extent_hist_max(unsigned k)
+{
+	return (uint64_t)4096 << k;
+}
+
 struct cs_stats {
 	uint64_t disk[CS_NTYPES];	/* bytes on disk */
 	uint64_t uncomp[CS_NTYPES];	/* bytes before compression */
@@ -26,6 +59,8 @@ struct cs_stats {
 	uint64_t fragend;		/* disk end of the last extent seen */
 	uint32_t share_row;		/* a sink's sharing row id (sharing.h) */
 	uint32_t waste_row;		/* ... and its waste row id (waste.h) */
+	/* --histogram, the grand total's only; else NULL */
+	struct cs_hist *hist;
 };
 
 struct extent_info {
@@ -74,7 +109,8 @@ void extent_begin_file(struct cs_stats *st);
 /*
  * Add a decoded extent to st.  Holes add nothing; a regular or prealloc
  * extent adds its disk and uncompressed bytes only the first time its
- * disk_bytenr enters seen, and its referenced bytes every time.
+ * disk_bytenr enters seen, and its referenced bytes every time; so does
+ * st->hist, when there is one, by the extent's size class.
  * Returns 0, or -ENOMEM if seen could not grow (nothing is added).
  */
 int extent_account(struct cs_stats *st, struct seen_set *seen,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Extent item decoding and accounting on hand-built items. */
+#include <stdlib.h>
 #include <string.h>
 #include "unit.h"
 #include "scan/extent.h"
@@ -105,10 +106,12 @@ static void account(struct cs_stats *st, struct seen_set *seen,
 static void test_account(void)
 {
 	struct seen_set *seen = seen_create();
-	struct cs_stats st = { 0 };
+	struct cs_hist *h = calloc(1, sizeof(*h));
+	struct cs_stats st = { .hist = h };
 	uint8_t b[FE_REG_SIZE], in[FE_INLINE_HEADER_SIZE + 40];
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(seen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	extent_begin_file(&st);
 	/* compressed extent, 128K of data in 8K, referenced twice in part
 	 * (a partial overwrite splits one extent into two items) */
@@ -155,7 +158,30 @@ static void test_account(void)
 	 * (not contiguous with its own end), then the prealloc extent;
 	 * file 2 one, file 3 one inline */
 	CU_ASSERT_EQUAL(st.nfrag, 3 + 1 + 1);
+	/* --histogram: the compressed extent once in 128K (by ram_bytes,
+	 * not the parts referenced), prealloc in 64K, the inline one in 4K */
+	CU_ASSERT_EQUAL(h->cell[3][5].extents, 1);
+	CU_ASSERT_EQUAL(h->cell[3][5].disk, 8192);
+	CU_ASSERT_EQUAL(h->cell[3][5].uncomp, 131072);
+	CU_ASSERT_EQUAL(h->cell[CS_TYPE_PREALLOC][4].extents, 1);
+	CU_ASSERT_EQUAL(h->cell[2][0].ninline, 1);
+	CU_ASSERT_EQUAL(h->cell[2][0].disk, 40);
+	CU_ASSERT_EQUAL(h->cell[2][0].extents, 0);
+	free(h);
 	seen_free(seen);
+}
+
+static void test_hist_class(void)
+{
+	CU_ASSERT_EQUAL(extent_hist_class(0), 0);
+	CU_ASSERT_EQUAL(extent_hist_class(4096), 0);
+	CU_ASSERT_EQUAL(extent_hist_class(4097), 1);
+	CU_ASSERT_EQUAL(extent_hist_class(8192), 1);
+	CU_ASSERT_EQUAL(extent_hist_class(131072), 5);
+	CU_ASSERT_EQUAL(extent_hist_class(131073), 6);
+	CU_ASSERT_EQUAL(extent_hist_class(128ull << 20), 15);
+	CU_ASSERT_EQUAL(extent_hist_class(UINT64_MAX), CS_HIST_CLASSES - 1);
+	CU_ASSERT_EQUAL(extent_hist_max(15), 128ull << 20);
 }
 
 static CU_TestInfo tests[] = {
@@ -163,6 +189,7 @@ static CU_TestInfo tests[] = {
 	{ "parse regular and prealloc", test_parse_regular },
 	{ "parse malformed", test_parse_bad },
 	{ "account shared, holes, prealloc, inline", test_account },
+	{ "histogram classes", test_hist_class },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(extent, tests)

@@ -40,11 +40,11 @@ static void test_label(void)
 static void test_rows(void)
 {
 	static struct row_type t1[] = {
-		{ 0, { 100, 100, 100, 0, 0, 0, 0, 0 } },
-		{ 3, { 4096, 131072, 262144, 0, 0, 0, 0, 0 } },
+		{ 0, { 100, 100, 100, 0, 0, 0, 0, 0 }, { 0 } },
+		{ 3, { 4096, 131072, 262144, 0, 0, 0, 0, 0 }, { 0 } },
 	};
 	static struct row_type t2[] = {
-		{ 3, { 10, 20, 30, 0, 0, 0, 0, 0 } },
+		{ 3, { 10, 20, 30, 0, 0, 0, 0, 0 }, { 0 } },
 	};
 	static struct report_row rows[] = {
 		{ .path = "d", .files = 2, .extents = 1, .refs = 2,

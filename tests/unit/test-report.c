@@ -96,7 +96,7 @@ static char *print(const struct report *r)
 static char *render(enum report_format format, int raw)
 {
 	static struct row_type types[] = {
-		{ 3, { 4096, 131072, 131072, 0, 0, 0, 0, 0 } },
+		{ 3, { 4096, 131072, 131072, 0, 0, 0, 0, 0 }, { 0 } },
 	};
 	/* same layout (disk, uncompressed, input), then fresh copy */
 	static uint64_t est[6] = { 8192, 131072, 131072, 8192, 131072, 131072 };
@@ -135,7 +135,7 @@ static void test_json(void)
 	char *out = render(REPORT_JSON, 0);
 
 	CU_ASSERT_STRING_EQUAL(out,
-		"{\"files\":1,\"extents\":1,\"refs\":1,\"inline\":0,\"fragments\":1,"
+		"{\"schema\":1,\"filesystems\":[],\"files\":1,\"extents\":1,\"refs\":1,\"inline\":0,\"fragments\":1,"
 		"\"total\":{\"disk\":4096,\"uncompressed\":131072,"
 		"\"referenced\":131072},\"types\":[{\"type\":\"zstd\",\"disk\":4096,"
 		"\"uncompressed\":131072,\"referenced\":131072}],"
@@ -336,6 +336,8 @@ static size_t type_size(enum field_type t)
 	case FT_CPU:
 	case FT_HALF:
 		return sizeof(double);
+	case FT_DCOUNT:
+		return sizeof(int64_t);
 	default:
 		return sizeof(uint64_t);
 	}
@@ -364,6 +366,9 @@ static void test_fields(void)
 	check_fields(fields_size, fields_nsize, sizeof(struct report_sizes));
 	check_fields(fields_count, fields_ncount, sizeof(struct report_row));
 	check_fields(fields_est, fields_nest, sizeof(struct est_view));
+	check_fields(fields_hist, fields_nhist, sizeof(struct report_hist));
+	check_fields(fields_change, fields_nchange,
+		     sizeof(struct report_change));
 }
 
 /* The estimate fields' CSV and Prometheus places are 1, 2, ... each once;
@@ -452,7 +457,7 @@ static void test_subvolumes(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"id\":5,\"readonly\":false,"));
 	CU_ASSERT_PTR_NULL(strstr(out, "\"paths\""));
 	/* the grand total has no id */
-	CU_ASSERT_EQUAL(strncmp(out, "{\"files\":12,", 12), 0);
+	CU_ASSERT_EQUAL(strncmp(out, "{\"schema\":1,\"filesystems\":[],\"files\":12,", 40), 0);
 	free(out);
 	out = render_subvols(REPORT_CSV);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",rewrite_change,disk_extrapolated,disk_min,disk_max,rewrite_change_ci95,exclusive,exclusive_data,exclusive_metadata,qgroup_referenced,id,readonly,being_deleted\n"

@@ -72,6 +72,18 @@ expect_ours 0 '' --format=csv -e zstd:1 "$MNT/d"
 head -n 1 "$OUT/ours.out" >"$OUT/header"
 golden csv-header.out "$OUT/header"
 
+# --histogram and --compare (issue #57): their members and columns
+expect_ours 0 '' --format=json --depth=1 "$MNT/d"
+cp "$OUT/ours.out" "$TESTDIR/saved.json"
+expect_ours 0 '' --format=json --depth=1 --histogram \
+	--compare="$TESTDIR/saved.json" "$MNT/d"
+shape "$OUT/ours.out" >"$OUT/shape"
+golden json-shape-histogram-compare.out "$OUT/shape"
+expect_ours 0 '' --format=csv --histogram --compare="$TESTDIR/saved.json" \
+	"$MNT/d"
+head -n 1 "$OUT/ours.out" >"$OUT/header"
+golden csv-header-histogram-compare.out "$OUT/header"
+
 # --exclusive's optional column: in the total, its types and each row's
 # total (not a row's types); last in CSV.
 expect_ours 0 '' --format=json --exclusive --depth=1 "$MNT/d"
