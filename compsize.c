@@ -635,9 +635,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (opt->compare_path) {
 		/* read before anything else: a bad file costs no scan */
-		int ret = compare_load(opt->compare_path, &opt->compare, err,
-				       sizeof(err));
-
+		ret = compare_load(opt->compare_path, &opt->compare, err,
+				   sizeof(err));
 		if (ret == -ENOMEM) {
 			fputs("compsize: out of memory\n", stderr);
 			return CS_EXIT_FATAL;
