@@ -74,8 +74,8 @@ static int match(const char *s, const struct report *r,
 static void test_match(void)
 {
 	struct row_type types[] = {
-		{ 0, { 4096, 4096, 4096, 0, 0, 0, 0, 0 } },
-		{ 3, { 4096, 131072, 131072, 0, 0, 0, 0, 0 } },
+		{ 0, { 4096, 4096, 4096, 0, 0, 0, 0, 0 }, { 0 } },
+		{ 3, { 4096, 131072, 131072, 0, 0, 0, 0, 0 }, { 0 } },
 	};
 	/* same layout: disk 4096 for setting 0 */
 	uint64_t est[6] = { 4096, 135168, 135168, 4096, 135168, 135168 };
