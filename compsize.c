@@ -42,20 +42,23 @@ static void on_sigusr1(int sig)
 }
 
 /* What was printed reached standard output: CS_EXIT_OK, else
- * CS_EXIT_ERROR after a line saying why (a full disk, a closed pipe). */
-static int stdout_written(void)
+ * CS_EXIT_ERROR after a line saying why (a full disk, a closed pipe):
+ * err, the errno of a write already seen to fail, or the flush's. */
+static int stdout_written(int err)
 {
 	errno = 0;
 	if (!fflush(stdout) && !ferror(stdout))
 		return CS_EXIT_OK;
-	fprintf(stderr, "compsize: standard output: %s\n",
-		strerror(errno ? errno : EIO));
+	if (!err)
+		err = errno ? errno : EIO;
+	fprintf(stderr, "compsize: standard output: %s\n", strerror(err));
 	return CS_EXIT_ERROR;
 }
 
-static void usage(FILE *f)
+/* Returns 0, or the errno of a failed write. */
+static int usage(FILE *f)
 {
-	fputs("Usage: compsize [options] file-or-dir1 [file-or-dir2 ...]\n"
+	return fputs("Usage: compsize [options] file-or-dir1 [file-or-dir2 ...]\n"
 	      "\n"
 	      "Compsize displays total space used by set of files, taking into account\n"
 	      "compression, reflinks, partially overwritten extents.\n"
@@ -133,7 +136,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "Exit status: 0 success, 1 nothing to report, some path failed or\n"
 	      "stdout could not be written, 2 usage error, 3 out of memory or\n"
-	      "internal error.\n", f);
+	      "internal error.\n", f) == EOF ? errno : 0;
 }
 
 /* Is capability cap in our effective set?  1 if we can't tell. */
@@ -419,8 +422,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->one_fs = 1;
 			break;
 		case 'h':
-			usage(stdout);
-			return stdout_written();
+			return stdout_written(usage(stdout));
 		case 'e':
 			free(opt->est);
 			opt->est = NULL;
@@ -447,7 +449,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->per_file = 1;
 			break;
 		case OPT_SORT:
-			c = optval_choice(optarg, sorts, 7);
+			c = optval_choice(optarg, sorts,
+					  sizeof(sorts) / sizeof(sorts[0]));
 			if (c < 0)
 				return bad_value("--sort", optarg,
 						 "use disk, saved, ratio, name, exclusive, waste, delta or walk");
@@ -550,8 +553,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			opt->waste = 1;
 			break;
 		case OPT_VERSION:
-			printf("compsize %s\n", COMPSIZE_VERSION);
-			return stdout_written();
+			return stdout_written(printf("compsize %s\n",
+						     COMPSIZE_VERSION) < 0 ?
+					      errno : 0);
 		default:
 			return CS_EXIT_USAGE;
 		}
@@ -761,7 +765,7 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		goto nomem;
 	/* the report is lost: an I/O failure, not an internal one */
-	if (stdout_written() != CS_EXIT_OK) {
+	if (stdout_written(0) != CS_EXIT_OK) {
 		code = CS_EXIT_ERROR;
 		goto out;
 	}
