@@ -59,11 +59,17 @@ _compsize()
 	local opts='-b --bytes --raw --human-readable --iec --si --kbytes
 		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
 		-j --jobs --sample --precision --no-sample --seed --device-speed --plot --rewrite
-		--exclusive --subvolumes --format --depth --per-file --sort --top
+		--assume --exclusive --subvolumes --format --depth --per-file --sort --top
 		--progress
 		--no-progress --walk -h --help --version'
 
 	case $prev in
+	--assume)
+		# one --estimate item
+		_compsize_estimate_item "$cur"
+		[[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} != *[=:] ]] ||
+			compopt -o nospace
+		;;
 	-e | --estimate)
 		local head=
 		[[ $cur == *,* ]] && head=${cur%,*},
@@ -104,7 +110,7 @@ _compsize()
 			local i
 			for i in "${!COMPREPLY[@]}"; do
 				case ${COMPREPLY[i]} in
-				--estimate | --jobs | --sample | --precision | --seed | \
+				--estimate | --assume | --jobs | --sample | --precision | --seed | \
 				--device-speed | --plot | --format | --depth | \
 				--sort | --top)
 					COMPREPLY[i]+='='

@@ -106,6 +106,9 @@ int json_print(FILE *out, const struct report *r)
 		return ret;
 	fputc('{', out);
 	json_row_body(out, r, &total, AT_TOTAL_TYPE);
+	if (r->have_usage)
+		fprintf(out, ",\"method\":\"%s\"",
+			r->fiemap ? "fiemap" : "search");
 	if (!r->have_usage)
 		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
 	if (r->nest)
