@@ -326,7 +326,7 @@ int run_fiemap_file(struct run *run, int fd, const char *path,
 	usage_begin_file(run->usage);
 	if (!fs)
 		return 0;
-	ret = fiemap_read(fd, st, EST_ZLIB, &f->list);
+	ret = fiemap_read(fd, st, EST_ZLIB, fs->sectorsize, &f->list);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {

@@ -24,7 +24,8 @@ void fiemap_list_free(struct fiemap_list *l)
 
 /* One extent the kernel reported, as an extent_info in l. */
 static int add_extent(struct fiemap_list *l, const struct fiemap_extent *fe,
-		      const struct stat *st, uint8_t compress_type)
+		      const struct stat *st, uint8_t compress_type,
+		      uint8_t shift)
 {
 	struct extent_info *ei;
 	uint64_t len = fe->fe_length;
@@ -60,12 +61,16 @@ static int add_extent(struct fiemap_list *l, const struct fiemap_extent *fe,
 		ei->compression = compress_type;
 	else
 		ei->disk_num_bytes = len;
+	if (!ei->compression)
+		ei->sector_shift = shift;
 	return 0;
 }
 
 int fiemap_read(int fd, const struct stat *st, uint8_t compress_type,
-		struct fiemap_list *l)
+		uint32_t sectorsize, struct fiemap_list *l)
 {
+	const uint8_t shift = (uint8_t)__builtin_ctz(sectorsize ? sectorsize
+								 : 4096);
 	const size_t size = sizeof(struct fiemap) +
 			    FIEMAP_BATCH * sizeof(struct fiemap_extent);
 	struct fiemap *fm;
@@ -92,7 +97,7 @@ int fiemap_read(int fd, const struct stat *st, uint8_t compress_type,
 		for (i = 0; i < fm->fm_mapped_extents; i++) {
 			const struct fiemap_extent *fe = &fm->fm_extents[i];
 
-			ret = add_extent(l, fe, st, compress_type);
+			ret = add_extent(l, fe, st, compress_type, shift);
 			if (ret)
 				return ret;
 			start = fe->fe_logical + fe->fe_length;

@@ -36,12 +36,13 @@ void fiemap_list_free(struct fiemap_list *l);
  * ram_bytes the length, offset 0, and disk_num_bytes the length too but
  * for compressed extents (ENCODED), where it is 0 and compression is
  * compress_type (FIEMAP does not tell the codec); file_pos the logical
- * offset.  Ranges still delayed allocation (not on disk yet, as a tree
+ * offset.  An uncompressed or preallocated range has sector_shift set
+ * (sectorsize: a power of two), its sectors counted once (extent.h).  Ranges still delayed allocation (not on disk yet, as a tree
  * search does not see them either) are left out.  Writes nothing back
  * (no FIEMAP_FLAG_SYNC).  Returns 0, or -errno of the ioctl (-ENOTTY,
  * -EOPNOTSUPP off a filesystem with fiemap) or -ENOMEM.
  */
 int fiemap_read(int fd, const struct stat *st, uint8_t compress_type,
-		struct fiemap_list *l);
+		uint32_t sectorsize, struct fiemap_list *l);
 
 #endif

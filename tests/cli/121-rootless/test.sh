@@ -48,13 +48,21 @@ mktree()
 
 chmod 755 "$TESTDIR"
 
-# compress-force=zstd:3 with reflinks, hard links, prealloc and a sparse file
+# compress-force=zstd:3 with reflinks, hard links, prealloc, a sparse file
+# and parts of raw extents cloned
 setup_fs compress-force=zstd:3
 chmod 755 .
 mktree t 1 32
 cp --reflink=always t/d0/f00 t/d1/reflink
 ln t/d2/f02 t/d3/hardlink
 fallocate -l 1M t/prealloc
+# raw extents side by side on disk, all of them shared: FIEMAP merges
+# them in the file, and each clone shows a part of that range
+random_data 2M >t/dedup
+sync
+"$PYTHON" "$here/clone.py" t/dedup t/dedup-tail $((1 << 20)) $((1 << 20))
+"$PYTHON" "$here/clone.py" t/dedup t/dedup-head 0 $((1 << 20))
+"$PYTHON" "$here/clone.py" t/dedup t/dedup-mid $((768 << 10)) $((512 << 10))
 truncate -s 8M t/sparse
 text_data 200K | dd of=t/sparse bs=64K seek=50 conv=notrunc status=none
 chmod a+r t/*
