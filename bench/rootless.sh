@@ -53,8 +53,12 @@ time_med()
 
 disk() { awk '$1 == "TOTAL" { print $3 }'; }
 
-echo "| tree | data | compressed on disk | rootless report | --estimate=compress-force=zstd:3 | -j1 estimate | rootless / estimate | Disk Usage rootless / root |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+# peak RSS (KiB) of a report: as nobody (FIEMAP) or as root (the search)
+rss_nobody() { /usr/bin/time -f %M setpriv --reuid=65534 --regid=65534 --clear-groups "$work/compsize" "$@" 2>&1 >/dev/null | tail -n1; }
+rss_root() { /usr/bin/time -f %M "$work/compsize" "$@" 2>&1 >/dev/null | tail -n1; }
+
+echo "| tree | data | compressed on disk | rootless report | --estimate=compress-force=zstd:3 | -j1 estimate | rootless / estimate | Disk Usage rootless / root | peak RSS rootless / root (KiB) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for t in text mixed; do
 	dir=$work/mnt/$t
 	data=$(du -sb --apparent-size "$dir" | cut -f1)
@@ -64,10 +68,11 @@ for t in text mixed; do
 	r=$(time_med "$dir")
 	e=$(time_med -e compress-force=zstd:3 --no-progress "$dir")
 	e1=$(time_med -j1 -e compress-force=zstd:3 --no-progress "$dir")
-	printf '| %s | %d MB | %d MB | %s s | %s s | %s s | %.2fx | %d / %d (%+.3f%%) |\n' \
+	printf '| %s | %d MB | %d MB | %s s | %s s | %s s | %.2fx | %d / %d (%+.3f%%) | %s / %s |\n' \
 		"$t" $((data / 1000000)) $((comp / 1000000)) "$r" "$e" "$e1" \
 		"$(echo "$r / $e" | bc -l)" "$ours_disk" "$root_disk" \
-		"$(echo "100 * ($ours_disk - $root_disk) / $root_disk" | bc -l)"
+		"$(echo "100 * ($ours_disk - $root_disk) / $root_disk" | bc -l)" \
+		"$(rss_nobody "$dir")" "$(rss_root "$dir")"
 done
 echo
 echo "loadavg after: $(loadavg); $(nproc) CPUs; $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
