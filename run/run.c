@@ -473,13 +473,13 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	ret = usage_probe_fs(run->usage, fd, st);
 	if (ret == -ENOMEM)
 		return ret;
-	if (run->fiemap && ret == -EPERM) {
-		/* not root: each file's FIEMAP, walked */
-		ret = run_fiemap_enter_fs(run, path, st);
+	if (run->fiemap && (ret == -EPERM || ret == 1)) {
+		/* not root: each file's FIEMAP, walked (a snapshot's
+		 * stand-in for a nested subvolume has no filesystem) */
+		ret = usage_fs_of(run->usage, st->st_dev) ?
+		      run_fiemap_enter_fs(run, path, st) : 0;
 		return ret ? ret : WALK_ENTER;
 	}
-	if (run->fiemap && ret == 1)
-		return WALK_ENTER;
 	if (!run->env->usage && ret != 0) {
 		/* --estimate without root: btrfs, its usage unreadable */
 		run->have_usage = 0;

@@ -105,13 +105,18 @@ COMPSIZE=$NOBODY expect_ours 1 '--exclusive: reading btrfs metadata needs root \
 COMPSIZE=$NOBODY expect_ours 1 '--subvolumes: reading btrfs metadata needs root \(CAP_SYS_ADMIN\)' --subvolumes t
 
 # compress=zlib, and a directory whose property says lzo (its files
-# inherit it): each file's codec from its property, else the mount's
+# inherit it): each file's codec from its property, else the mount's;
+# a subvolume and its snapshot
 setup_fs compress=zlib
 chmod 755 .
 mkdir l
 btrfs property set l compression lzo
 mktree z 2 24
 mktree l 5 24
+# a subvolume and its snapshot: each its own st_dev, the extents shared
+btrfs subvolume create sv >/dev/null
+mktree sv/t 6 12
+btrfs subvolume snapshot -r sv snap >/dev/null
 check_tree . 1 2
 stderr_says 'at zlib:3 (the mount option)'
 
