@@ -4,49 +4,15 @@
 # Issue #59: without root the usage report comes from FIEMAP, the disk
 # bytes of compressed extents re-derived from their data.  The oracle is
 # compsize 1.5's report as root on the same tree: on plain copies written
-# with one setting (compress-force=zstd:3, compress=zlib, compress=lzo),
+# with one setting (compress-force=zstd:3; compress=zlib, lzo by property),
 # files, inline extents, Uncompressed and Referenced equal, TOTAL's Disk
-# Usage within 1% and each type's within 2%; on a tree written at two
-# levels, the setting assumed named on stderr and --assume putting it
-# right.  Unreadable files listed, the rest counted; JSON's method;
+# Usage within 1% and each type's within 2% (122: other levels, a
+# bookend).  Unreadable files listed, the rest counted; JSON's method;
 # --estimate without root compares with this report (issue #60: no 0B
 # rows, no false Change for the setting in use); --exclusive still needs
 # root.
 . "$(dirname "$0")/../common.sh"
-
-here=$(cd "$(dirname "$0")" && pwd)
-NOBODY=$(as_nobody "$COMPSIZE")
-
-# check_tree DIR TOTAL_PCT TYPE_PCT [ARGS...]: ours as nobody against the
-# oracle as root on DIR.
-check_tree()
-{
-	local dir=$1 tot=$2 typ=$3
-	shift 3
-	sync
-	run_prog oracle "$ORACLE" -b "$dir"
-	COMPSIZE=$NOBODY run_ours ours -b "$@" "$dir"
-	CHECKS=$((CHECKS + 1))
-	[ "$(cat "$OUT/ours.rc")" = 0 ] || fail "$dir: exit $(cat "$OUT/ours.rc")"
-	_CLI_DIR=$_CLI_DIR "$PYTHON" "$here/compare.py" "$OUT/oracle.out" \
-		"$OUT/ours.out" "$tot" "$typ" >&2 || fail "$dir ($*): against compsize 1.5 as root"
-}
-
-# the first line on stderr: where the figures come from
-stderr_says()
-{
-	CHECKS=$((CHECKS + 1))
-	head -n1 "$OUT/ours.err" | grep -q -- "$1" ||
-		fail "stderr: wanted '$1', got: $(head -n1 "$OUT/ours.err")"
-}
-
-mktree()
-{
-	_CLI_DIR=$_CLI_DIR "$PYTHON" "$here/mktree.py" "$1" "$2"
-	chmod -R a+rX "$1"
-}
-
-chmod 755 "$TESTDIR"
+. "$(dirname "$0")/../rootless.sh"
 
 # compress-force=zstd:3 with reflinks, hard links, prealloc, a sparse file
 # and parts of raw extents cloned
@@ -60,9 +26,9 @@ fallocate -l 1M t/prealloc
 # them in the file, and each clone shows a part of that range
 random_data 2M >t/dedup
 sync
-"$PYTHON" "$here/clone.py" t/dedup t/dedup-tail $((1 << 20)) $((1 << 20))
-"$PYTHON" "$here/clone.py" t/dedup t/dedup-head 0 $((1 << 20))
-"$PYTHON" "$here/clone.py" t/dedup t/dedup-mid $((768 << 10)) $((512 << 10))
+"$PYTHON" "$_CLI_DIR/clone.py" t/dedup t/dedup-tail $((1 << 20)) $((1 << 20))
+"$PYTHON" "$_CLI_DIR/clone.py" t/dedup t/dedup-head 0 $((1 << 20))
+"$PYTHON" "$_CLI_DIR/clone.py" t/dedup t/dedup-mid $((768 << 10)) $((512 << 10))
 truncate -s 8M t/sparse
 text_data 200K | dd of=t/sparse bs=64K seek=50 conv=notrunc status=none
 chmod a+r t/*
@@ -119,33 +85,3 @@ mktree sv/t 6 12
 btrfs subvolume snapshot -r sv snap >/dev/null
 check_tree . 1 2
 stderr_says 'at zlib:3 (the mount option)'
-
-# Mixed levels: half written at zstd:1, then mounted zstd:15.  Assumed
-# zstd:15 (said), the difference measured; --assume=zstd:1 on the first
-# half is right again.
-remount_fs compress-force=zstd:1
-mktree a 3 20
-remount_fs compress-force=zstd:15
-mktree b 4 20
-check_tree a 100 100
-stderr_says 'at zstd:15 (the mount option)'
-grep TOTAL "$OUT/oracle.out" "$OUT/ours.out" >&2
-check_tree a 1 2 --assume=zstd:1
-stderr_says 'at zstd:1 (--assume)'
-
-# A bookend: what no file references any more of an extent, which the tree
-# search counts and FIEMAP does not show (docs/rootless.md).  Random data
-# is stored raw in 128 KiB extents; rewriting [64K, 192K) leaves half of
-# the first two unreferenced: ours is 128 KiB under root's, Referenced equal.
-random_data 1M >bookend
-sync
-random_data 128K | dd of=bookend bs=64K seek=1 conv=notrunc status=none
-sync
-chmod a+r bookend
-run_prog oracle "$ORACLE" -b bookend
-COMPSIZE=$NOBODY run_ours ours -b bookend
-CHECKS=$((CHECKS + 1))
-read -r od ou orf < <(awk '$1 == "TOTAL" { print $3, $4, $5 }' "$OUT/oracle.out")
-read -r wd wu wrf < <(awk '$1 == "TOTAL" { print $3, $4, $5 }' "$OUT/ours.out")
-[ $((od - wd)) = 131072 ] && [ $((ou - wu)) = 131072 ] && [ "$orf" = "$wrf" ] ||
-	fail "bookend: ours $wd/$wu/$wrf, root's $od/$ou/$orf (want 128 KiB less on disk)"
