@@ -41,6 +41,27 @@ run_prog rootjson "$COMPSIZE" --format=json t
 CHECKS=$((CHECKS + 1))
 [ "$(jq -r .method "$OUT/rootjson.out")" = search ] || fail "JSON method as root"
 
+# Rows: each file's (--per-file) as nobody against ours as root, whose
+# report is compsize 1.5's: the same rows and Referenced, Disk Usage
+# within 1% or 16 bytes (a compressed inline payload); but dedup-mid,
+# which references parts of two extents (the whole of each counted as
+# root, only those parts without: docs/rootless.md), below
+run_prog rootrows "$COMPSIZE" --per-file --format=json t
+COMPSIZE=$NOBODY run_ours rows --per-file --format=json t
+CHECKS=$((CHECKS + 1))
+"$PYTHON" - "$OUT/rootrows.out" "$OUT/rows.out" <<'EOS' || fail "--per-file rows as nobody"
+import json, sys
+root, ours = (json.load(open(f))["paths"] for f in sys.argv[1:])
+assert [r["path"] for r in root] == [r["path"] for r in ours], "rows differ"
+for r, o in zip(root, ours):
+    rd, od = r["total"]["disk"], o["total"]["disk"]
+    assert r["total"]["referenced"] == o["total"]["referenced"], (r, o)
+    if r["path"] == "t/dedup-mid":
+        assert od == 512 << 10 < rd, (r["path"], rd, od)
+        continue
+    assert abs(rd - od) <= max(16, rd / 100), (r["path"], rd, od)
+EOS
+
 # Unreadable: a private directory and a file only root reads are listed,
 # the rest counted (what compsize 1.5 counts of the rest, as root).
 mkdir t/private
