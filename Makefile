@@ -241,6 +241,7 @@ INSTALLED := $(SBINDIR)/compsize:compsize-installed:755 \
 	$(MANDIR)/man8/compsize.8:compsize.8:644 \
 	$(DOCDIR)/estimate.md:docs/estimate.md:644 \
 	$(DOCDIR)/sampling.md:docs/sampling.md:644 \
+	$(DOCDIR)/rootless.md:docs/rootless.md:644 \
 	$(BASHCOMPDIR)/compsize:completion/compsize.bash:644
 INSTALLED_FILES := $(foreach f,$(INSTALLED),$(word 1,$(subst :, ,$(f))))
 

@@ -78,6 +78,9 @@ static int usage(FILE *f)
 	      "    -x, --one-file-system   don't cross filesystem boundaries\n"
 	      "    -e, --estimate=LIST     also predict usage under other settings, e.g.\n"
 	      "                            zstd:1,zstd:3,compress-force=lzo,zlib:1..9,all\n"
+	      "        --assume=SETTING    without root: compressed extents were written\n"
+	      "                            with SETTING (default: each file's property,\n"
+	      "                            else the mount option), e.g. zstd:3\n"
 	      "    -j, --jobs=N            estimate on N threads (default: one per CPU)\n"
 	      "        --sample=PERCENT|SIZE  estimate from a random part of the data,\n"
 	      "                            e.g. 5% or 2G, with a 95% interval\n"
@@ -206,6 +209,7 @@ enum {
 	OPT_WASTE,
 	OPT_HISTOGRAM,
 	OPT_COMPARE,
+	OPT_ASSUME,
 	/* btrfs-progs' unit options: OPT_UNITS + enum fmt_unit_opt */
 	OPT_UNITS = 512,
 };
@@ -351,6 +355,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "one-file-system", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "estimate", required_argument, NULL, 'e' },
+		{ "assume", required_argument, NULL, OPT_ASSUME },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "depth", required_argument, NULL, OPT_DEPTH },
 		{ "per-file", no_argument, NULL, OPT_PER_FILE },
@@ -432,6 +437,20 @@ static int parse_options(int argc, char **argv, struct options *opt)
 				return CS_EXIT_USAGE;
 			}
 			break;
+		case OPT_ASSUME: {
+			struct est_setting *s = NULL;
+			size_t n = 0;
+
+			if (est_parse_list(optarg, &s, &n, err, sizeof(err)) ||
+			    n != 1) {
+				free(s);
+				return bad_value("--assume", optarg,
+						 "use one setting, e.g. zstd:3");
+			}
+			free(opt->assume);
+			opt->assume = s;
+			break;
+		}
 		case OPT_FORMAT:
 			c = optval_choice(optarg, formats, 5);
 			if (c < 0)
@@ -714,10 +733,17 @@ int main(int argc, char **argv)
 	/* The fast scan sees every file; the walk only those it may open.
 	 * They agree when no permission check can stop the walk. */
 	env.fast = have_cap(CAP_DAC_READ_SEARCH) || have_cap(CAP_DAC_OVERRIDE);
-	if (!env.usage && (!opt.nest || opt.exclusive || opt.find ||
-			   opt.waste)) {
-		fputs("compsize: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
-		      stderr);
+	/* Without it, the usage from FIEMAP (docs/rootless.md); what the
+	 * rest of the filesystem shares, what no file references and the
+	 * extents' own sizes need the searches. */
+	env.fiemap = !env.usage;
+	if (!env.usage && (opt.exclusive || opt.find || opt.waste ||
+			   opt.histogram)) {
+		fprintf(stderr, "compsize: %s: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
+			opt.subvolumes ? "--subvolumes" :
+			opt.exclusive ? "--exclusive" :
+			opt.find ? "--find" :
+			opt.waste ? "--waste" : "--histogram");
 		code = print_refused(&opt, paths, npaths) ? CS_EXIT_FATAL
 							  : CS_EXIT_ERROR;
 		goto out;
@@ -726,8 +752,9 @@ int main(int argc, char **argv)
 		note_old_kernel(&opt);
 
 	code = CS_EXIT_FATAL;
-	if (opt.nest && est_plugin_load(err, sizeof(err))) {
-		fprintf(stderr, "compsize: --estimate: %s\n", err);
+	if ((opt.nest || env.fiemap) && est_plugin_load(err, sizeof(err))) {
+		fprintf(stderr, "compsize: %s: %s\n",
+			opt.nest ? "--estimate" : "not root", err);
 		goto out;
 	}
 	raise_fd_limit();
@@ -786,5 +813,6 @@ out:
 	compare_free(opt.compare);
 	free(opt.est);
 	find_free(opt.find);
+	free(opt.assume);
 	return code;
 }

@@ -60,11 +60,17 @@ _compsize()
 	local opts='-b --bytes --raw --human-readable --iec --si --kbytes
 		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
 		-j --jobs --sample --precision --no-sample --seed --device-speed --plot --rewrite
-		--exclusive --subvolumes --histogram --compare --format --depth --per-file --sort --top
+		--assume --exclusive --subvolumes --histogram --compare --format --depth --per-file --sort --top
 		--waste --find -0 --null --progress
 		--no-progress --walk -h --help --version'
 
 	case $prev in
+	--assume)
+		# one --estimate item
+		_compsize_estimate_item "$cur"
+		[[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} != *[=:] ]] ||
+			compopt -o nospace
+		;;
 	-e | --estimate)
 		local head=
 		[[ $cur == *,* ]] && head=${cur%,*},
@@ -118,7 +124,7 @@ _compsize()
 			local i
 			for i in "${!COMPREPLY[@]}"; do
 				case ${COMPREPLY[i]} in
-				--estimate | --jobs | --sample | --precision | --seed | \
+				--estimate | --assume | --jobs | --sample | --precision | --seed | \
 				--device-speed | --plot | --format | --depth | \
 				--sort | --top | --find | --compare)
 					COMPREPLY[i]+='='

@@ -144,6 +144,9 @@ int json_print(FILE *out, const struct report *r)
 		fprintf(out, "%s\"%s\"", i ? "," : "", r->uuids[i]);
 	fputs("],", out);
 	json_row_body(out, r, &total, AT_TOTAL_TYPE);
+	if (r->have_usage)
+		fprintf(out, ",\"method\":\"%s\"",
+			r->fiemap ? "fiemap" : "search");
 	json_hist(out, r, h, nh);
 	free(h);
 	if (!r->have_usage)

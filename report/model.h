@@ -162,6 +162,9 @@ struct report {
 	/* 0 when the current usage could not be read (not btrfs, not root:
 	 * --estimate only); alloc_bytes (st_blocks) stands in for it. */
 	int have_usage;
+	/* the usage came from FIEMAP, not the tree search (not root):
+	 * compressed extents' disk bytes re-derived */
+	int fiemap;
 	uint64_t alloc_bytes;
 	/* With estimates a row's est holds 6 values a setting: same
 	 * layout's disk, uncompressed, input for each setting (3 * nest),

@@ -107,13 +107,18 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 	}
 	run->deferred.depth = -1;
 	run->deferred.fd = -1;
-	run->have_usage = env->usage;
+	run->have_usage = env->usage || env->fiemap;
 	run->usage = usage_create();
 	if (!run->usage)
 		goto fail;
 	if (opt->histogram) {
 		run->usage->stats.hist = calloc(1, sizeof(struct cs_hist));
 		if (!run->usage->stats.hist)
+			goto fail;
+	}
+	if (env->fiemap) {
+		run->fiemap = run_fiemap_create(opt->assume);
+		if (!run->fiemap)
 			goto fail;
 	}
 	if (plan_settings(run))
@@ -237,6 +242,7 @@ void run_free(struct run *run)
 	usage_free(run->usage);
 	sharing_free(run->sharing);
 	waste_free(run->waste);
+	run_fiemap_free(run->fiemap);
 	mounts_free(run->mounts);
 	free(run);
 }
@@ -325,6 +331,7 @@ void run_fill_report(struct run *run, struct report *r)
 	r->units = run->opt->units;
 	r->total = &run->usage->stats;
 	r->have_usage = run->have_usage;
+	r->fiemap = run->fiemap_used;
 	r->alloc_bytes = run->alloc_bytes;
 	r->errors = run->errors;
 	r->nerrors = run->nerrors;
@@ -529,6 +536,13 @@ static int on_enter_fs(void *arg, int fd, const char *path,
 	ret = usage_probe_fs(run->usage, fd, st);
 	if (ret == -ENOMEM)
 		return ret;
+	if (run->fiemap && (ret == -EPERM || ret == 1)) {
+		/* not root: each file's FIEMAP, walked (a snapshot's
+		 * stand-in for a nested subvolume has no filesystem) */
+		ret = usage_fs_of(run->usage, st->st_dev) ?
+		      run_fiemap_enter_fs(run, path, st) : 0;
+		return ret ? ret : WALK_ENTER;
+	}
 	if (!run->env->usage && ret != 0) {
 		/* --estimate without root: btrfs, its usage unreadable */
 		run->have_usage = 0;
@@ -728,8 +742,15 @@ static int ncdu_one_file(struct run *run, int fd, const char *path,
 			 const struct stat *st)
 {
 	uint64_t before = disk_total(&run->usage->stats);
-	int ret = usage_file(run->usage, fd, st), ret2;
+	int ret, ret2;
 
+	if (run->fiemap) {
+		ret = run_fiemap_file(run, fd, path, st);
+		ret2 = ncdu_file(run->ncdu, path, st,
+				 disk_total(&run->usage->stats) - before);
+		return ret ? ret : ret2;
+	}
+	ret = usage_file(run->usage, fd, st);
 	ret2 = ncdu_file(run->ncdu, path, st,
 			 disk_total(&run->usage->stats) - before);
 	ret = run_scan_result(run, path, ret);
@@ -761,6 +782,8 @@ int run_one_file(struct run *run, int *fd, int dirfd, const char *name,
 		/* its usage came with its directory's fast scan */
 	} else if (run->ncdu) {
 		ret = ncdu_one_file(run, *fd, path, st);
+	} else if (run->fiemap && usage_fs_of(run->usage, st->st_dev)) {
+		ret = run_fiemap_file(run, *fd, path, st);
 	} else if (run->env->usage && (!run->opt->nest ||
 				       usage_fs_of(run->usage, st->st_dev))) {
 		ret = run_scan_result(run, path,
@@ -1054,7 +1077,8 @@ int run_paths(struct run *run, char *const *paths, int n)
 			fprintf(run->err, "compsize: --estimate: %s\n",
 				strerror(-ret));
 	}
-	if (!ret && run->opt->rewrite && !run->have_usage) {
+	if (!ret && run->opt->rewrite &&
+	    (!run->estimate.rewrite || !run->have_usage)) {
 		fputs("compsize: --rewrite: needs the current usage (btrfs and root): not computed\n",
 		      run->err);
 		run->failed++;

@@ -57,6 +57,10 @@ struct options {
 	int histogram;		/* --histogram */
 	struct compare *compare;	/* --compare=FILE, read; or NULL */
 	const char *compare_path;	/* ... FILE */
+	/* --assume=SETTING: without root, what compressed extents were
+	 * written with (their disk bytes re-derived so); NULL: each
+	 * file's property, else its mount option */
+	struct est_setting *assume;
 	int progress;		/* --progress 1, --no-progress 0, else -1:
 				 * when standard error is a terminal */
 	struct find *find;	/* --find=PREDICATES (find.h), or NULL */
@@ -71,6 +75,9 @@ struct options {
 struct run_env {
 	int usage;		/* CAP_SYS_ADMIN: the current usage can be
 				 * read (every tree search needs it) */
+	/* not root: the usage from FIEMAP, compressed extents' disk bytes
+	 * re-derived from their data (runfiemap.c; needs the plugin) */
+	int fiemap;
 	int fast;		/* the fast scan sees what the walk sees (no
 				 * permission check can stop the walk) */
 	/* Set by a signal handler (SIGUSR1): the run prints the statistics

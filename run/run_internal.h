@@ -36,6 +36,7 @@ struct prune;
 struct rewrite;
 struct rows;
 struct run_env;
+struct run_fiemap;
 struct sample_bands;
 struct sampleplan_kept;
 struct search_batch;
@@ -174,6 +175,8 @@ struct run {
 	struct report_error *errors;	/* those of them with memory to keep */
 	size_t nerrors, cap_errors;
 	int needs_root;		/* aborted: metadata needs CAP_SYS_ADMIN */
+	struct run_fiemap *fiemap;	/* not root (env->fiemap), else NULL */
+	int fiemap_used;	/* some usage came from FIEMAP */
 	char *const *paths;	/* run_paths()'s arguments (the progress
 				 * line's early total walks them too) */
 	int npaths;
@@ -290,5 +293,30 @@ int run_on_skip_dir(void *arg, dev_t dev, ino_t dir_ino, ino_t ino);
 /* --sample: the walk leaves the directory the pre-pass listed: count
  * the files it left out. */
 int run_count_left_out(struct run *run, const char *path, int depth);
+
+/* ---- runfiemap.c ---- */
+
+/* The usage without root, from FIEMAP (docs/rootless.md).  assume:
+ * --assume's setting or NULL (kept).  Returns NULL when out of memory. */
+struct run_fiemap *run_fiemap_create(const struct est_setting *assume);
+void run_fiemap_free(struct run_fiemap *f);
+
+/*
+ * A btrfs filesystem (st->st_dev) entered at path, whose metadata the
+ * run may not search: learn the setting its compressed extents are
+ * re-derived with and say it once on run->err ("not root: ...").
+ * Returns 0 or -ENOMEM.
+ */
+int run_fiemap_enter_fs(struct run *run, const char *path,
+			const struct stat *st);
+
+/*
+ * Count the regular file open on fd into the usage from its FIEMAP, the
+ * compressed extents' disk bytes re-derived from its data.  A failed
+ * FIEMAP or read is reported (run_report_failure()) and the run goes
+ * on.  Returns 0 or -ENOMEM.
+ */
+int run_fiemap_file(struct run *run, int fd, const char *path,
+		    const struct stat *st);
 
 #endif

@@ -63,7 +63,8 @@ static void est_models(struct run *run, size_t i, struct report_est *re)
 	re->units = res.units;
 	re->data_read = res.data_read;
 	re->data = res.data;
-	re->same_layout = run->have_usage;
+	/* the same layout needs each file's extent items: root */
+	re->same_layout = run->have_usage && !run->fiemap;
 	if (!res.sampled) {
 		re->disk_fresh = t.fresh_disk;
 		re->uncompressed_fresh = t.fresh_uncomp;

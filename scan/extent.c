@@ -17,6 +17,7 @@ enum extent_error extent_parse(const uint8_t *data, uint32_t len,
 	ei->ram_bytes = get_le64(data + FE_RAM_BYTES);
 	ei->inline_len = 0;
 	ei->disk_bytenr = ei->disk_num_bytes = ei->offset = ei->num_bytes = 0;
+	ei->sector_shift = 0;
 
 	if (ei->type == BTRFS_FILE_EXTENT_INLINE) {
 		/* The payload, compressed or not, fills the rest of the item. */
@@ -94,10 +95,40 @@ void extent_begin_file(struct cs_stats *st)
 	st->fragend = UINT64_MAX;
 }
 
+/* The bytes of the sectors of ei's range not in seen yet, added to it
+ * (*added); returns 0 or -ENOMEM (some may be added). */
+static int new_sectors(struct seen_set *seen, const struct extent_info *ei,
+		       uint64_t *added)
+{
+	const unsigned shift = ei->sector_shift;
+	uint64_t s = ei->disk_bytenr >> shift;
+	uint64_t e = (ei->disk_bytenr + ei->num_bytes + (1ull << shift) - 1) >>
+		     shift;
+	uint64_t lo, n, mask, old, key;
+	int ret;
+
+	*added = 0;
+	for (; s < e; s += n) {
+		lo = s & 63;
+		n = e - s < 64 - lo ? e - s : 64 - lo;
+		mask = (n == 64 ? ~0ull : (1ull << n) - 1) << lo;
+		key = EXTENT_SECTORS_KEY | s >> 6;
+		old = seen_value(seen, key);
+		if (!(mask & ~old))
+			continue;
+		ret = seen_put(seen, key, old | mask);
+		if (ret < 0)
+			return ret;
+		*added += (uint64_t)__builtin_popcountll(mask & ~old) << shift;
+	}
+	return 0;
+}
+
 int extent_account(struct cs_stats *st, struct seen_set *seen,
 		   const struct extent_info *ei)
 {
 	unsigned row = extent_row(ei);
+	uint64_t added;
 	int ret;
 
 	if (ei->type == BTRFS_FILE_EXTENT_INLINE) {
@@ -113,7 +144,19 @@ int extent_account(struct cs_stats *st, struct seen_set *seen,
 	if (!ei->disk_bytenr)
 		return 0;	/* a hole */
 
-	ret = seen_insert(seen, ei->disk_bytenr);
+	if (ei->sector_shift) {
+		ret = new_sectors(seen, ei, &added);
+		if (ret < 0)
+			return ret;
+		if (added) {
+			st->disk[row] += added;
+			st->uncomp[row] += added;
+			st->nextents++;
+		}
+		ret = 0;
+	} else {
+		ret = seen_insert(seen, ei->disk_bytenr);
+	}
 	if (ret < 0)
 		return ret;
 	if (ret) {

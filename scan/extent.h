@@ -80,7 +80,18 @@ struct extent_info {
 	uint64_t disk_num_bytes;
 	uint64_t offset;
 	uint64_t num_bytes;
+	/* 0 for an extent item; log2 of the sector size for a range FIEMAP
+	 * reported (scan/fiemap.h) of uncompressed or preallocated data,
+	 * [disk_bytenr, + num_bytes): FIEMAP merges neighbours, so two
+	 * files' ranges of the same extents may start apart and overlap,
+	 * and such a range counts the sectors no range counted before */
+	uint8_t sector_shift;
 };
+
+/* The keys of a seen set that stand for 64 sectors from sector 64 * N
+ * (their value: which of them are counted), apart from the extents'
+ * disk addresses, which are below 2^63. */
+#define EXTENT_SECTORS_KEY	(1ull << 63)
 
 /* Reasons extent_parse() rejects an item, for error messages. */
 enum extent_error {
@@ -109,8 +120,10 @@ void extent_begin_file(struct cs_stats *st);
 /*
  * Add a decoded extent to st.  Holes add nothing; a regular or prealloc
  * extent adds its disk and uncompressed bytes only the first time its
- * disk_bytenr enters seen, and its referenced bytes every time; so does
- * st->hist, when there is one, by the extent's size class.
+ * disk_bytenr enters seen, and its referenced bytes every time; a range
+ * with sector_shift, its sectors not in seen yet (counted as an extent
+ * when there are some); st->hist, when there is one, by the extent's
+ * size class.
  * Returns 0, or -ENOMEM if seen could not grow (nothing is added).
  */
 int extent_account(struct cs_stats *st, struct seen_set *seen,

@@ -90,7 +90,7 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 bin=$tmp/root/usr/sbin/compsize
 for f in usr/sbin/compsize "usr/lib/$multiarch/compsize/compsize-estimate.so" \
 	usr/share/man/man8/compsize.8.gz usr/share/doc/compsize/estimate.md \
-	usr/share/doc/compsize/sampling.md \
+	usr/share/doc/compsize/sampling.md usr/share/doc/compsize/rootless.md \
 	usr/share/doc/compsize/copyright \
 	usr/share/bash-completion/completions/compsize; do
 	check "the package has no /$f" test -f "$tmp/root/$f"

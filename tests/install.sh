@@ -29,7 +29,8 @@ so=$prefix/lib/compsize/compsize-estimate.so
 man=$prefix/share/man/man8/compsize.8
 comp=$prefix/share/bash-completion/completions/compsize
 for f in "$bin" "$so" "$man" "$prefix/share/doc/compsize/estimate.md" \
-	"$prefix/share/doc/compsize/sampling.md" "$comp"; do
+	"$prefix/share/doc/compsize/sampling.md" \
+	"$prefix/share/doc/compsize/rootless.md" "$comp"; do
 	check "make install did not install $f" test -f "$f"
 done
 check "the installed completion differs from completion/compsize.bash" \

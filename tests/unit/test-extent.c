@@ -184,12 +184,58 @@ static void test_hist_class(void)
 	CU_ASSERT_EQUAL(extent_hist_max(15), 128ull << 20);
 }
 
+/* FIEMAP's ranges (sector_shift): merged neighbours overlap other files'
+ * ranges of the same extents; each sector counts once, apart from an
+ * extent address equal to a range's first sector. */
+static void test_account_ranges(void)
+{
+	struct seen_set *seen = seen_create();
+	struct cs_stats st = { 0 };
+	struct extent_info ei = {
+		.type = BTRFS_FILE_EXTENT_REG, .sector_shift = 12,
+	};
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(seen);
+	extent_begin_file(&st);
+	/* two extents of 1 MiB merged: [1 MiB, 3 MiB) */
+	ei.disk_bytenr = 1 << 20;
+	ei.num_bytes = ei.ram_bytes = ei.disk_num_bytes = 2 << 20;
+	CU_ASSERT_EQUAL(extent_account(&st, seen, &ei), 0);
+	/* a clone of the second, then of a part across a 64-sector key */
+	ei.disk_bytenr = 2 << 20;
+	ei.num_bytes = ei.ram_bytes = ei.disk_num_bytes = 1 << 20;
+	CU_ASSERT_EQUAL(extent_account(&st, seen, &ei), 0);
+	ei.disk_bytenr = (1 << 20) + 61 * 4096;
+	ei.num_bytes = ei.ram_bytes = ei.disk_num_bytes = 10 * 4096;
+	CU_ASSERT_EQUAL(extent_account(&st, seen, &ei), 0);
+	/* beyond: 3 sectors new, 2 counted */
+	ei.disk_bytenr = (3 << 20) - 2 * 4096;
+	ei.num_bytes = ei.ram_bytes = ei.disk_num_bytes = 5 * 4096;
+	CU_ASSERT_EQUAL(extent_account(&st, seen, &ei), 0);
+	/* a compressed extent at an address a range starts at: its own */
+	ei.sector_shift = 0;
+	ei.compression = 3;
+	ei.disk_bytenr = 1 << 20;
+	ei.disk_num_bytes = 4096;
+	ei.num_bytes = ei.ram_bytes = 65536;
+	CU_ASSERT_EQUAL(extent_account(&st, seen, &ei), 0);
+
+	CU_ASSERT_EQUAL(st.disk[0], (2 << 20) + 3 * 4096);
+	CU_ASSERT_EQUAL(st.uncomp[0], (2 << 20) + 3 * 4096);
+	CU_ASSERT_EQUAL(st.refd[0], (3 << 20) + 15 * 4096);
+	CU_ASSERT_EQUAL(st.nextents, 3);
+	CU_ASSERT_EQUAL(st.nrefs, 5);
+	CU_ASSERT_EQUAL(st.disk[3], 4096);
+	seen_free(seen);
+}
+
 static CU_TestInfo tests[] = {
 	{ "parse inline", test_parse_inline },
 	{ "parse regular and prealloc", test_parse_regular },
 	{ "parse malformed", test_parse_bad },
 	{ "account shared, holes, prealloc, inline", test_account },
 	{ "histogram classes", test_hist_class },
+	{ "account FIEMAP's overlapping ranges", test_account_ranges },
 	CU_TEST_INFO_NULL,
 };
 UNIT_SUITE(extent, tests)

@@ -139,6 +139,7 @@ static void test_json(void)
 		"\"total\":{\"disk\":4096,\"uncompressed\":131072,"
 		"\"referenced\":131072},\"types\":[{\"type\":\"zstd\",\"disk\":4096,"
 		"\"uncompressed\":131072,\"referenced\":131072}],"
+		"\"method\":\"search\","
 		"\"estimates\":[{\"setting\":\"compress=zstd:1\",\"input\":131072,"
 		"\"disk\":8192,\"uncompressed\":131072,\"disk_fresh\":0,"
 		"\"uncompressed_fresh\":0,\"model\":\"fresh-copy\","

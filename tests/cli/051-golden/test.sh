@@ -41,8 +41,9 @@ random_data 200K >d/b/random
 text_data 500 >d/inline
 sync
 
-# The plain report; rows, estimates from a sample and an error; and the
-# estimate-only report of a user who can't read the usage.
+# The plain report; rows, estimates from a sample and an error; the
+# report of a user who can't search the metadata (FIEMAP's) with an
+# estimate; and the estimate-only report of files off btrfs.
 expect_ours 1 '*' --format=json "$MNT/d" "$MNT/missing"
 shape "$OUT/ours.out" >"$OUT/shape"
 golden json-shape.out "$OUT/shape"
@@ -66,6 +67,12 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$TESTDIR/bin/compsize" \
 	--format=json -e zstd:1 "$MNT/d" >"$OUT/nobody.out" 2>"$OUT/nobody.err" ||
 	fail "estimate as nobody: exit $?: $(cat "$OUT/nobody.err")"
 shape "$OUT/nobody.out" >"$OUT/shape"
+golden json-shape-fiemap.out "$OUT/shape"
+# the usage unknown: an estimate off btrfs
+tmpfs_at "$TESTDIR/tmp"
+cp -r "$MNT/d" "$TESTDIR/tmp/"
+expect_ours 0 '' --format=json -e zstd:1 "$TESTDIR/tmp/d"
+shape "$OUT/ours.out" >"$OUT/shape"
 golden json-shape-no-usage.out "$OUT/shape"
 
 expect_ours 0 '' --format=csv -e zstd:1 "$MNT/d"
