@@ -95,6 +95,31 @@ static void json_est(FILE *out, const struct report *r,
 	fputc(']', out);
 }
 
+/* --levels: each algorithm's sets of levels, fields_level's members. */
+static void json_levels(FILE *out, const struct report *r)
+{
+	char name[FMT_BUF], set[FMT_LEVELS];
+	size_t i, k;
+	int l;
+
+	fputs(",\"levels\":[", out);
+	for (i = 0; i < r->nlevels; i++) {
+		const struct report_level *lv = &r->levels[i];
+
+		fprintf(out, "%s{\"type\":\"%s\",\"levels\":\"%s\",\"set\":[",
+			i ? "," : "", fmt_type_name(lv->type, name),
+			fmt_level_set(lv->mask, set));
+		for (l = 0, k = 0; l < 64; l++)
+			if (lv->mask >> l & 1)
+				fprintf(out, "%s%d", k++ ? "," : "", l - 15);
+		fputc(']', out);
+		for (k = 0; k < fields_nlevel; k++)
+			member(out, &fields_level[k], lv, 0);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 int json_print(FILE *out, const struct report *r)
 {
 	struct report_row total = { 0 };
@@ -110,6 +135,8 @@ int json_print(FILE *out, const struct report *r)
 		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
 	if (r->nest)
 		json_est(out, r, NULL);
+	if (r->show & REPORT_SHOW_LEVELS)
+		json_levels(out, r);
 	if (r->rows) {
 		fprintf(out, ",\"%s\":[",
 			r->show & REPORT_SHOW_SUBVOLUMES ? "subvolumes"

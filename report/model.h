@@ -37,6 +37,18 @@ enum report_format {
 enum report_show {
 	REPORT_SHOW_EXCLUSIVE = 0x1,	/* --exclusive */
 	REPORT_SHOW_SUBVOLUMES = 0x2,	/* --subvolumes */
+	REPORT_SHOW_LEVELS = 0x4,	/* --levels */
+};
+
+/* --levels: the compressed extents of one algorithm whose bytes the same
+ * set of levels reproduce (fields_level, fields.h). */
+struct report_level {
+	uint8_t type;		/* btrfs's compression type byte */
+	/* EST_LEVEL_BIT(l) (estimate.h) for each level l; 0: none (the
+	 * codec here is not the one that wrote it) */
+	uint64_t mask;
+	uint64_t extents;
+	uint64_t disk;		/* their disk bytes */
 };
 
 /* The sizes a report shows for the total, a row, or one type of either
@@ -152,6 +164,9 @@ struct report {
 	 * run, for its metadata */
 	const struct ncdu *tree;
 	int64_t timestamp;
+	/* --levels: the rows, by type and lowest level */
+	const struct report_level *levels;
+	size_t nlevels;
 };
 
 /* One setting's estimate as the formats show it (report_est_view()):
