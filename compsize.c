@@ -82,6 +82,9 @@ static void usage(FILE *f)
 	      "        --exclusive         also what deleting the files would free: data\n"
 	      "                            nothing outside them references, inline data\n"
 	      "                            in leaves no snapshot shares\n"
+	      "        --levels            also the level of each zstd and zlib extent,\n"
+	      "                            found by compressing its data again at each\n"
+	      "                            level (root): a row per set of levels\n"
 	      "        --format=FORMAT     table (default), json, csv, ncdu (the tree\n"
 	      "                            for ncdu -f) or prometheus (node_exporter)\n"
 	      "        --depth=N           a row per directory down to depth N\n"
@@ -166,6 +169,7 @@ enum {
 	OPT_REWRITE,
 	OPT_EXCLUSIVE,
 	OPT_SUBVOLUMES,
+	OPT_LEVELS,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	/* btrfs-progs' unit options: OPT_UNITS + enum fmt_unit_opt */
@@ -278,6 +282,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "rewrite", no_argument, NULL, OPT_REWRITE },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+		{ "levels", no_argument, NULL, OPT_LEVELS },
 		{ "subvolumes", no_argument, NULL, OPT_SUBVOLUMES },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
@@ -376,6 +381,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case OPT_EXCLUSIVE:
 			opt->exclusive = 1;
 			break;
+		case OPT_LEVELS:
+			opt->levels = 1;
+			break;
 		case OPT_SUBVOLUMES:
 			opt->subvolumes = 1;
 			opt->exclusive = 1;
@@ -448,6 +456,13 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	if (opt->subvolumes && (opt->depth >= 0 || opt->per_file ||
 				opt->nest)) {
 		fputs("compsize: --subvolumes reads whole subvolumes: not with --depth, --per-file or --estimate\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
+	if (opt->levels && (opt->subvolumes || opt->format == REPORT_CSV ||
+			    opt->format == REPORT_NCDU ||
+			    opt->format == REPORT_PROMETHEUS)) {
+		fputs("compsize: --levels reads the files' extents into the table or JSON: not with --subvolumes or --format=csv, ncdu or prometheus\n",
 		      stderr);
 		return CS_EXIT_USAGE;
 	}
@@ -563,7 +578,7 @@ int main(int argc, char **argv)
 	/* The fast scan sees every file; the walk only those it may open.
 	 * They agree when no permission check can stop the walk. */
 	env.fast = have_cap(CAP_DAC_READ_SEARCH) || have_cap(CAP_DAC_OVERRIDE);
-	if (!env.usage && (!opt.nest || opt.exclusive)) {
+	if (!env.usage && (!opt.nest || opt.exclusive || opt.levels)) {
 		fputs("compsize: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
 		      stderr);
 		code = print_refused(&opt, paths, npaths) ? CS_EXIT_FATAL
@@ -574,8 +589,9 @@ int main(int argc, char **argv)
 		note_old_kernel(&opt);
 
 	code = CS_EXIT_FATAL;
-	if (opt.nest && est_plugin_load(err, sizeof(err))) {
-		fprintf(stderr, "compsize: --estimate: %s\n", err);
+	if ((opt.nest || opt.levels) && est_plugin_load(err, sizeof(err))) {
+		fprintf(stderr, "compsize: %s: %s\n",
+			opt.nest ? "--estimate" : "--levels", err);
 		goto out;
 	}
 	raise_fd_limit();

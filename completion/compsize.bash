@@ -59,7 +59,7 @@ _compsize()
 	local opts='-b --bytes --raw --human-readable --iec --si --kbytes
 		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
 		-j --jobs --sample --precision --no-sample --seed --device-speed --plot --rewrite
-		--exclusive --subvolumes --format --depth --per-file --sort --top
+		--exclusive --levels --subvolumes --format --depth --per-file --sort --top
 		--progress
 		--no-progress --walk -h --help --version'
 

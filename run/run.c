@@ -17,6 +17,7 @@
 #include "estimate/estimate.h"
 #include "estimate/estrun.h"
 #include "estimate/layout.h"
+#include "estimate/levels.h"
 #include "estimate/rewrite.h"
 #include "report/format.h"
 #include "report/ncdu.h"
@@ -135,6 +136,11 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		    !strcmp(getenv("COMPSIZE_SHARING"), "backref"))
 			sharing_set_method(run->sharing, SHARING_BACKREF);
 	}
+	if (opt->levels) {
+		run->levels = levels_create();
+		if (!run->levels)
+			goto fail;
+	}
 	if (opt->format == REPORT_NCDU) {
 		run->ncdu = ncdu_create();
 		if (!run->ncdu)
@@ -197,6 +203,7 @@ void run_free(struct run *run)
 	ncdu_free(run->ncdu);
 	usage_free(run->usage);
 	sharing_free(run->sharing);
+	levels_free(run->levels);
 	mounts_free(run->mounts);
 	free(run);
 }
@@ -673,6 +680,32 @@ static int ncdu_one_file(struct run *run, int fd, const char *path,
 	return ret ? ret : ret2;
 }
 
+/* --levels: the file's compressed extents read; a failure is the path's,
+ * but for those every file would meet. */
+static int levels_one(struct run *run, int fd, const char *path,
+		      const struct stat *st)
+{
+	char msg[128];
+	int ret = levels_file(run->levels, fd, st);
+
+	switch (ret) {
+	case 0:
+	case -ENOMEM:
+		return ret;
+	case -EPERM:
+		run_say_path(run, path, "--levels: reading extents as stored (BTRFS_IOC_ENCODED_READ) needs root (CAP_SYS_ADMIN)");
+		run->needs_root = 1;
+		return ret;
+	case -EOPNOTSUPP:
+		run_report_failure(run, path, "--levels: not on btrfs, or the kernel has no BTRFS_IOC_ENCODED_READ (5.18 or later)");
+		return 0;
+	default:
+		snprintf(msg, sizeof(msg), "--levels: %s", strerror(-ret));
+		run_report_failure(run, path, msg);
+		return 0;
+	}
+}
+
 /* A regular file open on *fd, or (-1) not opened in directory dirfd. */
 int run_one_file(struct run *run, int *fd, int dirfd, const char *name,
 		 const char *path, const struct stat *st, int depth)
@@ -709,6 +742,8 @@ int run_one_file(struct run *run, int *fd, int dirfd, const char *name,
 		usage_begin_file(run->usage);
 	}
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
+	if (!ret && run->levels && *fd >= 0)
+		ret = levels_one(run, *fd, path, st);
 	if (!ret && run->opt->nest)
 		ret = run_estimate_file(run, fd, *fd >= 0 ? *fd : dirfd, path,
 					st);
@@ -758,7 +793,7 @@ static int enter_dir(struct run *run, int fd, const char *path,
 	 * deepest row, nor with a row per file; and once a directory is
 	 * counted, nothing under it is counted again. */
 	if (run->opt->walk || !run->env->usage || !run->env->fast ||
-	    run->deferred.depth >= 0 ||
+	    run->deferred.depth >= 0 || run->levels ||
 	    (run->rows && (depth < run->opt->depth ||
 			   (run->opt->per_file && run->opt->depth < 0))))
 		return WALK_ENTER;
@@ -982,6 +1017,8 @@ int run_paths(struct run *run, char *const *paths, int n)
 			fprintf(run->err, "compsize: --estimate: %s\n",
 				strerror(-ret));
 	}
+	if (!ret && run->levels)
+		levels_note(run->levels, run->err);
 	if (!ret && run->opt->rewrite && !run->have_usage) {
 		fputs("compsize: --rewrite: needs the current usage (btrfs and root): not computed\n",
 		      run->err);

@@ -53,6 +53,7 @@ struct options {
 	int rewrite;		/* --rewrite */
 	int exclusive;		/* --exclusive */
 	int subvolumes;		/* --subvolumes (implies exclusive) */
+	int levels;		/* --levels */
 	int progress;		/* --progress 1, --no-progress 0, else -1:
 				 * when standard error is a terminal */
 };

@@ -32,6 +32,7 @@ struct layout;
 struct mounts;
 struct ncdu;
 struct options;
+struct levels;
 struct prune;
 struct rewrite;
 struct rows;
@@ -159,6 +160,7 @@ struct run {
 	struct rows *rows;	/* NULL without --depth/--per-file */
 	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
 	struct sharing *sharing;	/* NULL without --exclusive */
+	struct levels *levels;	/* NULL without --levels */
 	dev_t top_dev;		/* st_dev of the argument being walked */
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
 	struct deferred deferred;
