@@ -26,14 +26,24 @@ struct levels_fs {
 	struct seen_set *seen;
 };
 
+/* The rows' sums: the run's, and each open report row's. */
+struct levels_sum {
+	struct report_level *rows;
+	size_t nrows, cap_rows;
+	int sorted;
+	struct seen_set *seen;	/* an open report row's extents counted */
+};
+
 struct levels {
 	const struct est_ops *ops;
 	struct est_lvl *lvl;
 	struct levels_fs *fs;
 	size_t nfs, cap_fs;
-	struct report_level *rows;
-	size_t nrows, cap_rows;
-	int sorted;
+	struct levels_sum all;
+	struct levels_sum *open;	/* levels_push(), innermost last */
+	size_t nopen, cap_open;
+	/* by algorithm (zstd 1): extents that did not decompress */
+	uint64_t undecoded[2], undecoded_bytes[2];
 	uint8_t *enc;
 	struct {
 		struct fiemap fm;
@@ -74,7 +84,12 @@ void levels_free(struct levels *lv)
 	for (i = 0; i < lv->nfs; i++)
 		seen_free(lv->fs[i].seen);
 	free(lv->fs);
-	free(lv->rows);
+	free(lv->all.rows);
+	for (i = 0; i < lv->nopen; i++) {
+		free(lv->open[i].rows);
+		seen_free(lv->open[i].seen);
+	}
+	free(lv->open);
 	free(lv->enc);
 	free(lv);
 }
@@ -100,32 +115,99 @@ static struct seen_set *levels_seen(struct levels *lv, dev_t dev)
 	return f->seen;
 }
 
-static int levels_add(struct levels *lv, uint8_t type, uint64_t mask,
+static int levels_add(struct levels_sum *sum, uint8_t type, uint64_t mask,
 		      uint64_t disk)
 {
 	struct report_level *r;
 	size_t i;
 
-	for (i = 0; i < lv->nrows; i++) {
-		r = &lv->rows[i];
+	for (i = 0; i < sum->nrows; i++) {
+		r = &sum->rows[i];
 		if (r->type == type && r->mask == mask) {
 			r->extents++;
 			r->disk += disk;
 			return 0;
 		}
 	}
-	r = array_grow(lv->rows, &lv->cap_rows, lv->nrows, sizeof(*r));
+	r = array_grow(sum->rows, &sum->cap_rows, sum->nrows, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	lv->rows = r;
-	r = &lv->rows[lv->nrows++];
+	sum->rows = r;
+	r = &sum->rows[sum->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->type = type;
 	r->mask = mask;
 	r->extents = 1;
 	r->disk = disk;
-	lv->sorted = 0;
+	sum->sorted = 0;
 	return 0;
+}
+
+/*
+ * What the run keeps of an extent told: its set, type and disk bytes in
+ * one value (the set's 31 bits, the type above them, the bytes above
+ * that), and back.
+ */
+#define LEVELS_TYPE_SHIFT 32
+#define LEVELS_DISK_SHIFT 40
+
+static uint64_t levels_pack(uint8_t type, uint64_t mask, uint64_t disk)
+{
+	return mask | (uint64_t)type << LEVELS_TYPE_SHIFT |
+	       disk << LEVELS_DISK_SHIFT;
+}
+
+/* An extent (key: its address, 0 for inline data) into each open row
+ * that has not counted it. */
+static int levels_add_open(struct levels *lv, uint64_t key, uint64_t v)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < lv->nopen; i++) {
+		if (key) {
+			ret = seen_insert(lv->open[i].seen, key);
+			if (ret < 0)
+				return ret;
+			if (!ret)
+				continue;
+		}
+		ret = levels_add(&lv->open[i], (uint8_t)(v >> LEVELS_TYPE_SHIFT),
+				 v & (EST_LEVEL_BIT(EST_LEVEL_MAX + 1) - 1),
+				 v >> LEVELS_DISK_SHIFT);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int levels_push(struct levels *lv)
+{
+	struct levels_sum *o = array_grow(lv->open, &lv->cap_open, lv->nopen,
+					  sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	lv->open = o;
+	o = &lv->open[lv->nopen];
+	memset(o, 0, sizeof(*o));
+	o->seen = seen_create();
+	if (!o->seen)
+		return -ENOMEM;
+	lv->nopen++;
+	return 0;
+}
+
+static int level_cmp(const void *a, const void *b);
+
+struct report_level *levels_pop(struct levels *lv, size_t *n)
+{
+	struct levels_sum *o = &lv->open[--lv->nopen];
+
+	seen_free(o->seen);
+	qsort(o->rows, o->nrows, sizeof(*o->rows), level_cmp);
+	*n = o->nrows;
+	return o->rows;
 }
 
 /*
@@ -143,7 +225,7 @@ static int levels_extent(struct levels *lv, int fd, struct seen_set *seen,
 		.offset = off,
 	};
 	enum est_alg alg;
-	uint64_t mask = 0;
+	uint64_t mask = 0, v;
 	long n;
 	int ret;
 
@@ -166,19 +248,26 @@ static int levels_extent(struct levels *lv, int fd, struct seen_set *seen,
 		/* lzo has no levels; a raw extent met at a changed offset */
 		return 0;
 	}
-	if (key) {
-		ret = seen_insert(seen, key);
-		if (ret <= 0)
-			return ret;
-	}
+	if (key && seen_contains(seen, key))
+		/* told already: only the rows opened since count it */
+		return levels_add_open(lv, key, seen_value(seen, key));
 	ret = lv->ops->lvl_match(lv->lvl, alg, lv->enc, (size_t)n,
 				 ea.unencoded_len, &mask);
 	/* data that does not decompress: no level can be told */
-	if (ret == -EIO)
-		mask = 0;
-	else if (ret)
+	if (ret == -EIO) {
+		lv->undecoded[alg == EST_ZSTD]++;
+		lv->undecoded_bytes[alg == EST_ZSTD] += (uint64_t)n;
+	} else if (ret) {
 		return ret;
-	return levels_add(lv, (uint8_t)alg, mask, (uint64_t)n);
+	}
+	v = levels_pack((uint8_t)alg, mask, (uint64_t)n);
+	if (key) {
+		ret = seen_put(seen, key, v);
+		if (ret < 0)
+			return ret;
+	}
+	ret = levels_add(&lv->all, (uint8_t)alg, mask, (uint64_t)n);
+	return ret ? ret : levels_add_open(lv, key, v);
 }
 
 int levels_file(struct levels *lv, int fd, const struct stat *st)
@@ -248,12 +337,13 @@ static int level_cmp(const void *a, const void *b)
 
 const struct report_level *levels_rows(struct levels *lv, size_t *n)
 {
-	if (!lv->sorted) {
-		qsort(lv->rows, lv->nrows, sizeof(*lv->rows), level_cmp);
-		lv->sorted = 1;
+	if (!lv->all.sorted) {
+		qsort(lv->all.rows, lv->all.nrows, sizeof(*lv->all.rows),
+		      level_cmp);
+		lv->all.sorted = 1;
 	}
-	*n = lv->nrows;
-	return lv->rows;
+	*n = lv->all.nrows;
+	return lv->all.rows;
 }
 
 void levels_note(struct levels *lv, FILE *err)
@@ -264,11 +354,19 @@ void levels_note(struct levels *lv, FILE *err)
 
 	for (k = 0; k < sizeof(algs) / sizeof(algs[0]); k++) {
 		n = bytes = 0;
-		for (i = 0; i < lv->nrows; i++)
-			if (lv->rows[i].type == algs[k] && !lv->rows[i].mask) {
-				n += lv->rows[i].extents;
-				bytes += lv->rows[i].disk;
+		for (i = 0; i < lv->all.nrows; i++)
+			if (lv->all.rows[i].type == algs[k] &&
+			    !lv->all.rows[i].mask) {
+				n += lv->all.rows[i].extents;
+				bytes += lv->all.rows[i].disk;
 			}
+		if (lv->undecoded[algs[k] == EST_ZSTD])
+			fprintf(err, "compsize: --levels: %" PRIu64 " %s extent%s did not decompress: level not told\n",
+				lv->undecoded[algs[k] == EST_ZSTD],
+				algs[k] == EST_ZSTD ? "zstd" : "zlib",
+				lv->undecoded[algs[k] == EST_ZSTD] > 1 ? "s" : "");
+		n -= lv->undecoded[algs[k] == EST_ZSTD];
+		bytes -= lv->undecoded_bytes[algs[k] == EST_ZSTD];
 		if (!n)
 			continue;
 		fprintf(err, "compsize: --levels: no level of %s reproduces %" PRIu64 " %s extent%s (%" PRIu64 " bytes): another version of the codec wrote them, level not told\n",

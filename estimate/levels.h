@@ -29,6 +29,16 @@ void levels_free(struct levels *lv);
  */
 int levels_file(struct levels *lv, int fd, const struct stat *st);
 
+/*
+ * A report row opens: the extents of the files met until levels_pop()
+ * are summed for it too, each once.  Returns 0 or -ENOMEM.
+ */
+int levels_push(struct levels *lv);
+
+/* The innermost open row closes: its rows (*n of them, sorted as
+ * levels_rows()'), to free(); NULL when none. */
+struct report_level *levels_pop(struct levels *lv, size_t *n);
+
 /* The rows for the report: by algorithm (zlib, zstd), then by lowest
  * level, the extents no level reproduces last; valid until the next
  * levels_file() or levels_free(). */

@@ -96,16 +96,14 @@ static void json_est(FILE *out, const struct report *r,
 }
 
 /* --levels: each algorithm's sets of levels, fields_level's members. */
-static void json_levels(FILE *out, const struct report *r)
+static void json_levels(FILE *out, const struct report_level *lv, size_t n)
 {
 	char name[FMT_BUF], set[FMT_LEVELS];
 	size_t i, k;
 	int l;
 
 	fputs(",\"levels\":[", out);
-	for (i = 0; i < r->nlevels; i++) {
-		const struct report_level *lv = &r->levels[i];
-
+	for (i = 0; i < n; i++, lv++) {
 		fprintf(out, "%s{\"type\":\"%s\",\"levels\":\"%s\",\"set\":[",
 			i ? "," : "", fmt_type_name(lv->type, name),
 			fmt_level_set(lv->mask, set));
@@ -136,7 +134,7 @@ int json_print(FILE *out, const struct report *r)
 	if (r->nest)
 		json_est(out, r, NULL);
 	if (r->show & REPORT_SHOW_LEVELS)
-		json_levels(out, r);
+		json_levels(out, r->levels, r->nlevels);
 	if (r->rows) {
 		fprintf(out, ",\"%s\":[",
 			r->show & REPORT_SHOW_SUBVOLUMES ? "subvolumes"
@@ -148,6 +146,9 @@ int json_print(FILE *out, const struct report *r)
 			json_row_body(out, r, &r->rows[i], AT_ROW_TYPE);
 			if (r->nest)
 				json_est(out, r, &r->rows[i]);
+			if (r->show & REPORT_SHOW_LEVELS)
+				json_levels(out, r->rows[i].levels,
+					    r->rows[i].nlevels);
 			fputc('}', out);
 		}
 		fputc(']', out);

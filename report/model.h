@@ -85,6 +85,9 @@ struct report_row {
 	size_t est_token;	/* rows_est_token() while it was open; 0 */
 	uint64_t seq;		/* position in the walk's order */
 	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
+	/* --levels: its extents by type and set of levels, each once */
+	struct report_level *levels;
+	size_t nlevels;
 };
 
 enum row_sort {

@@ -520,6 +520,13 @@ static int row_open(struct run *run, const char *path)
 	uint64_t *p;
 	size_t need;
 
+	if (!ret && run->levels) {
+		ret = levels_push(run->levels);
+		if (ret) {
+			rows_close(run->rows, run->usage);
+			return ret;
+		}
+	}
 	if (ret || !run->estimate.layout)
 		return ret;
 	ret = layout_push(run->estimate.layout);
@@ -541,6 +548,13 @@ static int row_open(struct run *run, const char *path)
 
 static int row_close(struct run *run)
 {
+	struct report_level *l;
+	size_t n;
+
+	if (run->levels) {
+		l = levels_pop(run->levels, &n);
+		rows_set_levels(run->rows, l, n);
+	}
 	if (run->estimate.layout)
 		layout_pop(run->estimate.layout);
 	return rows_close(run->rows, run->usage);

@@ -8,8 +8,8 @@
 # 12 KiB (one piece, zstd's small-input parameters), a reflinked part of
 # the first, and a hole punched in the middle of its first extent (whose
 # data no file then reads whole: bookends).
-# Each directory's report must put no extent under a set without the
-# level the kernel wrote it with (the oracle), the sets hold at most 2
+# The report's row of each directory (--depth=1) must put no extent under
+# a set without the level the kernel wrote it with (the oracle), the sets hold at most 2
 # levels on average, zstd's fast levels (1, -5), which libzstd writes
 # alike in every version since 1.5.0, are told for at least 95% of their
 # extents, and an extent no level reproduces (another codec version wrote
@@ -65,7 +65,13 @@ for opt in $CASES; do
 done
 remount_fs compress=zstd:3
 
-# check OPT: the rows of OPT's directory against its level
+# One run, a row per directory (--depth=1): each row's levels against
+# the level its directory was written with
+run_ours rows --levels --depth=1 --format=json "$MNT"
+CHECKS=$((CHECKS + 1))
+[ "$(cat "$OUT/rows.rc")" = 0 ] || fail "exit $(cat "$OUT/rows.rc")"
+
+# check OPT: OPT's row against its level
 TOTAL=0 TOLD=0 SETSUM=0
 check()
 {
@@ -74,9 +80,9 @@ check()
 	level=${alg#*:}
 	alg=${alg%%:*}
 	label=${opt//[=:]/_}
-	run_ours "$label" --levels --format=json "$MNT/$label"
-	rows=$(jq -c --arg a "$alg" '[.levels[] | select(.type == $a)]' \
-		"$OUT/$label.out")
+	rows=$(jq -c --arg p "$MNT/$label" --arg a "$alg" \
+		'.paths[] | select(.path == $p) | [.levels[] | select(.type == $a)]' \
+		"$OUT/rows.out")
 	all=$(jq '[.[].extents] | add // 0' <<<"$rows")
 	told=$(jq '[.[] | select(.set != []) | .extents] | add // 0' <<<"$rows")
 	wrong=$(jq --argjson l "$level" \
@@ -89,22 +95,32 @@ check()
 	CHECKS=$((CHECKS + 1))
 	[ "$all" -gt 0 ] || fail "$opt: no $alg extents found"
 	[ "$wrong" -eq 0 ] || fail "$opt: extents under a set without $level"
-	[ "$(jq '[.levels[] | select(.type != $a)] | length' --arg a "$alg" \
-		"$OUT/$label.out")" -eq 0 ] ||
+	[ "$(jq --arg p "$MNT/$label" --arg a "$alg" \
+		'[.paths[] | select(.path == $p) | .levels[] | select(.type != $a)] | length' \
+		"$OUT/rows.out")" -eq 0 ] ||
 		fail "$opt: extents of another algorithm"
-	# "?" exactly where stderr names the codec that could not
-	if [ "$told" -lt "$all" ]; then
-		grep -q "^compsize: --levels: no level of .* reproduces $((all - told)) $alg extents\? " \
-			"$OUT/$label.err" || fail "$opt: no line on the extents not told"
-	else
-		[ ! -s "$OUT/$label.err" ] || fail "$opt: stderr not empty"
-	fi
-	[ "$(cat "$OUT/$label.rc")" = 0 ] || fail "$opt: exit $(cat "$OUT/$label.rc")"
 	TOTAL=$((TOTAL + all)) TOLD=$((TOLD + told)) SETSUM=$((SETSUM + sets))
 	echo "$all $told" >"$OUT/$label.counts"
 }
 for opt in $CASES; do
 	check "$opt"
+done
+# the grand total: the rows' extents, each once
+CHECKS=$((CHECKS + 1))
+[ "$(jq '[.levels[].extents] | add' "$OUT/rows.out")" -eq "$TOTAL" ] ||
+	fail "the total's extents are not its rows'"
+# "?" exactly where stderr names the codec that could not, by algorithm
+for alg in zstd zlib; do
+	n=$(jq --arg a "$alg" '[.levels[] | select(.type == $a and .set == []) | .extents] | add // 0' \
+		"$OUT/rows.out")
+	CHECKS=$((CHECKS + 1))
+	if [ "$n" -gt 0 ]; then
+		grep -Eq "^compsize: --levels: no level of [a-z]+ [0-9.]+ reproduces $n $alg extents? \(" \
+			"$OUT/rows.err" || fail "no line on the $n $alg extents not told"
+	else
+		! grep -q " $alg extent" "$OUT/rows.err" ||
+			fail "a line on $alg extents, all told"
+	fi
 done
 
 # zstd's fast strategy writes the same bytes in libzstd 1.5.4 as in the
@@ -124,6 +140,12 @@ echo "all: $TOLD of $TOTAL extents told, $SETSUM levels in their sets"
 CHECKS=$((CHECKS + 1))
 [ "$TOTAL" -le $((3 * $(wc -w <<<"$CASES"))) ] ||
 	fail "$TOTAL extents: one counted twice"
+# A row per file: the reflinked part's row has big's second extent
+run_ours files --levels --per-file --format=json "$MNT/compress_zstd_1"
+CHECKS=$((CHECKS + 1))
+[ "$(jq -c --arg p "$MNT/compress_zstd_1/part" \
+	'.paths[] | select(.path == $p) | [.levels[] | .levels, .extents]' \
+	"$OUT/files.out")" = '["1",1]' ] || fail "--per-file: part's levels"
 
 # The table; without root; options it refuses
 run_ours table --levels "$MNT/compress_zstd_1"
