@@ -9,6 +9,7 @@
 #define COMPSIZE_LEVELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include "report/model.h"
@@ -38,6 +39,11 @@ int levels_push(struct levels *lv);
 /* The innermost open row closes: its rows (*n of them, sorted as
  * levels_rows()'), to free(); NULL when none. */
 struct report_level *levels_pop(struct levels *lv, size_t *n);
+
+/* For report/progress.h, from any thread: the disk bytes of the extents
+ * read so far (no total is known ahead). */
+void levels_counts(void *lv, uint64_t *done, uint64_t *total,
+		   int *total_known);
 
 /* The rows for the report: by algorithm (zlib, zstd), then by lowest
  * level, the extents no level reproduces last; valid until the next

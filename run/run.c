@@ -21,6 +21,7 @@
 #include "estimate/rewrite.h"
 #include "report/format.h"
 #include "report/ncdu.h"
+#include "report/progress.h"
 #include "report/rows.h"
 #include "sample/prune.h"
 #include "sample/sampleplan.h"
@@ -203,6 +204,7 @@ void run_free(struct run *run)
 	ncdu_free(run->ncdu);
 	usage_free(run->usage);
 	sharing_free(run->sharing);
+	progress_stop(run->levels_prog);
 	levels_free(run->levels);
 	mounts_free(run->mounts);
 	free(run);
@@ -235,6 +237,7 @@ void run_report_failure(struct run *run, const char *path,
 	struct report_error *e;
 
 	estrun_clear_progress(run->estimate.est);
+	progress_clear(run->levels_prog);
 	run_say_path(run, path, cause);
 	run->failed++;
 	/* out of memory there only leaves the mark out */
@@ -1004,6 +1007,14 @@ int run_paths(struct run *run, char *const *paths, int n)
 	run->first_path = n ? paths[0] : NULL;
 	run->paths = paths;
 	run->npaths = n;
+	/* --levels reads slowly: a line for a person watching (the
+	 * estimate's own when estimating too), or with --progress */
+	if (run->levels && !run->opt->nest && !run->levels_prog &&
+	    (run->opt->progress > 0 ||
+	     (run->opt->progress < 0 && isatty(STDERR_FILENO))))
+		run->levels_prog = progress_start(STDERR_FILENO,
+						  "compsize: levels: ",
+						  levels_counts, run->levels);
 	for (i = 0; i < n && !ret; i++)
 		ret = run->opt->subvolumes
 			      ? subvolumes_of(run, paths[i])
@@ -1031,6 +1042,8 @@ int run_paths(struct run *run, char *const *paths, int n)
 			fprintf(run->err, "compsize: --estimate: %s\n",
 				strerror(-ret));
 	}
+	progress_stop(run->levels_prog);
+	run->levels_prog = NULL;
 	if (!ret && run->levels)
 		levels_note(run->levels, run->err);
 	if (!ret && run->opt->rewrite && !run->have_usage) {

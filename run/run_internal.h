@@ -33,6 +33,7 @@ struct mounts;
 struct ncdu;
 struct options;
 struct levels;
+struct progress;
 struct prune;
 struct rewrite;
 struct rows;
@@ -161,6 +162,7 @@ struct run {
 	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
 	struct sharing *sharing;	/* NULL without --exclusive */
 	struct levels *levels;	/* NULL without --levels */
+	struct progress *levels_prog;	/* its progress line, or NULL */
 	dev_t top_dev;		/* st_dev of the argument being walked */
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
 	struct deferred deferred;
