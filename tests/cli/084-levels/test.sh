@@ -5,7 +5,8 @@
 # the filesystem remounted with compress= or compress-force= and synced
 # between them (zstd 1, 3, 9, 15, -5; zlib 1, 6, 9), each level's files in
 # a directory of their own: 192 KiB of system files' bytes, a file of
-# 12 KiB (one piece, zstd's small-input parameters), a reflinked part of
+# 12 KiB (one piece, zstd's small-input parameters), 3000 bytes (inline,
+# compressed), a reflinked part of
 # the first, and a hole punched in the middle of its first extent (whose
 # data no file then reads whole: bookends).
 # The report's row of each directory (--depth=1) must put no extent under
@@ -56,6 +57,9 @@ for opt in $CASES; do
 	# same bytes
 	dd if="$DATA" of="$d/big" bs=64K skip=$((i * 3)) count=3 status=none
 	dd if="$DATA" of="$d/small" bs=4K skip=$((i * 3 + 400)) count=3 \
+		status=none
+	# 3000 bytes of text: inline in metadata, compressed
+	dd if="$DATA" of="$d/inline" bs=1000 skip=$((i * 7)) count=3 \
 		status=none
 	sync
 	clone "$d/big" 131072 "$d/part" 0 65536
@@ -136,9 +140,10 @@ CHECKS=$((CHECKS + 1))
 	fail "sets of $SETSUM levels for $TOLD extents: more than 2 on average"
 echo "all: $TOLD of $TOTAL extents told, $SETSUM levels in their sets"
 
-# Each extent once: big's two and small's (part is big's second)
+# Each extent once: big's two, small's and inline's (part is big's
+# second)
 CHECKS=$((CHECKS + 1))
-[ "$TOTAL" -le $((3 * $(wc -w <<<"$CASES"))) ] ||
+[ "$TOTAL" -le $((4 * $(wc -w <<<"$CASES"))) ] ||
 	fail "$TOTAL extents: one counted twice"
 # A row per file: the reflinked part's row has big's second extent
 run_ours files --levels --per-file --format=json "$MNT/compress_zstd_1"
