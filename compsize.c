@@ -111,6 +111,9 @@ static int usage(FILE *f)
 	      "                            waste, gain (with --estimate); OP: = != < >\n"
 	      "                            <= >=\n"
 	      "    -0, --null              with --find: a NUL after each path, not a newline\n"
+	      "        --levels            also the level of each zstd and zlib extent,\n"
+	      "                            found by compressing its data again at each\n"
+	      "                            level (root): a row per set of levels\n"
 	      "        --format=FORMAT     table (default), json, csv, ncdu (the tree\n"
 	      "                            for ncdu -f) or prometheus (node_exporter)\n"
 	      "        --histogram         also the extents by type and size class\n"
@@ -130,8 +133,9 @@ static int usage(FILE *f)
 	      "                            the largest change first) or walk (the\n"
 	      "                            default)\n"
 	      "        --top=N             only the first N rows (sorted by disk by default)\n"
-	      "        --progress          with --estimate: show progress on standard error\n"
-	      "                            (lines every 10 seconds when not a terminal)\n"
+	      "        --progress          with --estimate or --levels: show progress on\n"
+	      "                            standard error (lines every 10 seconds when\n"
+	      "                            not a terminal)\n"
 	      "        --no-progress       never show progress\n"
 	      "        --walk              open and search every file, as compsize 1.5 does,\n"
 	      "                            instead of reading whole subtrees from metadata\n"
@@ -203,6 +207,7 @@ enum {
 	OPT_REWRITE,
 	OPT_EXCLUSIVE,
 	OPT_SUBVOLUMES,
+	OPT_LEVELS,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_FIND,
@@ -372,6 +377,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "rewrite", no_argument, NULL, OPT_REWRITE },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+		{ "levels", no_argument, NULL, OPT_LEVELS },
 		{ "subvolumes", no_argument, NULL, OPT_SUBVOLUMES },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
@@ -492,6 +498,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case OPT_EXCLUSIVE:
 			opt->exclusive = 1;
 			break;
+		case OPT_LEVELS:
+			opt->levels = 1;
+			break;
 		case OPT_SUBVOLUMES:
 			opt->subvolumes = 1;
 			opt->exclusive = 1;
@@ -590,6 +599,13 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	ret = check_find(opt);
 	if (ret >= 0)
 		return ret;
+	if (opt->levels && (opt->subvolumes || opt->format == REPORT_CSV ||
+			    opt->format == REPORT_NCDU ||
+			    opt->format == REPORT_PROMETHEUS)) {
+		fputs("compsize: --levels reads the files' extents into the table or JSON: not with --subvolumes or --format=csv, ncdu or prometheus\n",
+		      stderr);
+		return CS_EXIT_USAGE;
+	}
 	if ((opt->sort != ROW_SORT_WALK || opt->top) && opt->depth < 0 &&
 	    !opt->per_file && !opt->subvolumes) {
 		fputs("compsize: --sort and --top need --depth, --per-file or --subvolumes\n",
@@ -738,12 +754,13 @@ int main(int argc, char **argv)
 	 * extents' own sizes need the searches. */
 	env.fiemap = !env.usage;
 	if (!env.usage && (opt.exclusive || opt.find || opt.waste ||
-			   opt.histogram)) {
+			   opt.histogram || opt.levels)) {
 		fprintf(stderr, "compsize: %s: reading btrfs metadata needs root (CAP_SYS_ADMIN)\n",
 			opt.subvolumes ? "--subvolumes" :
 			opt.exclusive ? "--exclusive" :
 			opt.find ? "--find" :
-			opt.waste ? "--waste" : "--histogram");
+			opt.waste ? "--waste" :
+			opt.histogram ? "--histogram" : "--levels");
 		code = print_refused(&opt, paths, npaths) ? CS_EXIT_FATAL
 							  : CS_EXIT_ERROR;
 		goto out;
@@ -752,9 +769,11 @@ int main(int argc, char **argv)
 		note_old_kernel(&opt);
 
 	code = CS_EXIT_FATAL;
-	if ((opt.nest || env.fiemap) && est_plugin_load(err, sizeof(err))) {
+	if ((opt.nest || env.fiemap || opt.levels) &&
+	    est_plugin_load(err, sizeof(err))) {
 		fprintf(stderr, "compsize: %s: %s\n",
-			opt.nest ? "--estimate" : "not root", err);
+			opt.nest ? "--estimate" :
+			opt.levels ? "--levels" : "not root", err);
 		goto out;
 	}
 	raise_fd_limit();

@@ -60,7 +60,7 @@ _compsize()
 	local opts='-b --bytes --raw --human-readable --iec --si --kbytes
 		--mbytes --gbytes --tbytes -x --one-file-system -e --estimate
 		-j --jobs --sample --precision --no-sample --seed --device-speed --plot --rewrite
-		--assume --exclusive --subvolumes --histogram --compare --format --depth --per-file --sort --top
+		--assume --exclusive --levels --subvolumes --histogram --compare --format --depth --per-file --sort --top
 		--waste --find -0 --null --progress
 		--no-progress --walk -h --help --version'
 

@@ -109,8 +109,18 @@ struct est_write {
 /* Where est_ops.files()' delta holds a file's values as written. */
 #define EST_WRITTEN(n)		(3 * (n))
 
+/*
+ * --levels: a level as a bit of a mask, bit (level - EST_LEVEL_MIN): zstd
+ * -15..15 (0 is not a level: the kernel takes it for 3), zlib 1..9.
+ */
+#define EST_LEVEL_MIN		(-15)
+#define EST_LEVEL_MAX		15
+#define EST_LEVEL_BIT(l)	(1ull << ((l) - EST_LEVEL_MIN))
+
+struct est_lvl;
+
 /* Bump when struct est_ops or the meaning of a function changes. */
-#define EST_OPS_ABI		9
+#define EST_OPS_ABI		10
 
 struct est_ops {
 	uint32_t abi;			/* EST_OPS_ABI */
@@ -267,6 +277,33 @@ struct est_ops {
 	 */
 	void (*get_result)(struct est_ctx *ctx, size_t i,
 			   struct est_result *out);
+
+	/*
+	 * --levels: a context (one thread's) that tells which levels wrote a
+	 * compressed extent, by compressing its data again at each level as
+	 * the kernel does and comparing the bytes.  sectorsize as create()'s.
+	 * NULL with errno.
+	 */
+	struct est_lvl *(*lvl_create)(uint32_t sectorsize);
+	void (*lvl_free)(struct est_lvl *lv);
+
+	/*
+	 * The extent's bytes as stored, enc (n bytes, as
+	 * BTRFS_IOC_ENCODED_READ returns them: sector padded), of algorithm
+	 * alg (EST_ZSTD or EST_ZLIB) and unencoded length ulen: *mask gets
+	 * EST_LEVEL_BIT(l) for each level l whose output is the stored
+	 * bytes (every level is tried: several may write the same bytes), 0 when none is (a codec version other than the kernel's:
+	 * never a guess).  Returns 0, -EIO when enc does not decompress (to
+	 * at most ulen bytes), -EINVAL (alg), -ENOMEM.
+	 */
+	int (*lvl_match)(struct est_lvl *lv, enum est_alg alg,
+			 const uint8_t *enc, size_t n, uint64_t ulen,
+			 uint64_t *mask);
+
+	/* The library and version that compresses for lvl_match() under
+	 * alg ("libzstd 1.5.4", "zlib 1.2.13"), for what the program says
+	 * of extents no level reproduced. */
+	const char *(*lvl_codec)(enum est_alg alg);
 };
 
 #endif

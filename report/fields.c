@@ -105,6 +105,20 @@ const struct field fields_change[] = {
 const size_t fields_nchange = sizeof(fields_change) /
 			      sizeof(fields_change[0]);
 
+#define LEVEL(m) offsetof(struct report_level, m)
+
+/* JSON and the table only: a row of levels is neither a path's nor a
+ * setting's, and CSV's records have no kind for it yet */
+const struct field fields_level[] = {
+	{ "extents", "Extents", FT_COUNT, LEVEL(extents), FIELD_NO_CSV,
+	  REPORT_SHOW_LEVELS, .width = 10,
+	  .help = "Compressed extents whose bytes these levels reproduce" },
+	{ "disk", "Disk Usage", FT_BYTES, LEVEL(disk), FIELD_NO_CSV,
+	  REPORT_SHOW_LEVELS,
+	  .help = "Their bytes on disk, each extent counted once" },
+};
+const size_t fields_nlevel = sizeof(fields_level) / sizeof(fields_level[0]);
+
 /* The value of f at base, of n bytes, into v. */
 static void field_get(const struct field *f, const void *base, void *v,
 		      size_t n)

@@ -137,6 +137,11 @@ extern const size_t fields_nhist;
 extern const struct field fields_change[];
 extern const size_t fields_nchange;
 
+/* --levels: in struct report_level, for each algorithm and set of
+ * levels (JSON "levels", the levels table). */
+extern const struct field fields_level[];
+extern const size_t fields_nlevel;
+
 /* An estimate: in struct est_view, for each setting (JSON "estimates",
  * CSV records of kind estimate, the estimate and decision tables,
  * Prometheus), and the FIELD_ROW_EST ones for each row too. */

@@ -109,6 +109,31 @@ const char *fmt_type_name(unsigned row, char buf[FMT_BUF])
 	return buf;
 }
 
+const char *fmt_level_set(uint64_t mask, char buf[FMT_LEVELS])
+{
+	size_t len = 0;
+	int l, e;
+
+	buf[0] = 0;
+	if (!mask)
+		return strcpy(buf, "?");
+	for (l = 0; l < 64; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		for (e = l; e < 63 && mask >> (e + 1) & 1; e++)
+			;
+		if (e > l)
+			len += (size_t)snprintf(buf + len, FMT_LEVELS - len,
+						"%s%d-%d", len ? "," : "",
+						l - 15, e - 15);
+		else
+			len += (size_t)snprintf(buf + len, FMT_LEVELS - len,
+						"%s%d", len ? "," : "", l - 15);
+		l = e;
+	}
+	return buf;
+}
+
 size_t fmt_utf8_len(const unsigned char *s, size_t n)
 {
 	uint32_t cp;

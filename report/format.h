@@ -73,6 +73,14 @@ unsigned fmt_percent(uint64_t disk, uint64_t uncomp);
 /* "none", "zlib", "lzo", "zstd", "prealloc", or "?N" for unknown rows. */
 const char *fmt_type_name(unsigned row, char buf[FMT_BUF]);
 
+/* Room for any fmt_level_set() text. */
+#define FMT_LEVELS 160
+
+/* A set of levels (a struct report_level mask: bit l + 15 for level l),
+ * runs of levels as "1-2", others joined by commas ("-5,1-2,9"), "?" for
+ * none, into buf; returns it. */
+const char *fmt_level_set(uint64_t mask, char buf[FMT_LEVELS]);
+
 /*
  * Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the
  * bytes there are not one: overlong forms, surrogates and code points past

@@ -124,6 +124,29 @@ static void json_hist(FILE *out, const struct report *r,
 	fputc(']', out);
 }
 
+/* --levels: each algorithm's sets of levels, fields_level's members. */
+static void json_levels(FILE *out, const struct report_level *lv, size_t n)
+{
+	char name[FMT_BUF], set[FMT_LEVELS];
+	size_t i, k;
+	int l;
+
+	fputs(",\"levels\":[", out);
+	for (i = 0; i < n; i++, lv++) {
+		fprintf(out, "%s{\"type\":\"%s\",\"levels\":\"%s\",\"set\":[",
+			i ? "," : "", fmt_type_name(lv->type, name),
+			fmt_level_set(lv->mask, set));
+		for (l = 0, k = 0; l < 64; l++)
+			if (lv->mask >> l & 1)
+				fprintf(out, "%s%d", k++ ? "," : "", l - 15);
+		fputc(']', out);
+		for (k = 0; k < fields_nlevel; k++)
+			member(out, &fields_level[k], lv, 0);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 int json_print(FILE *out, const struct report *r)
 {
 	struct report_row total = { 0 };
@@ -153,6 +176,8 @@ int json_print(FILE *out, const struct report *r)
 		fprintf(out, ",\"allocated\":%" PRIu64, r->alloc_bytes);
 	if (r->nest)
 		json_est(out, r, NULL);
+	if (r->show & REPORT_SHOW_LEVELS)
+		json_levels(out, r->levels, r->nlevels);
 	if (r->rows) {
 		fprintf(out, ",\"%s\":[",
 			r->show & REPORT_SHOW_SUBVOLUMES ? "subvolumes"
@@ -164,6 +189,9 @@ int json_print(FILE *out, const struct report *r)
 			json_row_body(out, r, &r->rows[i], AT_ROW_TYPE);
 			if (r->nest)
 				json_est(out, r, &r->rows[i]);
+			if (r->show & REPORT_SHOW_LEVELS)
+				json_levels(out, r->rows[i].levels,
+					    r->rows[i].nlevels);
 			fputc('}', out);
 		}
 		fputc(']', out);

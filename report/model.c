@@ -63,6 +63,7 @@ void report_row_clear(struct report_row *row)
 	free(row->path);
 	free(row->types);
 	free(row->est);
+	free(row->levels);
 	memset(row, 0, sizeof(*row));
 }
 

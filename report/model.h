@@ -41,6 +41,7 @@ enum report_show {
 	REPORT_SHOW_WASTE = 0x4,	/* --waste */
 	REPORT_SHOW_HISTOGRAM = 0x8,	/* --histogram */
 	REPORT_SHOW_COMPARE = 0x10,	/* --compare */
+	REPORT_SHOW_LEVELS = 0x20,	/* --levels */
 };
 
 /* --compare: a row's or a type's change since the report compared
@@ -62,6 +63,17 @@ struct report_hist {
 	unsigned type;		/* row index of struct cs_stats */
 	uint64_t size_max;	/* the longest extent the class holds */
 	uint64_t extents, ninline, disk, uncomp;
+};
+
+/* --levels: the compressed extents of one algorithm whose bytes the same
+ * set of levels reproduce (fields_level, fields.h). */
+struct report_level {
+	uint8_t type;		/* btrfs's compression type byte */
+	/* EST_LEVEL_BIT(l) (estimate.h) for each level l; 0: none (the
+	 * codec here is not the one that wrote it) */
+	uint64_t mask;
+	uint64_t extents;
+	uint64_t disk;		/* their disk bytes */
 };
 
 /* The sizes a report shows for the total, a row, or one type of either
@@ -103,6 +115,9 @@ struct report_row {
 	uint32_t share_row;	/* its sharing row (sharing.h), 0: none */
 	uint32_t waste_row;	/* its waste row (waste.h), 0: none */
 	struct report_change change;	/* --compare */
+	/* --levels: its extents by type and set of levels, each once */
+	struct report_level *levels;
+	size_t nlevels;
 };
 
 enum row_sort {
@@ -200,6 +215,9 @@ struct report {
 	 * change is applied by report_total_row(), the rows' are in rows */
 	const struct compare *cmp;
 	const char *cmp_path;	/* its file, for the table's title */
+	/* --levels: the rows, by type and lowest level */
+	const struct report_level *levels;
+	size_t nlevels;
 };
 
 /* One setting's estimate as the formats show it (report_est_view()):

@@ -17,6 +17,8 @@ struct open_row {
 	int deleting;
 	int has_kernel;		/* rows_set_kernel() */
 	uint64_t k_excl, k_data, k_meta, k_rfer;
+	struct report_level *levels;	/* rows_set_levels() */
+	size_t nlevels;
 };
 
 /*
@@ -69,6 +71,7 @@ void rows_free(struct rows *rows)
 	for (i = 0; i < rows->nopen; i++) {
 		free(rows->open[i].path);
 		free(rows->open[i].est);
+		free(rows->open[i].levels);
 	}
 	for (i = 0; i < rows->ndone; i++)
 		report_row_clear(&rows->done[i]);
@@ -95,6 +98,8 @@ int rows_open(struct rows *rows, struct usage_ctx *ctx, const char *path)
 		rows->nodes = e;
 	}
 	o = &rows->open[rows->nopen];
+	o->levels = NULL;
+	o->nlevels = 0;
 	o->path = strdup(path);
 	o->est = rows->nest ? calloc(3 * rows->nest + rows->extra,
 				     sizeof(*o->est)) : NULL;
@@ -124,6 +129,20 @@ void rows_set_subvol(struct rows *rows, uint64_t id, int readonly)
 		return;
 	rows->open[rows->nopen - 1].id = id;
 	rows->open[rows->nopen - 1].readonly = !!readonly;
+}
+
+void rows_set_levels(struct rows *rows, struct report_level *l, size_t n)
+{
+	struct open_row *o;
+
+	if (!rows->nopen) {
+		free(l);
+		return;
+	}
+	o = &rows->open[rows->nopen - 1];
+	free(o->levels);
+	o->levels = l;
+	o->nlevels = n;
 }
 
 void rows_set_deleting(struct rows *rows)
@@ -314,6 +333,8 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 	row->id = o->id;
 	row->readonly = o->readonly;
 	row->deleting = o->deleting;
+	row->levels = o->levels;
+	row->nlevels = o->nlevels;
 	if (o->has_kernel) {
 		row->size.excl = o->k_excl;
 		row->size.excl_data = o->k_data;
@@ -334,6 +355,7 @@ fail:
 		rows->nodes[o->token - 1].est = NULL;
 	free(o->path);
 	free(o->est);
+	free(o->levels);
 	return ret;
 }
 

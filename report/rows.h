@@ -43,6 +43,11 @@ void rows_set_deleting(struct rows *rows);
 struct qgroup_root;
 void rows_set_kernel(struct rows *rows, const struct qgroup_root *qr);
 
+/* --levels: the innermost open row's levels (n of them, taken: freed
+ * with the row), from levels_pop(). */
+struct report_level;
+void rows_set_levels(struct rows *rows, struct report_level *l, size_t n);
+
 /* Rows open now. */
 size_t rows_open_count(const struct rows *rows);
 

@@ -587,6 +587,36 @@ static int table_compare(FILE *out, const struct report *r, int first)
 	return 0;
 }
 
+/* --levels: a row per algorithm and set of levels ("zstd:1-2", "zlib:?"),
+ * fields_level's columns after it. */
+static void table_levels(FILE *out, const struct report *r)
+{
+	char name[FMT_BUF], set[FMT_LEVELS], label[FMT_BUF + FMT_LEVELS],
+		cell[FIELD_CELL];
+	size_t i, k;
+
+	fprintf(out, "%-12s", "Levels");
+	for (k = 0; k < fields_nlevel; k++)
+		fprintf(out, " %*s", fields_level[k].width ?
+			fields_level[k].width : 12, fields_level[k].label);
+	fputc('\n', out);
+	if (!r->nlevels)
+		fputs("(no zlib or zstd extents)\n", out);
+	for (i = 0; i < r->nlevels; i++) {
+		const struct report_level *l = &r->levels[i];
+
+		snprintf(label, sizeof(label), "%s:%s",
+			 fmt_type_name(l->type, name),
+			 fmt_level_set(l->mask, set));
+		fprintf(out, "%-12s", label);
+		for (k = 0; k < fields_nlevel; k++)
+			fprintf(out, " %*s", fields_level[k].width ?
+				fields_level[k].width : 12,
+				field_text(&fields_level[k], r, l, cell));
+		fputc('\n', out);
+	}
+}
+
 int table_print(FILE *out, FILE *err, const struct report *r)
 {
 	struct report_row total = { 0 };
@@ -625,6 +655,10 @@ int table_print(FILE *out, FILE *err, const struct report *r)
 		table_estimates(out, r);
 		fputc('\n', out);
 		table_decide(out, r);
+	}
+	if (r->show & REPORT_SHOW_LEVELS) {
+		fputc('\n', out);
+		table_levels(out, r);
 	}
 	return ret;
 }

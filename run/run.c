@@ -17,9 +17,11 @@
 #include "estimate/estimate.h"
 #include "estimate/estrun.h"
 #include "estimate/layout.h"
+#include "estimate/levels.h"
 #include "estimate/rewrite.h"
 #include "report/format.h"
 #include "report/ncdu.h"
+#include "report/progress.h"
 #include "report/rows.h"
 #include "sample/prune.h"
 #include "sample/sampleplan.h"
@@ -165,6 +167,11 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 		    !strcmp(getenv("COMPSIZE_WASTE"), "backref"))
 			waste_walk_only(run->waste);
 	}
+	if (opt->levels) {
+		run->levels = levels_create();
+		if (!run->levels)
+			goto fail;
+	}
 	if (opt->format == REPORT_NCDU) {
 		run->ncdu = ncdu_create();
 		if (!run->ncdu)
@@ -243,6 +250,8 @@ void run_free(struct run *run)
 	sharing_free(run->sharing);
 	waste_free(run->waste);
 	run_fiemap_free(run->fiemap);
+	progress_stop(run->levels_prog);
+	levels_free(run->levels);
 	mounts_free(run->mounts);
 	free(run);
 }
@@ -274,6 +283,7 @@ void run_report_failure(struct run *run, const char *path,
 	struct report_error *e;
 
 	estrun_clear_progress(run->estimate.est);
+	progress_clear(run->levels_prog);
 	run_say_path(run, path, cause);
 	run->failed++;
 	/* out of memory there only leaves the mark out */
@@ -590,6 +600,13 @@ static int row_open(struct run *run, const char *path)
 	uint64_t *p;
 	size_t need;
 
+	if (!ret && run->levels) {
+		ret = levels_push(run->levels);
+		if (ret) {
+			rows_close(run->rows, run->usage);
+			return ret;
+		}
+	}
 	if (ret || !run->estimate.layout)
 		return ret;
 	ret = layout_push(run->estimate.layout);
@@ -611,6 +628,13 @@ static int row_open(struct run *run, const char *path)
 
 static int row_close(struct run *run)
 {
+	struct report_level *l;
+	size_t n;
+
+	if (run->levels) {
+		l = levels_pop(run->levels, &n);
+		rows_set_levels(run->rows, l, n);
+	}
 	if (run->estimate.layout)
 		layout_pop(run->estimate.layout);
 	return rows_close(run->rows, run->usage);
@@ -757,6 +781,32 @@ static int ncdu_one_file(struct run *run, int fd, const char *path,
 	return ret ? ret : ret2;
 }
 
+/* --levels: the file's compressed extents read; a failure is the path's,
+ * but for those every file would meet. */
+static int levels_one(struct run *run, int fd, const char *path,
+		      const struct stat *st)
+{
+	char msg[128];
+	int ret = levels_file(run->levels, fd, st);
+
+	switch (ret) {
+	case 0:
+	case -ENOMEM:
+		return ret;
+	case -EPERM:
+		run_say_path(run, path, "--levels: reading extents as stored (BTRFS_IOC_ENCODED_READ) needs root (CAP_SYS_ADMIN)");
+		run->needs_root = 1;
+		return ret;
+	case -EOPNOTSUPP:
+		run_report_failure(run, path, "--levels: not on btrfs, or the kernel has no BTRFS_IOC_ENCODED_READ (5.18 or later)");
+		return 0;
+	default:
+		snprintf(msg, sizeof(msg), "--levels: %s", strerror(-ret));
+		run_report_failure(run, path, msg);
+		return 0;
+	}
+}
+
 /* A regular file open on *fd, or (-1) not opened in directory dirfd. */
 int run_one_file(struct run *run, int *fd, int dirfd, const char *name,
 		 const char *path, const struct stat *st, int depth)
@@ -795,6 +845,8 @@ int run_one_file(struct run *run, int *fd, int dirfd, const char *name,
 		usage_begin_file(run->usage);
 	}
 	run->alloc_bytes += (uint64_t)st->st_blocks * 512;
+	if (!ret && run->levels && *fd >= 0)
+		ret = levels_one(run, *fd, path, st);
 	if (!ret && run->opt->nest)
 		ret = run_estimate_file(run, fd, *fd >= 0 ? *fd : dirfd, path,
 					st);
@@ -844,7 +896,7 @@ static int enter_dir(struct run *run, int fd, const char *path,
 	 * deepest row, nor with a row per file; and once a directory is
 	 * counted, nothing under it is counted again. */
 	if (run->opt->walk || !run->env->usage || !run->env->fast ||
-	    run->deferred.depth >= 0 ||
+	    run->deferred.depth >= 0 || run->levels ||
 	    (run->rows && (depth < run->opt->depth ||
 			   (run->opt->per_file && run->opt->depth < 0))))
 		return WALK_ENTER;
@@ -1050,6 +1102,14 @@ int run_paths(struct run *run, char *const *paths, int n)
 						      run->first_path));
 	run->paths = paths;
 	run->npaths = n;
+	/* --levels reads slowly: a line for a person watching (the
+	 * estimate's own when estimating too), or with --progress */
+	if (run->levels && !run->opt->nest && !run->levels_prog &&
+	    (run->opt->progress > 0 ||
+	     (run->opt->progress < 0 && isatty(STDERR_FILENO))))
+		run->levels_prog = progress_start(STDERR_FILENO,
+						  "compsize: levels: ",
+						  levels_counts, run->levels);
 	for (i = 0; i < n && !ret; i++)
 		ret = run->opt->subvolumes
 			      ? subvolumes_of(run, paths[i])
@@ -1077,6 +1137,10 @@ int run_paths(struct run *run, char *const *paths, int n)
 			fprintf(run->err, "compsize: --estimate: %s\n",
 				strerror(-ret));
 	}
+	progress_stop(run->levels_prog);
+	run->levels_prog = NULL;
+	if (!ret && run->levels)
+		levels_note(run->levels, run->err);
 	if (!ret && run->opt->rewrite &&
 	    (!run->estimate.rewrite || !run->have_usage)) {
 		fputs("compsize: --rewrite: needs the current usage (btrfs and root): not computed\n",

@@ -61,6 +61,7 @@ struct options {
 	 * written with (their disk bytes re-derived so); NULL: each
 	 * file's property, else its mount option */
 	struct est_setting *assume;
+	int levels;		/* --levels */
 	int progress;		/* --progress 1, --no-progress 0, else -1:
 				 * when standard error is a terminal */
 	struct find *find;	/* --find=PREDICATES (find.h), or NULL */

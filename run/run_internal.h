@@ -32,6 +32,8 @@ struct layout;
 struct mounts;
 struct ncdu;
 struct options;
+struct levels;
+struct progress;
 struct prune;
 struct rewrite;
 struct rows;
@@ -165,6 +167,8 @@ struct run {
 				 * predicate */
 	uint64_t waste_type[CS_NTYPES];	/* its totals by type, at the end */
 	uint64_t waste_total;
+	struct levels *levels;	/* NULL without --levels */
+	struct progress *levels_prog;	/* its progress line, or NULL */
 	dev_t top_dev;		/* st_dev of the argument being walked */
 	struct sharing_result excl;	/* --exclusive's totals, at the end */
 	struct deferred deferred;

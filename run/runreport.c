@@ -15,6 +15,7 @@
 #include "estimate/estimate.h"
 #include "estimate/estrun.h"
 #include "estimate/layout.h"
+#include "estimate/levels.h"
 #include "estimate/rewrite.h"
 #include "report/compare.h"
 #include "report/decide.h"
@@ -324,6 +325,10 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		}
 		if (run->rows)
 			rows_set_exclusive(run->rows, run->sharing);
+	}
+	if (run->levels) {
+		r.levels = levels_rows(run->levels, &r.nlevels);
+		r.show |= REPORT_SHOW_LEVELS;
 	}
 	if (run->opt->subvolumes) {
 		/* the kernel's figures, per subvolume (subvols.h) */

@@ -797,4 +797,8 @@ const struct est_ops compsize_est_ops = {
 	.writes = est_writes,
 	.merge = est_merge,
 	.get_result = est_get_result,
+	.lvl_create = est_lvl_create,
+	.lvl_free = est_lvl_free,
+	.lvl_match = est_lvl_match,
+	.lvl_codec = est_lvl_codec,
 };

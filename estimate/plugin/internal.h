@@ -13,6 +13,7 @@
  *   worker.c     one thread's codec workspaces and buffers
  *   heuristic.c  btrfs_compress_heuristic()
  *   zstd.c lzo.c zlib.c   the codecs, framed as the kernel frames them
+ *   levels.c     --levels: the level that wrote an extent
  */
 #ifndef COMPSIZE_EST_INTERNAL_H
 #define COMPSIZE_EST_INTERNAL_H
@@ -57,6 +58,17 @@ struct est_codec_ops {
 extern const struct est_codec_ops est_zstd_ops;
 extern const struct est_codec_ops est_lzo_ops;
 extern const struct est_codec_ops est_zlib_ops;
+
+/* A zstd workspace's level, changed (levels.c tries one workspace at
+ * every level; it is sized for the level it was created with and grows
+ * itself where a level needs more). */
+void est_zstd_ws_level(void *ws, int level);
+
+/* est_zlib_ops.compress() that gives up (0) as soon as its output is not
+ * the first bytes of expect (elen bytes): levels.c's comparison. */
+long est_zlib_compress_as(void *ws, const uint8_t *in, size_t len,
+			  uint8_t *out, size_t cap, const uint8_t *expect,
+			  size_t elen);
 
 const struct est_codec_ops *est_codec(enum est_alg alg);
 
@@ -171,6 +183,14 @@ static inline uint64_t est_round_up(uint64_t v, uint32_t a)
 {
 	return (v + a - 1) / a * a;
 }
+
+/* ---- levels.c: est_ops.lvl_create(), lvl_free(), lvl_match() ---- */
+
+struct est_lvl *est_lvl_create(uint32_t sectorsize);
+void est_lvl_free(struct est_lvl *lv);
+int est_lvl_match(struct est_lvl *lv, enum est_alg alg, const uint8_t *enc,
+		  size_t n, uint64_t ulen, uint64_t *mask);
+const char *est_lvl_codec(enum est_alg alg);
 
 /* ---- worker.c ---- */
 

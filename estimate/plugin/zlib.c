@@ -44,15 +44,37 @@ static void *est_zlib_ws_create(int level)
 	return ws;
 }
 
-static long est_zlib_compress(void *p, uint32_t sectorsize, const uint8_t *in,
-			      size_t len, uint8_t *out, size_t cap)
+/*
+ * Whether out's bytes so far are expect's (elen bytes), or no expect:
+ * the output after each Z_SYNC_FLUSH is final, so a level that does not
+ * write the stored bytes shows it within a page or two.
+ */
+static bool est_zlib_same(const z_stream *s, const uint8_t *out,
+			  const uint8_t *expect, size_t elen, size_t *checked)
+{
+	size_t n = s->total_out;
+
+	if (!expect)
+		return true;
+	if (n > elen || memcmp(out + *checked, expect + *checked,
+			       n - *checked))
+		return false;
+	*checked = n;
+	return true;
+}
+
+/* est_zlib_compress(), or with expect, 0 as soon as the output is not
+ * expect's first bytes. */
+static long est_zlib_deflate(void *p, const uint8_t *in, size_t len,
+			     uint8_t *out, size_t cap, const uint8_t *expect,
+			     size_t elen)
 {
 	struct est_zlib_ws *ws = p;
+	size_t checked = 0;
 	z_stream *s = &ws->def;
 	size_t pages = 1, max_pages = cap / EST_PAGE_SIZE;
 	int ret;
 
-	(void)sectorsize;
 	if (!max_pages)
 		return 0;
 	if (deflateReset(s) != Z_OK)
@@ -75,6 +97,8 @@ static long est_zlib_compress(void *p, uint32_t sectorsize, const uint8_t *in,
 		}
 		if (deflate(s, Z_SYNC_FLUSH) != Z_OK)
 			return -EIO;
+		if (!est_zlib_same(s, out, expect, elen, &checked))
+			return 0;
 		/* "we're making it bigger, give up" */
 		if (s->total_in > 8192 && s->total_in < s->total_out)
 			return 0;
@@ -88,6 +112,8 @@ static long est_zlib_compress(void *p, uint32_t sectorsize, const uint8_t *in,
 	s->avail_in = 0;
 	for (;;) {
 		ret = deflate(s, Z_FINISH);
+		if (!est_zlib_same(s, out, expect, elen, &checked))
+			return 0;
 		if (ret == Z_STREAM_END)
 			break;
 		if (ret != Z_OK && ret != Z_BUF_ERROR)
@@ -104,6 +130,20 @@ static long est_zlib_compress(void *p, uint32_t sectorsize, const uint8_t *in,
 	if (s->total_out >= s->total_in)
 		return 0;
 	return (long)s->total_out;
+}
+
+static long est_zlib_compress(void *p, uint32_t sectorsize, const uint8_t *in,
+			      size_t len, uint8_t *out, size_t cap)
+{
+	(void)sectorsize;
+	return est_zlib_deflate(p, in, len, out, cap, NULL, 0);
+}
+
+long est_zlib_compress_as(void *ws, const uint8_t *in, size_t len,
+			  uint8_t *out, size_t cap, const uint8_t *expect,
+			  size_t elen)
+{
+	return est_zlib_deflate(ws, in, len, out, cap, expect, elen);
 }
 
 static int est_zlib_decompress(void *p, uint32_t sectorsize, const uint8_t *in,

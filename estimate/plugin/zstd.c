@@ -190,6 +190,13 @@ static int est_zstd_decompress(void *p, uint32_t sectorsize, const uint8_t *in,
 	return 0;
 }
 
+void est_zstd_ws_level(void *p, int level)
+{
+	struct est_zstd_ws *ws = p;
+
+	ws->level = level;
+}
+
 const struct est_codec_ops est_zstd_ops = {
 	.alg = EST_ZSTD,
 	.ws_create = est_zstd_ws_create,
