@@ -152,6 +152,9 @@ struct report {
 	 * run, for its metadata */
 	const struct ncdu *tree;
 	int64_t timestamp;
+	/* Rows streamed as they closed (report_stream_row()): nrows of
+	 * them, already in this format, in spool (spool.h), rows NULL. */
+	FILE *spool;
 };
 
 /* One setting's estimate as the formats show it (report_est_view()):

@@ -40,6 +40,8 @@ struct rows {
 	uint64_t seq;		/* walk order, to keep sorts stable */
 	struct est_node *nodes;
 	size_t nnodes, cap_nodes;
+	rows_stream_fn stream;	/* rows_stream() */
+	void *stream_arg;
 };
 
 struct rows *rows_create(enum row_sort sort, size_t top, size_t nest,
@@ -140,6 +142,34 @@ void rows_set_kernel(struct rows *rows, const struct qgroup_root *qr)
 	o->k_data = qr->excl_data;
 	o->k_meta = qr->excl_meta;
 	o->k_rfer = qr->rfer;
+}
+
+void rows_stream(struct rows *rows, rows_stream_fn fn, void *arg)
+{
+	rows->stream = fn;
+	rows->stream_arg = arg;
+}
+
+size_t rows_streamed(const struct rows *rows)
+{
+	return rows->stream ? rows->seq : 0;
+}
+
+/* rows_close() streaming: the row to fn, then gone. */
+static int rows_close_stream(struct rows *rows, struct open_row *o,
+			     const struct cs_stats *st)
+{
+	struct report_row row = { 0 };
+	int ret;
+
+	ret = report_row_fill(&row, st);
+	row.path = o->path;
+	row.est = o->est;
+	row.seq = rows->seq;
+	if (!ret)
+		ret = rows->stream(rows->stream_arg, &row, rows->seq++);
+	report_row_clear(&row);
+	return ret;
 }
 
 size_t rows_open_count(const struct rows *rows)
@@ -282,6 +312,8 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 	int ret;
 
 	usage_sink_pop(ctx, &st);
+	if (rows->stream)
+		return rows_close_stream(rows, o, &st);
 	/* With --top, keep at most twice that many between cuts; exclusive
 	 * bytes are only known at the end. */
 	if (rows->top && rows->ndone >= 2 * rows->top &&

@@ -43,6 +43,18 @@ void rows_set_deleting(struct rows *rows);
 struct qgroup_root;
 void rows_set_kernel(struct rows *rows, const struct qgroup_root *qr);
 
+/*
+ * Stream the rows, in the walk's order, as they close: fn gets each one
+ * (its index in that order, from 0) instead of the rows keeping it, and
+ * may return -errno to fail rows_close().  Only without a sort or --top,
+ * estimates or --exclusive (their figures come after the row closes);
+ * rows_result() then has none, rows_streamed() counts them.
+ */
+typedef int (*rows_stream_fn)(void *arg, const struct report_row *row,
+			      size_t i);
+void rows_stream(struct rows *rows, rows_stream_fn fn, void *arg);
+size_t rows_streamed(const struct rows *rows);
+
 /* Rows open now. */
 size_t rows_open_count(const struct rows *rows);
 

@@ -157,6 +157,9 @@ struct run {
 	struct usage_ctx *usage;
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
+	/* rows streamed as they close (stream_rows()), or NULL: */
+	FILE *spool;		/* their text (spool.h) */
+	struct report stream_report;	/* what their format needs */
 	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
 	struct sharing *sharing;	/* NULL without --exclusive */
 	dev_t top_dev;		/* st_dev of the argument being walked */

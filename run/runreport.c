@@ -298,6 +298,7 @@ static int run_rows_sampled(struct run *run)
 int run_report(struct run *run, FILE *out, FILE *err)
 {
 	struct report r;
+	int ret;
 
 	run_fill_report(run, &r);
 	if (run->sharing) {
@@ -317,6 +318,18 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		return -ENOMEM;
 	if (run->rows)
 		r.rows = rows_result(run->rows, &r.nrows);
+	if (run->spool) {
+		/* rows lost (ENOSPC...): no report rather than part of one */
+		errno = 0;
+		if (fflush(run->spool) || ferror(run->spool)) {
+			fprintf(err, "compsize: the rows' temporary file: %s\n",
+				strerror(errno ? errno : EIO));
+			return 1;
+		}
+		r.spool = run->spool;
+		r.rows = NULL;
+		r.nrows = rows_streamed(run->rows);
+	}
 	r.tree = run->ncdu;
 	r.timestamp = (int64_t)time(NULL);
 	if (run->opt->nest) {
@@ -341,7 +354,14 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		}
 	}
 	run->report = r;
-	return report_print(out, err, &run->report);
+	ret = report_print(out, err, &run->report);
+	if (ret < 0 && ret != -ENOMEM && r.spool) {
+		/* the rows' text could not be kept or read back */
+		fprintf(err, "compsize: the rows' temporary file: %s\n",
+			strerror(-ret));
+		return 1;
+	}
+	return ret;
 }
 
 int run_plot(struct run *run, const char *path)
