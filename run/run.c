@@ -20,6 +20,7 @@
 #include "estimate/rewrite.h"
 #include "report/format.h"
 #include "report/ncdu.h"
+#include "report/progress.h"
 #include "report/report.h"
 #include "report/rows.h"
 #include "report/spool.h"
@@ -231,6 +232,7 @@ void run_free(struct run *run)
 	rows_free(run->rows);
 	if (run->spool)
 		fclose(run->spool);
+	progress_stop(run->prog);
 	ncdu_free(run->ncdu);
 	usage_free(run->usage);
 	sharing_free(run->sharing);
@@ -253,6 +255,7 @@ unsigned long run_failed(const struct run *run)
 void run_say_path(const struct run *run, const char *path,
 		  const char *what)
 {
+	progress_clear(run->prog);
 	fputs("compsize: ", run->err);
 	fmt_table_path(run->err, path);
 	fprintf(run->err, ": %s\n", what);
@@ -415,6 +418,7 @@ int run_tick(void *arg)
 		FILE *out = run->opt->format == REPORT_TABLE ? stdout : stderr;
 
 		*run->env->want_stats = 0;
+		progress_clear(run->prog);
 		run_fill_report(run, &r);
 		r.format = REPORT_TABLE;
 		report_print(out, stderr, &r);
@@ -967,6 +971,34 @@ out:
 	return ret;
 }
 
+/* progress_scan_fn: what the usage has counted so far. */
+static void scan_counts(void *arg, uint64_t *files, uint64_t *bytes)
+{
+	const struct run *run = arg;
+
+	usage_progress(run->usage, files, bytes);
+}
+
+/* The scan's progress line on stderr, a terminal, or with --progress;
+ * --estimate has its own (estrun.h). */
+static void start_progress(struct run *run)
+{
+	const struct options *opt = run->opt;
+
+	if (opt->nest || run->prog || !opt->progress ||
+	    (opt->progress < 0 && !isatty(STDERR_FILENO)))
+		return;
+	/* without one, only no line */
+	run->prog = progress_start_scan(STDERR_FILENO, "compsize: ",
+					scan_counts, run);
+}
+
+static void stop_progress(struct run *run)
+{
+	progress_stop(run->prog);
+	run->prog = NULL;
+}
+
 int run_paths(struct run *run, char *const *paths, int n)
 {
 	const struct walk_ops ops = {
@@ -992,6 +1024,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 	run->first_path = n ? paths[0] : NULL;
 	run->paths = paths;
 	run->npaths = n;
+	start_progress(run);
 	for (i = 0; i < n && !ret; i++)
 		ret = run->opt->subvolumes
 			      ? subvolumes_of(run, paths[i])
@@ -1034,6 +1067,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 	}
 	if (!ret && run->sharing) {
 		ret = sharing_resolve(run->sharing, run_tick, run);
+		stop_progress(run);
 		if (ret && ret != -ENOMEM && sharing_error_path(run->sharing))
 			fprintf(run->err, "compsize: --exclusive: reading the device %s (read-only, for the tree nodes): %s\n",
 				sharing_error_path(run->sharing),
@@ -1047,6 +1081,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 		if (ret == -EPERM)
 			run->needs_root = 1;
 	}
+	stop_progress(run);
 	return ret;
 }
 

@@ -25,6 +25,8 @@
 #include "sample/sample.h"
 #include "scan/sharing.h"
 
+struct progress;
+
 struct est_setting;
 struct estrun;
 struct extent_info;
@@ -160,6 +162,7 @@ struct run {
 	/* rows streamed as they close (stream_rows()), or NULL: */
 	FILE *spool;		/* their text (spool.h) */
 	struct report stream_report;	/* what their format needs */
+	struct progress *prog;	/* the scan's progress line, or NULL */
 	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
 	struct sharing *sharing;	/* NULL without --exclusive */
 	dev_t top_dev;		/* st_dev of the argument being walked */
