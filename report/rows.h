@@ -3,7 +3,8 @@
  * Report rows for --depth and --per-file: each row is what compsize would
  * report for that path alone (its own dedup), gathered in the one walk.
  * Rows open and close along the walk; a closed row keeps only its non-zero
- * types, and with --top only the best rows are kept, so memory grows with
+ * types (with its path in an arena, without --top), and with --top only
+ * the best rows are kept, so memory grows with
  * the rows printed, not with the files scanned (with --estimate, plus 16
  * bytes for every row opened: a file's estimate may come back after its
  * row closed, and finds it and the rows around it by token).

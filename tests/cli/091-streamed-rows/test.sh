@@ -13,13 +13,13 @@
 . "$(dirname "$0")/../common.sh"
 
 setup_fs compress-force=zstd:3
-# 6,000 files in 20 directories (inline, most of them), compressed and
+# 4,000 files in 20 directories (inline, most of them), compressed and
 # random ones, a reflink, a hard link, odd names
 "$PYTHON" - <<'PY'
 import os
 for d in range(20):
     os.makedirs("data/d%02d/sub" % d)
-    for i in range(300):
+    for i in range(200):
         with open("data/d%02d/%s%03d" % (d, "sub/" if i % 3 == 0 else "", i), "w") as f:
             f.write("file %d of %d\n" % (i, d) * (1 + i % 7))
 PY
