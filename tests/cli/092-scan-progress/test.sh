@@ -37,11 +37,13 @@ slowed()
 {
 	local n=$1 where=$2 calls us
 	shift 2
-	strace -f -qq -e trace=ioctl -o "$OUT/$n.calls" "$COMPSIZE" "$@" >/dev/null 2>&1 || true
+	# LeakSanitizer can't run under ptrace: the unslowed runs check leaks
+	local asan=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	env "$asan" strace -f -qq -e trace=ioctl -o "$OUT/$n.calls" "$COMPSIZE" "$@" >/dev/null 2>&1 || true
 	calls=$(grep -c 'ioctl(' "$OUT/$n.calls")
 	us=$((4000000 / (calls ? calls : 1)))
 	echo "$calls ioctls, ${us}µs each" >"$OUT/$n.slowed"
-	local run="strace -f -qq -o /dev/null -e trace=ioctl -e inject=ioctl:delay_enter=$us $COMPSIZE $* >$OUT/$n.out"
+	local run="env $asan strace -f -qq -o /dev/null -e trace=ioctl -e inject=ioctl:delay_enter=$us $COMPSIZE $* >$OUT/$n.out"
 	if [ "$where" = tty ]; then
 		script -qefc "$run" /dev/null >"$OUT/$n.tty" </dev/null &
 	else
