@@ -988,7 +988,7 @@ static void start_progress(struct run *run)
 	if (opt->nest || run->prog || !opt->progress ||
 	    (opt->progress < 0 && !isatty(STDERR_FILENO)))
 		return;
-	/* without one, only no line */
+	/* if it can't start, the run goes on without a line */
 	run->prog = progress_start_scan(STDERR_FILENO, "compsize: ",
 					scan_counts, run);
 }
