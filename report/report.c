@@ -73,6 +73,8 @@ int report_stream_row(FILE *out, const struct report *r,
 		return json_print_row(out, r, row, i);
 	case REPORT_CSV:
 		return csv_print_row(out, r, row);
+	case REPORT_TABLE:
+		return table_spool_row(out, row);
 	default:
 		return -EINVAL;
 	}

@@ -4,12 +4,13 @@
 # Rows streamed (issue #60): --depth/--per-file rows in the walk's order
 # (no --sort, no --top, no estimate, no --exclusive) go to an unnamed
 # temporary file as they close, and JSON and CSV print them from there
-# after the totals.  The output is byte for byte the one of the rows
-# kept in memory (COMPSIZE_STREAM=0, as a sort keeps them), on the fast
-# scan and on --walk; jq and Python's csv read it, its totals are
-# compsize 1.5's; the peak RSS stays flat where the kept rows' grows; a
-# full temporary directory is an error, not a report cut short; one that
-# can't be written keeps the rows in memory.
+# after the totals, the table once it knows its columns' widths.  The
+# output is byte for byte the one of the rows kept in memory
+# (COMPSIZE_STREAM=0, as a sort keeps them), on the fast scan and on
+# --walk; jq and Python's csv read it, its totals are compsize 1.5's
+# (the table's, byte for byte); the peak RSS stays flat where the kept
+# rows' grows; a full temporary directory is an error, not a report cut
+# short; one that can't be written keeps the rows in memory.
 . "$(dirname "$0")/../common.sh"
 
 setup_fs compress-force=zstd:3
@@ -76,10 +77,19 @@ PY
 ) || got="unreadable: $got"
 [ "$got" = "$nfiles $want" ] || fail "csv: $got, want $nfiles files and $want"
 
+# The table: its rows first (read back twice from the spool: the
+# columns as wide as their widest cell), then compsize 1.5's report
+stream -b --per-file data
+CHECKS=$((CHECKS + 1))
+cmp -s <(sed '1,/^$/d' "$OUT/streamed.out") "$OUT/oracle.out" &&
+	[ "$(sed -n '2,/^$/p' "$OUT/streamed.out" | grep -c .)" = "$nfiles" ] ||
+	fail "table: not $nfiles rows then compsize 1.5's report: $(head -c 300 "$OUT/streamed.out")"
+stream --per-file data
+
 # directories, files and directories, a missing path (its error after
 # the rows, exit 1), file arguments across -x, no row at all (no rows'
 # array then)
-for fmt in json csv; do
+for fmt in json csv table; do
 	for args in "--depth=1 data" \
 		"--per-file --depth=1 data/d00 data/missing data/d04" \
 		"-x --per-file data/d01/random data/d02/sub" "data/d00"; do
@@ -97,7 +107,7 @@ rss()
 	cat "$OUT/rss"
 }
 # (not with sanitizers: their shadow memory and quarantine are not ours)
-for fmt in json csv; do
+for fmt in json csv table; do
 	[ "${SANITIZED:-0}" = 0 ] || break
 	plain=$(rss "--format=$fmt")
 	streamed=$(rss "--per-file --format=$fmt")
