@@ -5,6 +5,7 @@
 #include "report/csv.h"
 #include "report/fields.h"
 #include "report/format.h"
+#include "report/spool.h"
 
 /* A column: the field of each table that fills it (a key is one column:
  * an estimate's disk goes in the size disk's), NULL where none. */
@@ -165,6 +166,24 @@ static void row_records(FILE *out, const struct report *r,
 	}
 }
 
+static const char *row_kind(const struct report *r)
+{
+	return r->show & REPORT_SHOW_SUBVOLUMES ? "subvolume" : "path";
+}
+
+int csv_print_row(FILE *out, const struct report *r,
+		  const struct report_row *row)
+{
+	struct column *c = calloc(fields_nsize + fields_ncount + fields_nest,
+				  sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	row_records(out, r, c, columns(c, r), row_kind(r), row, 1);
+	free(c);
+	return 0;
+}
+
 int csv_print(FILE *out, const struct report *r)
 {
 	struct report_row total = { 0 };
@@ -195,11 +214,10 @@ int csv_print(FILE *out, const struct report *r)
 
 		record(out, r, c, n, &rec);
 	}
-	for (i = 0; i < r->nrows; i++)
-		row_records(out, r, c, n,
-			    r->show & REPORT_SHOW_SUBVOLUMES ? "subvolume"
-							     : "path",
-			    &r->rows[i], 1);
+	if (r->spool)
+		ret = spool_copy(r->spool, out);
+	for (i = 0; !r->spool && i < r->nrows; i++)
+		row_records(out, r, c, n, row_kind(r), &r->rows[i], 1);
 	for (i = 0; i < r->nest; i++) {
 		struct record rec = { .kind = "estimate", .est = &v };
 

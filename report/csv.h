@@ -16,4 +16,10 @@
 /* Print r to out.  Returns 0 or -ENOMEM (nothing printed). */
 int csv_print(FILE *out, const struct report *r);
 
+/* One row's records (the row's and its types'), as csv_print() prints
+ * them; for a row streamed (report_stream_row()).  Returns 0 or -ENOMEM
+ * (nothing printed). */
+int csv_print_row(FILE *out, const struct report *r,
+		  const struct report_row *row);
+
 #endif

@@ -6,6 +6,7 @@
 #include "report/fields.h"
 #include "report/format.h"
 #include "report/json.h"
+#include "report/spool.h"
 
 /* Where a value is: which fields have one there (JSON leaves the others
  * out). */
@@ -147,6 +148,21 @@ static void json_levels(FILE *out, const struct report_level *lv, size_t n)
 	fputc(']', out);
 }
 
+int json_print_row(FILE *out, const struct report *r,
+		   const struct report_row *row, size_t i)
+{
+	fputs(i ? ",{" : "{", out);
+	fmt_json_path(out, "path", row->path);
+	fputc(',', out);
+	json_row_body(out, r, row, AT_ROW_TYPE);
+	if (r->nest)
+		json_est(out, r, row);
+	if (r->show & REPORT_SHOW_LEVELS)
+		json_levels(out, row->levels, row->nlevels);
+	fputc('}', out);
+	return 0;
+}
+
 int json_print(FILE *out, const struct report *r)
 {
 	struct report_row total = { 0 };
@@ -178,22 +194,15 @@ int json_print(FILE *out, const struct report *r)
 		json_est(out, r, NULL);
 	if (r->show & REPORT_SHOW_LEVELS)
 		json_levels(out, r->levels, r->nlevels);
-	if (r->rows) {
+	/* a rows' array once a row was ever kept (--top may cut to 0) */
+	if (r->rows || (r->spool && r->nrows)) {
 		fprintf(out, ",\"%s\":[",
 			r->show & REPORT_SHOW_SUBVOLUMES ? "subvolumes"
 							 : "paths");
-		for (i = 0; i < r->nrows; i++) {
-			fputs(i ? ",{" : "{", out);
-			fmt_json_path(out, "path", r->rows[i].path);
-			fputc(',', out);
-			json_row_body(out, r, &r->rows[i], AT_ROW_TYPE);
-			if (r->nest)
-				json_est(out, r, &r->rows[i]);
-			if (r->show & REPORT_SHOW_LEVELS)
-				json_levels(out, r->rows[i].levels,
-					    r->rows[i].nlevels);
-			fputc('}', out);
-		}
+		if (r->spool)
+			ret = spool_copy(r->spool, out);
+		for (i = 0; !r->spool && i < r->nrows; i++)
+			json_print_row(out, r, &r->rows[i], i);
 		fputc(']', out);
 	}
 	fputs(",\"errors\":[", out);
@@ -206,5 +215,5 @@ int json_print(FILE *out, const struct report *r)
 	}
 	fputs("]}\n", out);
 	report_row_clear(&total);
-	return 0;
+	return ret;
 }

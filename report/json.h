@@ -13,4 +13,10 @@
 /* Print r to out as one line.  Returns 0 or -ENOMEM (nothing printed). */
 int json_print(FILE *out, const struct report *r);
 
+/* Row i of r's rows (i > 0: after others), as json_print() prints it
+ * inside the rows' array; for a row streamed (report_stream_row()).
+ * Returns 0. */
+int json_print_row(FILE *out, const struct report *r,
+		   const struct report_row *row, size_t i);
+
 #endif

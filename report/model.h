@@ -218,6 +218,9 @@ struct report {
 	/* --levels: the rows, by type and lowest level */
 	const struct report_level *levels;
 	size_t nlevels;
+	/* Rows streamed as they closed (report_stream_row()): nrows of
+	 * them, already in this format, in spool (spool.h), rows NULL. */
+	FILE *spool;
 };
 
 /* One setting's estimate as the formats show it (report_est_view()):

@@ -21,6 +21,7 @@
 /* Nothing before this, then a redraw at most this often; not on a
  * terminal (--progress), a full line this often. */
 #define PROGRESS_DELAY_NS	1000000000ull
+#define PROGRESS_SCAN_DELAY_NS	2000000000ull
 #define PROGRESS_TICK_NS	200000000ull
 #define PROGRESS_LINE_NS	10000000000ull
 
@@ -29,7 +30,9 @@ struct progress {
 	int lines;		/* not a terminal: full lines, no \r */
 	const char *prefix;
 	progress_counts_fn counts;
+	progress_scan_fn scan;	/* the scan's line instead */
 	void *arg;
+	uint64_t delay_ns;
 	uint64_t t0_ns;
 	uint64_t rchar0;
 	pthread_t th;
@@ -130,37 +133,14 @@ static const char *progress_size(uint64_t v, char buf[FMT_BUF])
 	return p;
 }
 
-static void progress_draw(struct progress *p, uint64_t now)
+/* The line of s (a full one when not on a terminal), drawn. */
+static void progress_put(struct progress *p, const char *s)
 {
-	char line[160], a[FMT_BUF], b[FMT_BUF], c[FMT_BUF];
-	const char *sa, *sb, *sc;
-	uint64_t done, total, rchar, rate, secs;
-	int known, len;
+	char line[200];
+	int len;
 
-	p->counts(p->arg, &done, &total, &known);
-	rchar = progress_rchar();
-	if (rchar > p->rchar0 && rchar - p->rchar0 > done)
-		done = rchar - p->rchar0;
-	if (known && done > total)
-		done = total;
-	rate = done * 1000000000ull / (now - p->t0_ns);
-	sa = progress_size(done, a);
-	/* MB/s as the estimate table writes speeds (10^6 bytes) */
-	snprintf(b, sizeof(b), "%" PRIu64 "MB/s", (rate + 500000) / 1000000);
-	sb = b;
-	if (known) {
-		sc = progress_size(total, c);
-		secs = rate ? (total - done) / rate : 0;
-		len = snprintf(line, sizeof(line),
-			       "%s%s%s of %s read, %s, ETA %" PRIu64
-			       ":%02" PRIu64 "%s", p->lines ? "" : "\r",
-			       p->prefix, sa, sc, sb, secs / 60, secs % 60,
-			       p->lines ? "\n" : "\033[K");
-	} else {
-		len = snprintf(line, sizeof(line), "%s%s%s read, %s%s",
-			       p->lines ? "" : "\r", p->prefix, sa, sb,
-			       p->lines ? "\n" : "\033[K");
-	}
+	len = snprintf(line, sizeof(line), "%s%s%s%s", p->lines ? "" : "\r",
+		       p->prefix, s, p->lines ? "\n" : "\033[K");
 	if (len >= (int)sizeof(line))
 		len = sizeof(line) - 1;
 	pthread_mutex_lock(&p->draw_lock);
@@ -171,6 +151,46 @@ static void progress_draw(struct progress *p, uint64_t now)
 	pthread_mutex_unlock(&p->draw_lock);
 }
 
+static void progress_draw_scan(struct progress *p, uint64_t now)
+{
+	char line[120], a[FMT_BUF];
+	uint64_t files, bytes, secs = (now - p->t0_ns) / 1000000000ull;
+
+	p->scan(p->arg, &files, &bytes);
+	snprintf(line, sizeof(line),
+		 "%" PRIu64 " files, %s referenced, %" PRIu64 ":%02" PRIu64,
+		 files, progress_size(bytes, a), secs / 60, secs % 60);
+	progress_put(p, line);
+}
+
+static void progress_draw(struct progress *p, uint64_t now)
+{
+	char line[160], a[FMT_BUF], c[FMT_BUF];
+	uint64_t done, total, rchar, rate, secs;
+	int known;
+
+	p->counts(p->arg, &done, &total, &known);
+	rchar = progress_rchar();
+	if (rchar > p->rchar0 && rchar - p->rchar0 > done)
+		done = rchar - p->rchar0;
+	if (known && done > total)
+		done = total;
+	rate = done * 1000000000ull / (now - p->t0_ns);
+	/* MB/s as the estimate table writes speeds (10^6 bytes) */
+	if (known) {
+		secs = rate ? (total - done) / rate : 0;
+		snprintf(line, sizeof(line),
+			 "%s of %s read, %" PRIu64 "MB/s, ETA %" PRIu64
+			 ":%02" PRIu64, progress_size(done, a),
+			 progress_size(total, c), (rate + 500000) / 1000000,
+			 secs / 60, secs % 60);
+	} else {
+		snprintf(line, sizeof(line), "%s read, %" PRIu64 "MB/s",
+			 progress_size(done, a), (rate + 500000) / 1000000);
+	}
+	progress_put(p, line);
+}
+
 static void *progress_main(void *arg)
 {
 	struct progress *p = arg;
@@ -179,7 +199,7 @@ static void *progress_main(void *arg)
 
 	thread_block_signals();
 	pthread_mutex_lock(&p->lock);
-	next = p->t0_ns + PROGRESS_DELAY_NS;
+	next = p->t0_ns + p->delay_ns;
 	while (!p->stop) {
 		ts.tv_sec = next / 1000000000ull;
 		ts.tv_nsec = next % 1000000000ull;
@@ -191,7 +211,10 @@ static void *progress_main(void *arg)
 			continue;
 		next = now + (p->lines ? PROGRESS_LINE_NS : PROGRESS_TICK_NS);
 		pthread_mutex_unlock(&p->lock);
-		progress_draw(p, now);
+		if (p->scan)
+			progress_draw_scan(p, now);
+		else
+			progress_draw(p, now);
 		pthread_mutex_lock(&p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -206,8 +229,10 @@ static void progress_free(struct progress *p)
 	free(p);
 }
 
-struct progress *progress_start(int fd, const char *prefix,
-				progress_counts_fn counts, void *arg)
+static struct progress *progress_begin(int fd, const char *prefix,
+				       progress_counts_fn counts,
+				       progress_scan_fn scan, void *arg,
+				       uint64_t delay_ns)
 {
 	struct progress *p = calloc(1, sizeof(*p));
 	pthread_condattr_t ca;
@@ -219,7 +244,9 @@ struct progress *progress_start(int fd, const char *prefix,
 	p->lines = !isatty(fd);
 	p->prefix = prefix;
 	p->counts = counts;
+	p->scan = scan;
 	p->arg = arg;
+	p->delay_ns = delay_ns;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->draw_lock, NULL);
 	pthread_condattr_init(&ca);
@@ -239,6 +266,20 @@ struct progress *progress_start(int fd, const char *prefix,
 		return NULL;
 	}
 	return p;
+}
+
+struct progress *progress_start(int fd, const char *prefix,
+				progress_counts_fn counts, void *arg)
+{
+	return progress_begin(fd, prefix, counts, NULL, arg,
+			      PROGRESS_DELAY_NS);
+}
+
+struct progress *progress_start_scan(int fd, const char *prefix,
+				     progress_scan_fn counts, void *arg)
+{
+	return progress_begin(fd, prefix, NULL, counts, arg,
+			      PROGRESS_SCAN_DELAY_NS);
 }
 
 void progress_clear(struct progress *p)

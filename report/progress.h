@@ -30,6 +30,17 @@ struct progress;
 struct progress *progress_start(int fd, const char *prefix,
 				progress_counts_fn counts, void *arg);
 
+/*
+ * The scan's line ("PREFIX 12345 files, 1.2G referenced, 0:07"): files
+ * and bytes done so far, asked for by the progress thread at each redraw
+ * (the caller's to make safe to read from it), and the time since the
+ * start.  Nothing in the first two seconds: a short scan shows nothing.
+ */
+typedef void (*progress_scan_fn)(void *arg, uint64_t *files,
+				 uint64_t *bytes);
+struct progress *progress_start_scan(int fd, const char *prefix,
+				     progress_scan_fn counts, void *arg);
+
 /* Erase the line, if one is drawn, before writing to stderr.  NULL is
  * fine. */
 void progress_clear(struct progress *p);

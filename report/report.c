@@ -65,6 +65,21 @@ out:
 	return ret;
 }
 
+int report_stream_row(FILE *out, const struct report *r,
+		      const struct report_row *row, size_t i)
+{
+	switch (r->format) {
+	case REPORT_JSON:
+		return json_print_row(out, r, row, i);
+	case REPORT_CSV:
+		return csv_print_row(out, r, row);
+	case REPORT_TABLE:
+		return table_spool_row(out, row);
+	default:
+		return -EINVAL;
+	}
+}
+
 int report_print(FILE *out, FILE *err, const struct report *r)
 {
 	int ret;

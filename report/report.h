@@ -18,6 +18,24 @@
  */
 int report_print(FILE *out, FILE *err, const struct report *r);
 
+/* Whether rows of format f can be streamed as they close
+ * (report_stream_row()), before the report's totals are known: JSON and
+ * CSV as text, the table's rows in binary (their columns' widths are
+ * known at the end). */
+static inline int report_can_stream(enum report_format f)
+{
+	return f == REPORT_JSON || f == REPORT_CSV || f == REPORT_TABLE;
+}
+
+/*
+ * Row i of the walk's order (i > 0: after others) as r's format prints it
+ * among the rows (the table: what it prints of it), to out (a spool,
+ * spool.h; the report then prints it from there: r->spool).  r needs only its format and show bits set.
+ * Returns 0, -ENOMEM, or -EINVAL if the format can't stream.
+ */
+int report_stream_row(FILE *out, const struct report *r,
+		      const struct report_row *row, size_t i);
+
 /*
  * compsize 1.5's table of st alone ("Processed ...", then a line for the
  * total and each type with data); raw selects bytes.  When there is

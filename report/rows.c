@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/arena.h"
 #include "lib/array.h"
 #include "report/rows.h"
 #include "scan/qgroup.h"
@@ -46,6 +47,12 @@ struct rows {
 	int defer_cut;		/* rows_defer_cut() */
 	int (*keep)(void *arg, const struct report_row *row);	/* rows_filter() */
 	void *keep_arg;
+	rows_stream_fn stream;	/* rows_stream() */
+	void *stream_arg;
+	/* Without --top, every row closed is kept to the end: its path
+	 * and types are here, not a malloc() each (NULL with --top, whose
+	 * cut rows give theirs back). */
+	struct arena *arena;
 };
 
 struct rows *rows_create(enum row_sort sort, size_t top, size_t nest,
@@ -59,7 +66,25 @@ struct rows *rows_create(enum row_sort sort, size_t top, size_t nest,
 	rows->top = top;
 	rows->nest = nest;
 	rows->extra = nest ? extra : 0;
+	if (!top) {
+		rows->arena = arena_create();
+		if (!rows->arena) {
+			free(rows);
+			return NULL;
+		}
+	}
 	return rows;
+}
+
+/* Free what a closed row holds of its own. */
+static void rows_clear(struct rows *rows, struct report_row *row)
+{
+	if (!rows->arena) {
+		report_row_clear(row);
+		return;
+	}
+	free(row->est);
+	memset(row, 0, sizeof(*row));
 }
 
 void rows_free(struct rows *rows)
@@ -74,7 +99,8 @@ void rows_free(struct rows *rows)
 		free(rows->open[i].levels);
 	}
 	for (i = 0; i < rows->ndone; i++)
-		report_row_clear(&rows->done[i]);
+		rows_clear(rows, &rows->done[i]);
+	arena_free(rows->arena);
 	free(rows->open);
 	free(rows->done);
 	free(rows->nodes);
@@ -163,6 +189,34 @@ void rows_set_kernel(struct rows *rows, const struct qgroup_root *qr)
 	o->k_data = qr->excl_data;
 	o->k_meta = qr->excl_meta;
 	o->k_rfer = qr->rfer;
+}
+
+void rows_stream(struct rows *rows, rows_stream_fn fn, void *arg)
+{
+	rows->stream = fn;
+	rows->stream_arg = arg;
+}
+
+size_t rows_streamed(const struct rows *rows)
+{
+	return rows->stream ? rows->seq : 0;
+}
+
+/* rows_close() streaming: the row to fn, then gone. */
+static int rows_close_stream(struct rows *rows, struct open_row *o,
+			     const struct cs_stats *st)
+{
+	struct report_row row = { 0 };
+	int ret;
+
+	ret = report_row_fill(&row, st);
+	row.path = o->path;
+	row.est = o->est;
+	row.seq = rows->seq;
+	if (!ret)
+		ret = rows->stream(rows->stream_arg, &row, rows->seq++);
+	report_row_clear(&row);
+	return ret;
 }
 
 size_t rows_open_count(const struct rows *rows)
@@ -296,10 +350,31 @@ static void sort_and_cut(struct rows *rows)
 			if (rows->done[i].est_token)
 				rows->nodes[rows->done[i].est_token - 1].est =
 					NULL;
-			report_row_clear(&rows->done[i]);
+			rows_clear(rows, &rows->done[i]);
 		}
 		rows->ndone = rows->top;
 	}
+}
+
+/* A row kept to the end: its types and o's path moved to the arena. */
+static int rows_to_arena(struct rows *rows, struct report_row *row,
+			 struct open_row *o)
+{
+	size_t len = row->ntypes * sizeof(*row->types);
+	struct row_type *t = len ? arena_alloc(rows->arena, len) : NULL;
+	char *path = arena_strdup(rows->arena, o->path);
+
+	if ((len && !t) || !path) {
+		free(row->types);
+		return -ENOMEM;
+	}
+	if (len)
+		memcpy(t, row->types, len);
+	free(row->types);
+	row->types = t;
+	free(o->path);
+	o->path = path;
+	return 0;
 }
 
 int rows_close(struct rows *rows, struct usage_ctx *ctx)
@@ -310,6 +385,8 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 	int ret;
 
 	usage_sink_pop(ctx, &st);
+	if (rows->stream)
+		return rows_close_stream(rows, o, &st);
 	/* With --top, keep at most twice that many between cuts; exclusive
 	 * bytes are only known at the end. */
 	if (rows->top && rows->ndone >= 2 * rows->top && !rows->defer_cut &&
@@ -327,6 +404,11 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 	ret = report_row_fill(row, &st);
 	if (ret)
 		goto fail;
+	if (rows->arena) {
+		ret = rows_to_arena(rows, row, o);
+		if (ret)
+			goto fail;
+	}
 	row->path = o->path;
 	row->est = o->est;
 	row->est_token = o->token;

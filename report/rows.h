@@ -3,7 +3,8 @@
  * Report rows for --depth and --per-file: each row is what compsize would
  * report for that path alone (its own dedup), gathered in the one walk.
  * Rows open and close along the walk; a closed row keeps only its non-zero
- * types, and with --top only the best rows are kept, so memory grows with
+ * types (with its path in an arena, without --top), and with --top only
+ * the best rows are kept, so memory grows with
  * the rows printed, not with the files scanned (with --estimate, plus 16
  * bytes for every row opened: a file's estimate may come back after its
  * row closed, and finds it and the rows around it by token).
@@ -47,6 +48,18 @@ void rows_set_kernel(struct rows *rows, const struct qgroup_root *qr);
  * with the row), from levels_pop(). */
 struct report_level;
 void rows_set_levels(struct rows *rows, struct report_level *l, size_t n);
+
+/*
+ * Stream the rows, in the walk's order, as they close: fn gets each one
+ * (its index in that order, from 0) instead of the rows keeping it, and
+ * may return -errno to fail rows_close().  Only without a sort or --top,
+ * estimates or --exclusive (their figures come after the row closes);
+ * rows_result() then has none, rows_streamed() counts them.
+ */
+typedef int (*rows_stream_fn)(void *arg, const struct report_row *row,
+			      size_t i);
+void rows_stream(struct rows *rows, rows_stream_fn fn, void *arg);
+size_t rows_streamed(const struct rows *rows);
 
 /* Rows open now. */
 size_t rows_open_count(const struct rows *rows);

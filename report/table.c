@@ -224,6 +224,70 @@ static int per_setting(const struct field *f)
 	return !!(f->flags & FIELD_PER_SETTING);
 }
 
+int table_spool_row(FILE *out, const struct report_row *row)
+{
+	uint32_t len = (uint32_t)strlen(row->path);
+
+	fwrite(&row->size, sizeof(row->size), 1, out);
+	fwrite(&len, sizeof(len), 1, out);
+	fwrite(row->path, 1, len, out);
+	return 0;
+}
+
+/* The rows of a report, kept (r->rows) or streamed (r->spool: what
+ * table_spool_row() wrote, read back into row). */
+struct row_iter {
+	const struct report *r;
+	size_t i;
+	struct report_row row;
+	size_t cap;		/* row.path's bytes */
+	int err;		/* reading the spool failed: -errno */
+};
+
+/* From the first row.  Returns 0 or -errno. */
+static int iter_start(struct row_iter *it)
+{
+	it->i = 0;
+	errno = 0;
+	if (it->r->spool && (fflush(it->r->spool) ||
+			     fseeko(it->r->spool, 0, SEEK_SET)))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* The next row, or NULL at the end or on an error (it->err). */
+static const struct report_row *iter_next(struct row_iter *it)
+{
+	FILE *f = it->r->spool;
+	uint32_t len;
+	char *p;
+
+	if (it->i >= it->r->nrows)
+		return NULL;
+	if (!f)
+		return &it->r->rows[it->i++];
+	if (fread(&it->row.size, sizeof(it->row.size), 1, f) != 1 ||
+	    fread(&len, sizeof(len), 1, f) != 1)
+		goto fail;
+	if (len >= it->cap) {
+		p = realloc(it->row.path, (size_t)len + 1);
+		if (!p) {
+			it->err = -ENOMEM;
+			return NULL;
+		}
+		it->row.path = p;
+		it->cap = (size_t)len + 1;
+	}
+	if (fread(it->row.path, 1, len, f) != len)
+		goto fail;
+	it->row.path[len] = 0;
+	it->i++;
+	return &it->row;
+fail:
+	it->err = ferror(f) && errno ? -errno : -EIO;
+	return NULL;
+}
+
 /* The rows' table: Perc, the default sizes, each setting's predicted Disk
  * Usage of the row (the estimate table's model: which directories gain),
  * the optional sizes, Path; each column as wide as its widest cell. */
@@ -231,20 +295,26 @@ static int table_rows(FILE *out, const struct report *r)
 {
 	size_t nw = r->nest * fields_nest;
 	int w[FIELDS_MAX], *we = calloc(nw ? nw : 1, sizeof(*we));
+	struct row_iter it = { .r = r };
+	const struct report_row *row;
 	char d[FIELD_CELL];
 	struct est_view v;
-	size_t i, j, k;
+	size_t j, k;
+	int ret;
 
 	if (!we)
 		return -ENOMEM;
+	ret = iter_start(&it);
+	if (ret)
+		goto out;
 	widths_init(w, fields_nsize);
 	for (k = 0; k < fields_nest; k++)
 		for (j = 0; per_setting(&fields_est[k]) && j < r->nest; j++)
 			we[k * r->nest + j] = setting_width(r->est[j].setting);
-	for (i = 0; i < r->nrows; i++) {
-		widen_sizes(w, r, &r->rows[i].size);
+	while ((row = iter_next(&it))) {
+		widen_sizes(w, r, &row->size);
 		for (j = 0; j < r->nest; j++) {
-			report_est_view(r, j, &r->rows[i], &v);
+			report_est_view(r, j, row, &v);
 			for (k = 0; k < fields_nest; k++) {
 				int *wk = &we[k * r->nest + j];
 				int len;
@@ -265,11 +335,12 @@ static int table_rows(FILE *out, const struct report *r)
 		for (j = 0; per_setting(&fields_est[k]) && j < r->nest; j++)
 			fprintf(out, " %-*s", we[k * r->nest + j],
 				short_setting(r->est[j].setting));
+	ret = it.err ? it.err : iter_start(&it);
+	if (ret)
+		goto out;
 	table_sizes(out, r, NULL, w, 0, 1, 0);
 	fprintf(out, " %s\n", "Path");
-	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
-
+	while ((row = iter_next(&it))) {
 		table_counts(out, r, row);
 		table_perc(out, row->size.disk, row->size.uncomp);
 		table_sizes(out, r, &row->size, w, 0, 0, 0);
@@ -288,8 +359,11 @@ static int table_rows(FILE *out, const struct report *r)
 			fmt_table_path(out, row->path);
 		fputc('\n', out);
 	}
+	ret = it.err;
+out:
+	free(it.row.path);
 	free(we);
-	return 0;
+	return ret;
 }
 
 /* Estimates and decisions: a line per setting, the fields_est columns. */

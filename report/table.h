@@ -18,6 +18,10 @@
  */
 int table_print(FILE *out, FILE *err, const struct report *r);
 
+/* A row streamed (report_stream_row()) as table_print() reads it back
+ * from r->spool: its sizes and path, binary.  Returns 0. */
+int table_spool_row(FILE *out, const struct report_row *row);
+
 /*
  * compsize 1.5's table of st alone ("Processed ...", then a line for the
  * total and each type with data); raw selects bytes.  When there is

@@ -22,7 +22,9 @@
 #include "report/format.h"
 #include "report/ncdu.h"
 #include "report/progress.h"
+#include "report/report.h"
 #include "report/rows.h"
+#include "report/spool.h"
 #include "sample/prune.h"
 #include "sample/sampleplan.h"
 #include "scan/fastscan.h"
@@ -85,6 +87,40 @@ size_t run_dx_count(const struct run *run)
 static int find_keep_now(void *arg, const struct report_row *row)
 {
 	return find_match(arg, NULL, row);
+}
+
+/* rows_stream_fn: a row to the spool, in the report's format. */
+static int stream_row(void *arg, const struct report_row *row, size_t i)
+{
+	struct run *run = arg;
+
+	return report_stream_row(run->spool, &run->stream_report, row, i);
+}
+
+/*
+ * Rows in the walk's order whose figures are all known when they close
+ * (no estimate, exclusive bytes, waste or levels; not filtered by --find
+ * or matched by --compare afterwards) go to a spool as they close, in a
+ * format that prints them after the totals (JSON, CSV): memory stays flat
+ * with --per-file on any number of files.  COMPSIZE_STREAM=0 keeps them
+ * in memory instead, as with a sort: the tests' oracle (091).  Without a
+ * spool they are kept, as before.
+ */
+static void stream_rows(struct run *run)
+{
+	const struct options *opt = run->opt;
+	const char *env = getenv("COMPSIZE_STREAM");
+
+	if (!run->rows || opt->nest || opt->sort != ROW_SORT_WALK ||
+	    opt->top || opt->exclusive || opt->subvolumes || opt->find ||
+	    opt->waste || opt->compare || opt->levels ||
+	    !report_can_stream(opt->format) || (env && !strcmp(env, "0")))
+		return;
+	run->spool = spool_create();
+	if (!run->spool)
+		return;
+	run_fill_report(run, &run->stream_report);
+	rows_stream(run->rows, stream_row, run);
 }
 
 struct run *run_create(const struct options *opt, const struct run_env *env)
@@ -195,6 +231,7 @@ struct run *run_create(const struct options *opt, const struct run_env *env)
 				    (void *)opt->find);
 		else if (opt->find)
 			rows_defer_cut(run->rows);
+		stream_rows(run);
 	}
 	return run;
 fail:
@@ -242,6 +279,9 @@ void run_free(struct run *run)
 	free(run->estimate.est_rows);
 	free(run->subvol_devs);
 	rows_free(run->rows);
+	if (run->spool)
+		fclose(run->spool);
+	progress_stop(run->prog);
 	ncdu_free(run->ncdu);
 	if (run->usage)
 		free(run->usage->stats.hist);
@@ -271,6 +311,7 @@ unsigned long run_failed(const struct run *run)
 void run_say_path(const struct run *run, const char *path,
 		  const char *what)
 {
+	progress_clear(run->prog);
 	fputs("compsize: ", run->err);
 	fmt_table_path(run->err, path);
 	fprintf(run->err, ": %s\n", what);
@@ -458,6 +499,7 @@ int run_tick(void *arg)
 		FILE *out = run->opt->format == REPORT_TABLE ? stdout : stderr;
 
 		*run->env->want_stats = 0;
+		progress_clear(run->prog);
 		run_fill_report(run, &r);
 		r.format = REPORT_TABLE;
 		report_print(out, stderr, &r);
@@ -1068,6 +1110,34 @@ out:
 	return ret;
 }
 
+/* progress_scan_fn: what the usage has counted so far. */
+static void scan_counts(void *arg, uint64_t *files, uint64_t *bytes)
+{
+	const struct run *run = arg;
+
+	usage_progress(run->usage, files, bytes);
+}
+
+/* The scan's progress line on stderr, a terminal, or with --progress;
+ * --estimate has its own (estrun.h). */
+static void start_progress(struct run *run)
+{
+	const struct options *opt = run->opt;
+
+	if (opt->nest || run->prog || !opt->progress ||
+	    (opt->progress < 0 && !isatty(STDERR_FILENO)))
+		return;
+	/* if it can't start, the run goes on without a line */
+	run->prog = progress_start_scan(STDERR_FILENO, "compsize: ",
+					scan_counts, run);
+}
+
+static void stop_progress(struct run *run)
+{
+	progress_stop(run->prog);
+	run->prog = NULL;
+}
+
 int run_paths(struct run *run, char *const *paths, int n)
 {
 	const struct walk_ops ops = {
@@ -1110,6 +1180,8 @@ int run_paths(struct run *run, char *const *paths, int n)
 		run->levels_prog = progress_start(STDERR_FILENO,
 						  "compsize: levels: ",
 						  levels_counts, run->levels);
+	else if (!run->levels)
+		start_progress(run);
 	for (i = 0; i < n && !ret; i++)
 		ret = run->opt->subvolumes
 			      ? subvolumes_of(run, paths[i])
@@ -1157,6 +1229,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 	}
 	if (!ret && run->sharing) {
 		ret = sharing_resolve(run->sharing, run_tick, run);
+		stop_progress(run);
 		if (ret && ret != -ENOMEM && sharing_error_path(run->sharing))
 			fprintf(run->err, "compsize: --exclusive: reading the device %s (read-only, for the tree nodes): %s\n",
 				sharing_error_path(run->sharing),
@@ -1178,6 +1251,7 @@ int run_paths(struct run *run, char *const *paths, int n)
 		if (ret == -EPERM)
 			run->needs_root = 1;
 	}
+	stop_progress(run);
 	return ret;
 }
 

@@ -25,6 +25,8 @@
 #include "sample/sample.h"
 #include "scan/sharing.h"
 
+struct progress;
+
 struct est_setting;
 struct estrun;
 struct extent_info;
@@ -160,6 +162,10 @@ struct run {
 	struct usage_ctx *usage;
 	struct mounts *mounts;	/* NULL until the first directory */
 	struct rows *rows;	/* NULL without --depth/--per-file */
+	/* rows streamed as they close (stream_rows()), or NULL: */
+	FILE *spool;		/* their text (spool.h) */
+	struct report stream_report;	/* what their format needs */
+	struct progress *prog;	/* the scan's progress line, or NULL */
 	struct ncdu *ncdu;	/* NULL but with --format=ncdu */
 	char (*uuids)[37];	/* the report's filesystems (run_fill_report()) */
 	struct sharing *sharing;	/* NULL without --exclusive */

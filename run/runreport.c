@@ -314,6 +314,7 @@ static int find_keep(void *arg, const struct report_row *row)
 int run_report(struct run *run, FILE *out, FILE *err)
 {
 	struct report r;
+	int ret;
 
 	run_fill_report(run, &r);
 	if (run->sharing) {
@@ -382,6 +383,18 @@ int run_report(struct run *run, FILE *out, FILE *err)
 			rows_keep(run->rows, find_keep, &fk);
 		r.rows = rows_result(run->rows, &r.nrows);
 	}
+	if (run->spool) {
+		/* rows lost (ENOSPC...): no report rather than part of one */
+		errno = 0;
+		if (fflush(run->spool) || ferror(run->spool)) {
+			fprintf(err, "compsize: the rows' temporary file: %s\n",
+				strerror(errno ? errno : EIO));
+			return 1;
+		}
+		r.spool = run->spool;
+		r.rows = NULL;
+		r.nrows = rows_streamed(run->rows);
+	}
 	if (run->opt->compare) {
 		char why[256];
 
@@ -405,7 +418,14 @@ int run_report(struct run *run, FILE *out, FILE *err)
 		find_print(out, &run->report, run->opt->find_nul);
 		return 0;
 	}
-	return report_print(out, err, &run->report);
+	ret = report_print(out, err, &run->report);
+	if (ret < 0 && ret != -ENOMEM && r.spool) {
+		/* the rows' text could not be kept or read back */
+		fprintf(err, "compsize: the rows' temporary file: %s\n",
+			strerror(-ret));
+		return 1;
+	}
+	return ret;
 }
 
 int run_plot(struct run *run, const char *path)

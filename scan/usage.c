@@ -125,11 +125,21 @@ void usage_sink_pop(struct usage_ctx *ctx, struct cs_stats *out)
 	free(sink->seen);
 }
 
+void usage_progress(const struct usage_ctx *ctx, uint64_t *files,
+		    uint64_t *bytes)
+{
+	*files = __atomic_load_n(&ctx->prog_files, __ATOMIC_RELAXED);
+	*bytes = __atomic_load_n(&ctx->prog_bytes, __ATOMIC_RELAXED);
+}
+
 void usage_begin_file(struct usage_ctx *ctx)
 {
 	size_t i;
 
 	extent_begin_file(&ctx->stats);
+	__atomic_store_n(&ctx->prog_files, ctx->stats.nfiles,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->prog_bytes, ctx->refd_sum, __ATOMIC_RELAXED);
 	for (i = 0; i < ctx->nsinks; i++)
 		extent_begin_file(&ctx->sinks[i].stats);
 }
@@ -160,6 +170,11 @@ int usage_account(struct usage_ctx *ctx, size_t fs_idx,
 	int ret;
 
 	ret = extent_account(&ctx->stats, ctx->fsids[fs_idx].seen, ei);
+	/* as extent_account() counts referenced bytes */
+	if (!ret)
+		ctx->refd_sum += ei->type == BTRFS_FILE_EXTENT_INLINE
+					 ? ei->ram_bytes
+				 : ei->disk_bytenr ? ei->num_bytes : 0;
 	if (!ret && ctx->sharing)
 		ret = sharing_extent(ctx->sharing, fs_idx, ei);
 	if (!ret && ctx->waste)

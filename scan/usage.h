@@ -66,10 +66,20 @@ struct usage_ctx {
 	struct sharing *sharing;
 	/* With --waste or a waste predicate: every extent accounted. */
 	struct waste *waste;
+	/* The grand total's referenced bytes so far, and what
+	 * usage_progress() reads from another thread: the files and those
+	 * bytes as of the last file begun. */
+	uint64_t refd_sum;
+	uint64_t prog_files, prog_bytes;
 };
 
 /* Returns NULL when out of memory. */
 struct usage_ctx *usage_create(void);
+
+/* For a progress line, from any thread: the files begun so far and the
+ * bytes they reference (the last file's not yet). */
+void usage_progress(const struct usage_ctx *ctx, uint64_t *files,
+		    uint64_t *bytes);
 void usage_free(struct usage_ctx *ctx);
 
 /*

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Report rows: per-row dedup, sorting, --top. */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "unit.h"
 #include "report/rows.h"
@@ -280,7 +282,62 @@ static void test_extra_values(void)
 	usage_free(ctx);
 }
 
+struct streamed {
+	size_t n;
+	char paths[4][16];
+	uint64_t disk[4];
+};
+
+static int on_row(void *arg, const struct report_row *row, size_t i)
+{
+	struct streamed *st = arg;
+
+	CU_ASSERT_EQUAL(i, st->n);
+	if (st->n < 4) {
+		snprintf(st->paths[st->n], sizeof(st->paths[0]), "%s", row->path);
+		st->disk[st->n] = row->size.disk;
+	}
+	st->n++;
+	return i == 2 ? -ENOSPC : 0;
+}
+
+/* Streamed rows come in the walk's order, each once, none kept; the
+ * callback's error is rows_close()'s. */
+static void test_streamed(void)
+{
+	struct usage_ctx *ctx = usage_create();
+	struct rows *rows = rows_create(ROW_SORT_WALK, 0, 0, 0);
+	struct streamed st = { 0 };
+	struct extent_info ei;
+	size_t n, i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rows);
+	rows_stream(rows, on_row, &st);
+	extent(&ei, 3, 1 << 20, 4096, 131072);
+	CU_ASSERT_EQUAL(rows_open(rows, ctx, "top"), 0);
+	/* two files of the same extent */
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(rows_open(rows, ctx, i ? "top/b" : "top/a"), 0);
+		usage_begin_file(ctx);
+		CU_ASSERT_EQUAL(usage_account(ctx, 0, &ei), 0);
+		CU_ASSERT_EQUAL(rows_close(rows, ctx), 0);
+	}
+	CU_ASSERT_EQUAL(rows_close(rows, ctx), -ENOSPC);
+	CU_ASSERT_EQUAL(st.n, 3);
+	CU_ASSERT_STRING_EQUAL(st.paths[0], "top/a");
+	CU_ASSERT_STRING_EQUAL(st.paths[1], "top/b");
+	CU_ASSERT_STRING_EQUAL(st.paths[2], "top");
+	CU_ASSERT_EQUAL(st.disk[2], 4096);
+	CU_ASSERT_EQUAL(rows_streamed(rows), 3);
+	rows_result(rows, &n);
+	CU_ASSERT_EQUAL(n, 0);
+	rows_free(rows);
+	usage_free(ctx);
+}
+
 static CU_TestInfo tests[] = {
+	{ "rows streamed as they close", test_streamed },
 	{ "nested rows dedup apart", test_nested_rows },
 	{ "sort keys and top", test_sort_top },
 	{ "top over many rows", test_top_many },
