@@ -84,6 +84,7 @@ static void rows_clear(struct rows *rows, struct report_row *row)
 		return;
 	}
 	free(row->est);
+	free(row->levels);
 	memset(row, 0, sizeof(*row));
 }
 
@@ -427,7 +428,7 @@ int rows_close(struct rows *rows, struct usage_ctx *ctx)
 	if (rows->keep && !rows->keep(rows->keep_arg, row)) {
 		if (row->est_token)
 			rows->nodes[row->est_token - 1].est = NULL;
-		report_row_clear(row);
+		rows_clear(rows, row);
 		return 0;
 	}
 	rows->ndone++;
@@ -490,7 +491,7 @@ void rows_keep(struct rows *rows,
 		}
 		if (rows->done[i].est_token)
 			rows->nodes[rows->done[i].est_token - 1].est = NULL;
-		report_row_clear(&rows->done[i]);
+		rows_clear(rows, &rows->done[i]);
 	}
 	rows->ndone = n;
 }

@@ -21,7 +21,8 @@
  * else one a CPU the process may run on (none on one CPU).  They only
  * fetch: a range they could not fetch whole (no memory, an error, more
  * items than a buffer holds) the search fetches on, and meets any error
- * itself.  Returns what search_run() returns.
+ * itself.  COMPSIZE_AHEAD=0 in the environment: no thread (the tests that
+ * count a run's threads).  Returns what search_run() returns.
  */
 int ahead_search_run(struct search_ctx *ctx, int fd,
 		     const struct btrfs_ioctl_search_key *start,

@@ -87,9 +87,12 @@ CHECKS=$((CHECKS + 1))
 jq -e '.estimates[0].current and ((.estimates[0].disk - .total.disk) | fabs) < 0.02 * .total.disk' "$OUT/est.out" >/dev/null ||
 	fail "--estimate without root: Change of the setting in use: $(jq -c '[.total.disk, .estimates[0]]' "$OUT/est.out")"
 
-# --exclusive and --subvolumes need the whole filesystem's metadata
+# what needs the extents' items or the whole filesystem's metadata
 COMPSIZE=$NOBODY expect_ours 1 '--exclusive: reading btrfs metadata needs root \(CAP_SYS_ADMIN\)' --exclusive t
 COMPSIZE=$NOBODY expect_ours 1 '--subvolumes: reading btrfs metadata needs root \(CAP_SYS_ADMIN\)' --subvolumes t
+for opt in --find=size\>0 --waste --histogram --levels; do
+	COMPSIZE=$NOBODY expect_ours 1 "${opt%%=*}: reading btrfs metadata needs root \\(CAP_SYS_ADMIN\\)" "$opt" t
+done
 
 # compress=zlib, and a directory whose property says lzo (its files
 # inherit it): each file's codec from its property, else the mount's;
