@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -295,20 +294,12 @@ static uint64_t read_bytes(int io)
 }
 
 /* Readers for the rest of a search: four where it had to read from the
- * device, else one a CPU it may run on beyond the first, which fetch the
- * cached blocks (the kernel's copying is a warm search's time) while the
- * search takes in what they fetched. */
+ * device, none where the blocks were cached (copying them out on more
+ * CPUs gained nothing measurable on two: bench/RESULTS.md). */
 static int readers_for(uint64_t before, uint64_t now)
 {
-	cpu_set_t cpus;
-	int n;
-
-	if (before != UINT64_MAX && now != UINT64_MAX && now > before)
-		return AHEAD_READERS;
-	if (sched_getaffinity(0, sizeof(cpus), &cpus))
-		return 0;
-	n = CPU_COUNT(&cpus);
-	return n < 2 ? 0 : n < AHEAD_READERS ? n : AHEAD_READERS;
+	return before != UINT64_MAX && now != UINT64_MAX && now > before ?
+	       AHEAD_READERS : 0;
 }
 
 int ahead_search_run(struct search_ctx *ctx, int fd,
