@@ -46,11 +46,12 @@ struct levels {
 	uint64_t undecoded[2], undecoded_bytes[2];
 	uint64_t done;		/* disk bytes read: levels_counts() */
 	uint8_t *enc;
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent fe[LEVELS_FIEMAP_BATCH];
-	} map;
+	/* FIEMAP's header and LEVELS_FIEMAP_BATCH extents after it */
+	struct fiemap *fm;
 };
+
+#define LEVELS_FM_SIZE	(sizeof(struct fiemap) + \
+			 LEVELS_FIEMAP_BATCH * sizeof(struct fiemap_extent))
 
 struct levels *levels_create(void)
 {
@@ -60,9 +61,12 @@ struct levels *levels_create(void)
 		return NULL;
 	lv->ops = est_plugin_ops();
 	lv->enc = malloc(LEVELS_ENC_MAX);
-	if (!lv->ops || !lv->enc) {
+	lv->fm = malloc(LEVELS_FM_SIZE);
+	if (!lv->ops || !lv->enc || !lv->fm) {
+		int err = lv->ops ? ENOMEM : EINVAL;
+
 		levels_free(lv);
-		errno = lv->ops ? ENOMEM : EINVAL;
+		errno = err;
 		return NULL;
 	}
 	lv->lvl = lv->ops->lvl_create(0);
@@ -85,6 +89,7 @@ void levels_free(struct levels *lv)
 	for (i = 0; i < lv->nfs; i++)
 		seen_free(lv->fs[i].seen);
 	free(lv->fs);
+	free(lv->fm);
 	free(lv->all.rows);
 	for (i = 0; i < lv->nopen; i++) {
 		free(lv->open[i].rows);
@@ -274,7 +279,7 @@ static int levels_extent(struct levels *lv, int fd, struct seen_set *seen,
 
 int levels_file(struct levels *lv, int fd, const struct stat *st)
 {
-	struct fiemap *fm = &lv->map.fm;
+	struct fiemap *fm = lv->fm;
 	struct fiemap_extent *fe;
 	struct seen_set *seen = levels_seen(lv, st->st_dev);
 	uint64_t start = 0, off, end, len;
@@ -284,7 +289,7 @@ int levels_file(struct levels *lv, int fd, const struct stat *st)
 	if (!seen)
 		return -ENOMEM;
 	while (!last) {
-		memset(&lv->map, 0, sizeof(lv->map));
+		memset(fm, 0, LEVELS_FM_SIZE);
 		fm->fm_start = start;
 		fm->fm_length = FIEMAP_MAX_OFFSET - start;
 		fm->fm_extent_count = LEVELS_FIEMAP_BATCH;
@@ -293,7 +298,7 @@ int levels_file(struct levels *lv, int fd, const struct stat *st)
 		if (!fm->fm_mapped_extents)
 			break;
 		for (i = 0; i < fm->fm_mapped_extents; i++) {
-			fe = &lv->map.fe[i];
+			fe = &fm->fm_extents[i];
 			last = !!(fe->fe_flags & FIEMAP_EXTENT_LAST);
 			start = fe->fe_logical + fe->fe_length;
 			if (!(fe->fe_flags & FIEMAP_EXTENT_ENCODED))

@@ -19,13 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct row_type types[] = {
-		{ 3, { 4096, 131072, 131072, 0, 0, 0, 0 }, { 0 } },
+		{ 3, { 4096, 131072, 131072, 0, 0, 0, 0, 0 }, { 0 } },
 	};
 	struct report_row rows[2] = {
 		{ .path = (char *)"./a", .files = 1, .types = types,
-		  .ntypes = 1, .size = { 4096, 131072, 131072, 0, 0, 0, 0 } },
+		  .ntypes = 1, .size = { 4096, 131072, 131072, 0, 0, 0, 0, 0 } },
 		{ .path = (char *)".", .files = 1, .types = types,
-		  .ntypes = 1, .size = { 4096, 131072, 131072, 0, 0, 0, 0 } },
+		  .ntypes = 1, .size = { 4096, 131072, 131072, 0, 0, 0, 0, 0 } },
 	};
 	struct report r = { .rows = rows, .nrows = 2 };
 	struct report_row total = { 0 };
