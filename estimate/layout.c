@@ -1202,14 +1202,18 @@ static uint64_t group_pred(const struct layout_ticket *t, size_t g,
  * the same pieces is to the anchor's.
  */
 static uint64_t group_den(const struct layout *l,
-			  const struct layout_ticket *t, size_t g,
-			  const uint64_t *gd)
+			  const struct layout_ticket *t, size_t g, size_t i,
+			  const uint64_t *gd, long anchor)
 {
 	uint64_t a;
 
-	if (l->anchor < 0 || !t->tentative)
+	/* a group whose extents are all there (an overwrite's own write)
+	 * is predicted as written: the anchor is the usage now, another
+	 * setting its own prediction, not scaled by the anchor's error */
+	if (anchor < 0 || !t->tentative ||
+	    (!t->gtent[g] && i != (size_t)anchor))
 		return t->gvis[g];
-	a = group_pred(t, g, (size_t)l->anchor, l->nest, gd, 0, 0);
+	a = group_pred(t, g, (size_t)anchor, l->nest, gd, 0, 0);
 	return a ? a : t->gvis[g];
 }
 
@@ -1217,12 +1221,12 @@ static uint64_t group_den(const struct layout *l,
  * The same layout's disk and uncompressed for a file written in steps:
  * each group's prediction (its data as it is now) scaled from what that
  * data takes on disk now to what the group's extents new here take
- * (whole: a bookend stays on disk whole).
+ * (whole: a bookend stays on disk whole), against anchor (group_den()).
  */
 static void group_values(const struct layout *l,
 			 const struct layout_ticket *t, size_t k, size_t i,
-			 size_t n, const uint64_t *gd, uint64_t *disk,
-			 uint64_t *uncomp)
+			 size_t n, const uint64_t *gd, long anchor,
+			 uint64_t *disk, uint64_t *uncomp)
 {
 	size_t g;
 
@@ -1231,7 +1235,7 @@ static void group_values(const struct layout *l,
 		uint64_t num = t->gnum[k * t->ng + g], den = t->gvis[g];
 
 		*disk += layout_scale(group_pred(t, g, i, n, gd, 0, 0), num,
-				      group_den(l, t, g, gd));
+				      group_den(l, t, g, i, gd, anchor));
 		*uncomp += layout_scale(group_pred(t, g, i, n, gd, 1, 0), num,
 					den);
 	}
@@ -1388,10 +1392,21 @@ static void file_bounds(const struct layout *l, const struct layout_ticket *t,
 			U += layout_scale(t->gs[g].vis_raw, num, den);
 			L += layout_scale(low, num, den);
 		} else {
-			den = group_den(l, t, g, gd);
+			den = group_den(l, t, g, i, gd, l->anchor);
 			U += layout_scale(p, num, den);
 			L += layout_scale(p, num, den);
 		}
+	}
+	/* the extrapolated groups' bounds above are by the extents' parts,
+	 * not against the anchor, which moves the prediction: the range
+	 * holds both it and the prediction by parts */
+	if (l->anchor >= 0) {
+		uint64_t w, u;
+
+		group_values(l, t, 0, i, n, gd, -1, &w, &u);
+		w += sh->prealloc_disk;
+		L = w < L ? w : L;
+		U = w > U ? w : U;
 	}
 	*lo = L < nominal ? nominal - L : 0;
 	*hi = U > nominal ? U - nominal : 0;
@@ -1438,7 +1453,7 @@ static void level_values(const struct layout *l,
 		     l->sectorsize, v);
 	if (!t->ng || !gdelta || !d || !sh->fresh)
 		return;
-	group_values(l, t, k, i, l->nest, gdelta, &v[0], &v[1]);
+	group_values(l, t, k, i, l->nest, gdelta, l->anchor, &v[0], &v[1]);
 	v[0] += sh->prealloc_disk;
 	v[1] += sh->prealloc_uncomp;
 }
@@ -1465,7 +1480,8 @@ static void apply(struct layout *l, const struct layout_ticket *t,
 					group_pred(t, k, i, l->nest, gdelta,
 						   0, 0),
 					t->gnum[k],
-					group_den(l, t, k, gdelta));
+					group_den(l, t, k, i, gdelta,
+						  l->anchor));
 		if (extrap) {
 			uint64_t lo, hi;
 
