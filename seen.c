@@ -2,6 +2,7 @@
 /* The set of extents already counted. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "lib/array.h"
 #include "seen.h"
 
@@ -39,6 +40,22 @@ struct seen_set *seen_create(void)
 		return NULL;
 	}
 	return set;
+}
+
+struct seen_set *seen_at(struct seen_set ***sets, size_t *n, size_t i)
+{
+	if (i >= *n) {
+		struct seen_set **v = realloc(*sets, (i + 1) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + *n, 0, (i + 1 - *n) * sizeof(*v));
+		*sets = v;
+		*n = i + 1;
+	}
+	if (!(*sets)[i])
+		(*sets)[i] = seen_create();
+	return (*sets)[i];
 }
 
 void seen_free(struct seen_set *set)

@@ -18,6 +18,11 @@ struct seen_set;
 struct seen_set *seen_create(void);
 void seen_free(struct seen_set *set);
 
+/* Set i of the array *sets of *n sets (one a filesystem, say): the array
+ * grown with empty slots and the set created when first asked for.
+ * Returns NULL when out of memory. */
+struct seen_set *seen_at(struct seen_set ***sets, size_t *n, size_t i);
+
 /* Add key (any value, 0 included).  Returns 1 if it was new, 0 if it was
  * already there, -ENOMEM if the set could not grow (the key is not added). */
 int seen_insert(struct seen_set *set, uint64_t key);

@@ -199,24 +199,6 @@ static struct est_ctx *codec_for(struct run_fiemap *f,
 	return c->ctx;
 }
 
-static struct seen_set *derived_of(struct run_fiemap *f, size_t fs_idx)
-{
-	if (fs_idx >= f->nderived) {
-		struct seen_set **d = realloc(f->derived,
-					      (fs_idx + 1) * sizeof(*d));
-
-		if (!d)
-			return NULL;
-		memset(d + f->nderived, 0,
-		       (fs_idx + 1 - f->nderived) * sizeof(*d));
-		f->derived = d;
-		f->nderived = fs_idx + 1;
-	}
-	if (!f->derived[fs_idx])
-		f->derived[fs_idx] = seen_create();
-	return f->derived[fs_idx];
-}
-
 static int grow_writes(struct run_fiemap *f, size_t n)
 {
 	void *p;
@@ -334,7 +316,7 @@ int run_fiemap_file(struct run *run, int fd, const char *path,
 		run_report_failure(run, path, msg);
 		return 0;
 	}
-	derived = derived_of(f, fs->fs_idx);
+	derived = seen_at(&f->derived, &f->nderived, fs->fs_idx);
 	if (!derived)
 		return -ENOMEM;
 	err = derive(f, derived, fd, st, fs->sectorsize);

@@ -144,24 +144,6 @@ void usage_begin_file(struct usage_ctx *ctx)
 		extent_begin_file(&ctx->sinks[i].stats);
 }
 
-static struct seen_set *sink_seen(struct usage_sink *sink, size_t fs_idx)
-{
-	if (fs_idx >= sink->nseen) {
-		struct seen_set **s = realloc(sink->seen,
-					      (fs_idx + 1) * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		memset(s + sink->nseen, 0,
-		       (fs_idx + 1 - sink->nseen) * sizeof(*s));
-		sink->seen = s;
-		sink->nseen = fs_idx + 1;
-	}
-	if (!sink->seen[fs_idx])
-		sink->seen[fs_idx] = seen_create();
-	return sink->seen[fs_idx];
-}
-
 int usage_account(struct usage_ctx *ctx, size_t fs_idx,
 		 const struct extent_info *ei)
 {
@@ -180,7 +162,8 @@ int usage_account(struct usage_ctx *ctx, size_t fs_idx,
 	if (!ret && ctx->waste)
 		ret = waste_extent(ctx->waste, fs_idx, ei);
 	for (i = 0; !ret && i < ctx->nsinks; i++) {
-		seen = sink_seen(&ctx->sinks[i], fs_idx);
+		seen = seen_at(&ctx->sinks[i].seen, &ctx->sinks[i].nseen,
+			       fs_idx);
 		ret = seen ? extent_account(&ctx->sinks[i].stats, seen, ei)
 			   : -ENOMEM;
 	}
