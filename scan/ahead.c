@@ -153,11 +153,7 @@ static void fetch(struct ahead *a, struct range *r)
 		if (room - pos >= SEARCH_HEADER_SIZE + nodesize || !pos ||
 		    search_key_advance(&r->key, it.objectid, it.type,
 				       it.offset) ||
-		    r->key.min_objectid > r->key.max_objectid ||
-		    (r->key.min_objectid == r->key.max_objectid &&
-		     (r->key.min_type > r->key.max_type ||
-		      (r->key.min_type == r->key.max_type &&
-		       r->key.min_offset > r->key.max_offset)))) {
+		    search_key_past_max(&r->key)) {
 			r->whole = 1;
 			return;
 		}

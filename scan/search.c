@@ -10,6 +10,10 @@
 
 /* The kernel clamps a larger request to this (btrfs_ioctl_tree_search_v2). */
 #define SEARCH_MAX_BUF	(16u << 20)
+/* LOGICAL_INO_V2's result buffer: grown up to the kernel's limit
+ * (btrfs_ioctl_logical_to_ino()). */
+#define LOGICAL_BUF_MIN	(64u << 10)
+#define LOGICAL_BUF_MAX	(16u << 20)
 
 struct search_ctx {
 	size_t buf_size;
@@ -137,8 +141,7 @@ int search_key_advance(struct btrfs_ioctl_search_key *key, uint64_t objectid,
 	return 0;
 }
 
-/* Past the compound maximum of the key range? */
-static int key_past_max(const struct btrfs_ioctl_search_key *key)
+int search_key_past_max(const struct btrfs_ioctl_search_key *key)
 {
 	if (key->min_objectid != key->max_objectid)
 		return key->min_objectid > key->max_objectid;
@@ -188,7 +191,7 @@ int search_step(struct search_ctx *ctx, int fd,
 	if (ctx->buf_size - pos >= SEARCH_HEADER_SIZE + nodesize)
 		return 0;
 	if (search_key_advance(key, item.objectid, item.type, item.offset) ||
-	    key_past_max(key))
+	    search_key_past_max(key))
 		return 0;
 	*more = 1;
 	return 0;
@@ -419,4 +422,31 @@ int search_batch_file_extents(struct search_batch *b, int fd, uint64_t dev,
 			return ret;
 	}
 	return 0;
+}
+
+int search_logical(int fd, uint64_t logical, struct logical_buf *lb,
+		   struct btrfs_data_container **dc)
+{
+	struct btrfs_ioctl_logical_ino_args args;
+
+	for (;;) {
+		if (!lb->buf) {
+			lb->size = lb->size ? lb->size * 4 : LOGICAL_BUF_MIN;
+			lb->buf = malloc(lb->size);
+			if (!lb->buf)
+				return -ENOMEM;
+		}
+		memset(&args, 0, sizeof(args));
+		args.logical = logical;
+		args.size = lb->size;
+		args.flags = BTRFS_LOGICAL_INO_ARGS_IGNORE_OFFSET;
+		args.inodes = (uintptr_t)lb->buf;
+		if (ioctl(fd, BTRFS_IOC_LOGICAL_INO_V2, &args))
+			return -errno;
+		*dc = lb->buf;
+		if (!(*dc)->bytes_missing || lb->size >= LOGICAL_BUF_MAX)
+			return 0;
+		free(lb->buf);
+		lb->buf = NULL;
+	}
 }

@@ -101,6 +101,27 @@ int search_buf_next(const uint8_t *buf, size_t used, size_t *pos,
 int search_key_advance(struct btrfs_ioctl_search_key *key, uint64_t objectid,
 		       uint32_t type, uint64_t offset);
 
+/* Is the key's minimum past the compound maximum of its range? */
+int search_key_past_max(const struct btrfs_ioctl_search_key *key);
+
+/* LOGICAL_INO_V2's results, in a buffer grown as a call needs (start it
+ * zeroed; free(buf) at the end). */
+struct logical_buf {
+	void *buf;
+	size_t size;
+};
+
+/*
+ * Every (inode, file offset, root) that references the extent at logical
+ * (BTRFS_LOGICAL_INO_ARGS_IGNORE_OFFSET: the items' keys) into lb, grown
+ * fourfold until they all fit or it reaches the kernel's limit (16 MiB;
+ * then (*dc)->elem_missed counts those left out).  Returns 0 with *dc in
+ * lb->buf, -ENOENT when the extent tree has no such extent (freed, or
+ * written in the running transaction), -ENOMEM or -errno.
+ */
+int search_logical(int fd, uint64_t logical, struct logical_buf *lb,
+		   struct btrfs_data_container **dc);
+
 /*
  * The EXTENT_DATA items of many files from few searches.  A walk meets the
  * files of a tree in about the order of their inode numbers (cp -a, tar,

@@ -18,9 +18,6 @@
 
 #define SHARING_SEARCH_BUF	(256u << 10)
 #define TABLE_MIN_BITS		6
-/* LOGICAL_INO_V2 result buffer: grown up to the kernel's limit. */
-#define LOGICAL_BUF_MIN		(64u << 10)
-#define LOGICAL_BUF_MAX		(16u << 20)
 /* Extents walked between two choices of method. */
 #define LOGICAL_CHUNK		64
 /* Reading a subvolume: the cost per byte of its tree assumed until one is
@@ -122,8 +119,7 @@ struct sharing {
 	int inline_whole;	/* sharing_inline_whole() */
 	size_t inline_unsure;	/* filesystems changed since their commit */
 	struct search_ctx *search;
-	void *lbuf;		/* LOGICAL_INO_V2 results */
-	size_t lbuf_size;
+	struct logical_buf lbuf;	/* LOGICAL_INO_V2 results */
 	int resolved;
 	enum sharing_method method;
 };
@@ -286,7 +282,7 @@ void sharing_free(struct sharing *sh)
 	free(sh->inl);
 	free(sh->stack);
 	search_free(sh->search);
-	free(sh->lbuf);
+	free(sh->lbuf.buf);
 	free(sh);
 }
 
@@ -940,45 +936,27 @@ static int tree_sizes(struct sharing *sh, struct share_fs *fs, struct cand *c,
 static int logical_one(struct sharing *sh, struct share_fs *fs,
 		       struct ext_entry *e, const struct seen_set *live)
 {
-	struct btrfs_ioctl_logical_ino_args args;
 	struct btrfs_data_container *dc;
 	struct outside o = { .sh = sh, .fs = fs };
 	uint64_t i, ino, root;
+	int ret;
 
-	for (;;) {
-		memset(&args, 0, sizeof(args));
-		args.logical = e->bytenr;
-		args.size = sh->lbuf_size;
-		args.flags = BTRFS_LOGICAL_INO_ARGS_IGNORE_OFFSET;
-		args.inodes = (uintptr_t)sh->lbuf;
-		if (ioctl(fs->fd, BTRFS_IOC_LOGICAL_INO_V2, &args)) {
-			/* Not in the extent tree: freed since S was read, or
-			 * written in the running transaction, whose extent
-			 * items and references are delayed refs until the
-			 * commit (delayed-ref.c), which the walk finds only
-			 * for an extent item it found.  Reading the other
-			 * subvolumes tells either way. */
-			if (errno == ENOENT) {
-				e->decided = UNLISTED;
-				return 0;
-			}
-			return -errno;
-		}
-		dc = sh->lbuf;
-		if (!dc->bytes_missing || sh->lbuf_size >= LOGICAL_BUF_MAX)
-			break;
-		free(sh->lbuf);
-		sh->lbuf_size *= 4;
-		sh->lbuf = malloc(sh->lbuf_size);
-		if (!sh->lbuf)
-			return -ENOMEM;
+	ret = search_logical(fs->fd, e->bytenr, &sh->lbuf, &dc);
+	/* Not in the extent tree: freed since S was read, or written in the
+	 * running transaction, whose extent items and references are delayed
+	 * refs until the commit (delayed-ref.c), which the walk finds only
+	 * for an extent item it found.  Reading the other subvolumes tells
+	 * either way. */
+	if (ret == -ENOENT) {
+		e->decided = UNLISTED;
+		return 0;
 	}
+	if (ret)
+		return ret;
 	/* more references than the largest buffer holds: shared, surely */
 	if (dc->elem_missed)
 		goto shared;
 	for (i = 0; i + 2 < dc->elem_cnt; i += 3) {
-		int ret;
-
 		ino = dc->val[i];
 		root = dc->val[i + 2];
 		/* a subvolume deleted, not yet cleaned: no path reaches it */
@@ -1011,12 +989,6 @@ static int logical_some(struct sharing *sh, struct share_fs *fs,
 	size_t done = 0;
 	int ret = 0;
 
-	if (!sh->lbuf) {
-		sh->lbuf_size = LOGICAL_BUF_MIN;
-		sh->lbuf = malloc(sh->lbuf_size);
-		if (!sh->lbuf)
-			return -ENOMEM;
-	}
 	for (; !ret && done < max && *pos < (size_t)1 << t->bits; ++*pos) {
 		struct ext_entry *e = (void *)(t->slots + *pos * t->esize);
 
