@@ -154,6 +154,20 @@ skip()
 	exit 77
 }
 
+# linked_tree DIR ROUNDS [again]: many paths cheaply: 200 small files in
+# DIR/d0, then ROUNDS hard-linked copies, each of the one before (with
+# "again", that one linked into it once more as again/).
+linked_tree()
+{
+	local dir=$1 rounds=$2 i
+	mkdir -p "$dir/d0"
+	(cd "$dir/d0" && seq 200 | xargs -n 100 sh -c 'for f; do echo x >"f$f"; done' _)
+	for ((i = 1; i <= rounds; i++)); do
+		cp -al "$dir/d$((i - 1))" "$dir/d$i"
+		[ "${3:-}" != again ] || cp -al "$dir/d$((i - 1))" "$dir/d$i/again"
+	done
+}
+
 # setup_fs [MOUNT_OPTIONS [MKFS_OPTIONS...]]
 # Create a fresh btrfs image, loop-mount it, cd into it and export MNT.
 # Each call makes a new filesystem: MNT, MNT2, ... are kept in FS_MNTS.

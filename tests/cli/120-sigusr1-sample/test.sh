@@ -12,11 +12,7 @@
 
 setup_fs compress-force=zstd:3
 # 12,800 paths cheaply: 200 small files, then hard-linked copies doubling.
-mkdir -p sig/d0
-(cd sig/d0 && seq 200 | xargs -n 100 sh -c 'for f; do echo x >"f$f"; done' _)
-for i in 1 2 3 4 5 6; do
-	cp -al "sig/d$((i - 1))" "sig/d$i"
-done
+linked_tree sig 6
 text_data 1M >sig/text
 sync
 NOBODY=$(as_nobody "$COMPSIZE")
